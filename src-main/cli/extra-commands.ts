@@ -1,0 +1,21 @@
+// Commands contributed by features (wallet, prices, services, routing, batch, webhooks), each a thin adapter.
+import type { ParseArgsConfig } from 'node:util';
+import type { Principal } from '../core/principal';
+import type { createCore } from '../service';
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+export interface CliKit {
+  parse(args: string[], options: ParseArgsConfig['options']): { values: Values; positionals: string[] };
+  need(values: Values, name: string): string;
+  withCore<T>(values: Values, fn: (core: ReturnType<typeof createCore>) => Promise<T> | T): Promise<T>;
+  ownerPrincipal(core: ReturnType<typeof createCore>, environment?: 'sandbox' | 'live'): Principal;
+  print(values: Values, json: unknown, text: string): void;
+}
+
+export interface ExtraCommand {
+  name: string;
+  usage: string;
+  run(args: string[], kit: CliKit): Promise<number>;
+}
+
+export const extraCommands: ExtraCommand[] = [];

@@ -1,0 +1,226 @@
+// The vconsole command line (decisions §11): serve, bootstrap and admin commands. Thin: it parses arguments,
+// calls core/ and prints. Exit codes: 0 ok, 1 the operation failed, 2 bad usage.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isAppError } from '../../src-shared/app-error';
+import { createKey, listKeys, revokeKey } from '../core/keys/keys-service';
+import { bootstrap, createUser, firstOrganizationId, listUsers } from '../core/orgs/organizations';
+import type { Principal } from '../core/principal';
+import { defaultDataDir } from '../paths';
+import { createCore, ListenError, startService, VERSION } from '../service';
+import { extraCommands } from './extra-commands';
+
+export class UsageError extends Error {}
+
+const USAGE = `vconsole ${VERSION} — Verification Console service and admin commands
+
+Usage:
+  vconsole serve [--port 4010] [--host 127.0.0.1] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--no-console]
+  vconsole bootstrap --email E --password P [--org NAME] [--data-dir DIR] [--json]
+  vconsole users create --email E --password P --role OWNER|ADMIN|DEVELOPER [--data-dir DIR] [--json]
+  vconsole users list [--data-dir DIR] [--json]
+  vconsole keys create --name NAME --environment sandbox|live [--data-dir DIR] [--json]
+  vconsole keys list [--data-dir DIR] [--json]
+  vconsole keys revoke KEY_ID [--data-dir DIR] [--json]
+${extraCommands.map((c) => `  ${c.usage}`).join('\n')}
+Data directory: --data-dir, else $VCONSOLE_DATA_DIR, else ${defaultDataDir()}
+`;
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+function parse(args: string[], options: ParseArgsConfig['options']): { values: Values; positionals: string[] } {
+  try {
+    const r = parseArgs({ args, options: { ...options, 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    return { values: r.values as Values, positionals: r.positionals };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+function need(values: Values, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function dataDir(values: Values): string {
+  return typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir();
+}
+
+function print(values: Values, json: unknown, text: string): void {
+  process.stdout.write(values['json'] ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+}
+
+export async function withCore<T>(values: Values, fn: (core: ReturnType<typeof createCore>) => Promise<T> | T): Promise<T> {
+  const core = createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent' });
+  try {
+    return await fn(core);
+  } finally {
+    await core.close();
+  }
+}
+
+export function ownerPrincipal(core: ReturnType<typeof createCore>, environment: 'sandbox' | 'live' = 'sandbox'): Principal {
+  const organizationId = firstOrganizationId(core.deps);
+  if (!organizationId) throw new UsageError('No organization yet: run `vconsole bootstrap --email E --password P` first.');
+  return { kind: 'console', organizationId, environment, role: 'OWNER' };
+}
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parse(args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'allow-webhook-host': { type: 'string', multiple: true },
+    'retry-unit-ms': { type: 'string' },
+    'no-console': { type: 'boolean' },
+  });
+  const port = values['port'] === undefined ? 4010 : Number(values['port']);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be an integer from 0 to 65535');
+  const retryUnitMs = values['retry-unit-ms'] === undefined ? 60_000 : Number(values['retry-unit-ms']);
+  if (!Number.isInteger(retryUnitMs) || retryUnitMs < 1) throw new UsageError('--retry-unit-ms must be a positive integer');
+  const allow = (values['allow-webhook-host'] as string[] | undefined) ?? [];
+  for (const a of allow) if (!/^[^\s/:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(a)) throw new UsageError(`--allow-webhook-host expects HOST:PORT, got ${a}`);
+  const host = typeof values['host'] === 'string' ? values['host'] : '127.0.0.1';
+  let service;
+  try {
+    service = await startService({ dataDir: dataDir(values), host, port, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn' });
+  } catch (e) {
+    if (e instanceof ListenError) {
+      process.stderr.write(`${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  const out = process.stdout;
+  out.write(`Verification Console ${VERSION} is running.\n`);
+  out.write(`  API:       ${service.apiBaseUrl}\n`);
+  const consoleUrl = service.consoleUrl();
+  if (consoleUrl) out.write(`  Console:   ${consoleUrl}\n             (a one-time link: open it once; restart to get a new one)\n`);
+  out.write(`  Data:      ${dataDir(values)}\n`);
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') out.write(`  WARNING: listening on ${host}, not loopback only.\n`);
+  if (allow.length > 0) out.write(`  WARNING: webhook URL rules relaxed for ${allow.join(', ')} (--allow-webhook-host).\n`);
+  if (retryUnitMs !== 60_000) out.write(`  WARNING: one minute of the retry schedule lasts ${retryUnitMs} ms (--retry-unit-ms).\n`);
+  if (!firstOrganizationId(service.deps)) out.write(`  No organization yet: open the console to set it up, or run \`vconsole bootstrap\`.\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  out.write('Stopping: draining the queue…\n');
+  await service.stop();
+  return 0;
+}
+
+async function bootstrapCmd(args: string[]): Promise<number> {
+  const { values } = parse(args, { email: { type: 'string' }, password: { type: 'string' }, org: { type: 'string' } });
+  const email = need(values, 'email');
+  const password = need(values, 'password');
+  const result = await withCore(values, (core) =>
+    bootstrap(core.deps, { email, password, ...(typeof values['org'] === 'string' ? { organizationName: values['org'] } : {}) }),
+  );
+  print(
+    values,
+    { organizationId: result.organizationId, owner: result.owner, keys: { sandbox: result.keys.sandbox.key, live: result.keys.live.key } },
+    [
+      `Organization ${result.organizationId} created with owner ${result.owner.email}.`,
+      `Sandbox key: ${result.keys.sandbox.key}`,
+      `Live key:    ${result.keys.live.key}`,
+      'These keys are shown once. Store them now.',
+    ].join('\n'),
+  );
+  return 0;
+}
+
+async function users(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'create') {
+    const { values } = parse(rest, { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } });
+    const role = need(values, 'role').toUpperCase();
+    if (role !== 'OWNER' && role !== 'ADMIN' && role !== 'DEVELOPER') throw new UsageError('--role must be OWNER, ADMIN or DEVELOPER');
+    const user = await withCore(values, (core) => createUser(core.deps, ownerPrincipal(core).organizationId, { email: need(values, 'email'), password: need(values, 'password'), role }));
+    print(values, user, `User ${user.email} (${user.role}) created: ${user.id}`);
+    return 0;
+  }
+  if (sub === 'list') {
+    const { values } = parse(rest, {});
+    const list = await withCore(values, (core) => listUsers(core.deps, ownerPrincipal(core).organizationId));
+    print(values, list, list.map((u) => `${u.id}  ${u.role.padEnd(9)}  ${u.email}`).join('\n') || 'No users.');
+    return 0;
+  }
+  throw new UsageError('users: expected `create` or `list`');
+}
+
+async function keys(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'create') {
+    const { values } = parse(rest, { name: { type: 'string' }, environment: { type: 'string' } });
+    const environment = need(values, 'environment');
+    if (environment !== 'sandbox' && environment !== 'live') throw new UsageError('--environment must be sandbox or live');
+    const k = await withCore(values, (core) => createKey(core.deps, ownerPrincipal(core), { name: need(values, 'name'), environment }));
+    print(values, k, `Key ${k.id} (${k.environment}) created:\n${k.key}\nThis key is shown once. Store it now.`);
+    return 0;
+  }
+  if (sub === 'list') {
+    const { values } = parse(rest, {});
+    const list = await withCore(values, (core) => listKeys(core.deps, ownerPrincipal(core).organizationId, { limit: 100, offset: 0 }).data);
+    print(values, list, list.map((k) => `${k.id}  ${k.environment.padEnd(7)}  ${k.status.padEnd(7)}  ${k.keyPrefix}…  ${k.name}  last used: ${k.lastUsedAt ?? 'never'}`).join('\n') || 'No keys.');
+    return 0;
+  }
+  if (sub === 'revoke') {
+    const { values, positionals } = parse(rest, {});
+    const id = positionals[0];
+    if (!id) throw new UsageError('keys revoke: give the key id (see `vconsole keys list`)');
+    const r = await withCore(values, (core) => revokeKey(core.deps, ownerPrincipal(core).organizationId, id));
+    print(values, r, `Key ${r.id} revoked at ${r.revokedAt}.`);
+    return 0;
+  }
+  throw new UsageError('keys: expected `create`, `list` or `revoke`');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    switch (cmd) {
+      case 'serve':
+        return await serve(rest);
+      case 'bootstrap':
+        return await bootstrapCmd(rest);
+      case 'users':
+        return await users(rest);
+      case 'keys':
+        return await keys(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE);
+        return cmd === undefined ? 2 : 0;
+      case '--version':
+        process.stdout.write(`${VERSION}\n`);
+        return 0;
+      default: {
+        const extra = extraCommands.find((c) => c.name === cmd);
+        if (extra) return await extra.run(rest, { parse, need, withCore, ownerPrincipal, print });
+        throw new UsageError(`unknown command: ${cmd}`);
+      }
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`vconsole: ${e.message}\nRun \`vconsole help\` for usage.\n`);
+      return 2;
+    }
+    if (isAppError(e)) {
+      const detail = e.details?.map((d) => `\n  ${d.field}: ${d.message}`).join('') ?? '';
+      process.stderr.write(`vconsole: ${e.message}${detail}\n`);
+      return 1;
+    }
+    process.stderr.write(`vconsole: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+// Run directly when bundled as the headless entry (out/main/headless.js).
+if (process.argv[1] && /headless\.(c?js|mjs)$/.test(process.argv[1])) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

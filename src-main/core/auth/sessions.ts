@@ -1,0 +1,139 @@
+// Sign-in, refresh with rotation and reuse detection, sign-out, and the brute-force limit on sign-in.
+import { AppError } from '../../../src-shared/app-error';
+import type { Role } from '../../../src-shared/schemas/auth';
+import { iso } from '../clock';
+import type { CoreDeps } from '../context';
+import { newId } from '../ids';
+import type { Principal } from '../principal';
+import { dummyPasswordHash, verifyPassword } from './passwords';
+import { randomToken, sha256Hex } from './secrets';
+import { ACCESS_TTL_SECONDS, signAccessToken, verifyAccessToken } from './tokens';
+
+export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
+const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+const LOGIN_MAX_FAILURES = 10;
+
+interface UserRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  password_hash: string;
+  role: Role;
+}
+
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  user: { id: string; email: string; role: Role; organizationId: string };
+}
+
+function checkThrottle(deps: CoreDeps, email: string): void {
+  const now = deps.clock.now();
+  const rows = deps.db
+    .prepare('SELECT at_ms FROM login_failures WHERE email = ? AND at_ms > ? ORDER BY at_ms ASC')
+    .all(email, now - LOGIN_WINDOW_MS) as { at_ms: number }[];
+  if (rows.length >= LOGIN_MAX_FAILURES) {
+    // The limit lifts when enough failures have left the window.
+    const oldestThatCounts = rows[rows.length - LOGIN_MAX_FAILURES]!.at_ms;
+    const retryAfterSeconds = Math.max(1, Math.ceil((oldestThatCounts + LOGIN_WINDOW_MS - now) / 1000));
+    throw new AppError('TOO_MANY_LOGIN_ATTEMPTS', { retryAfterSeconds });
+  }
+}
+
+async function issuePair(deps: CoreDeps, user: UserRow, sessionId: string): Promise<TokenPair> {
+  const now = deps.clock.now();
+  const refreshToken = `rt_${randomToken(32)}`;
+  deps.db
+    .prepare('INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+    .run(sha256Hex(refreshToken), sessionId, iso(now), iso(now + REFRESH_TTL_MS));
+  const accessToken = await signAccessToken(deps, {
+    userId: user.id,
+    sessionId,
+    organizationId: user.organization_id,
+    role: user.role,
+  });
+  return {
+    accessToken,
+    refreshToken,
+    tokenType: 'Bearer',
+    expiresIn: ACCESS_TTL_SECONDS,
+    user: { id: user.id, email: user.email, role: user.role, organizationId: user.organization_id },
+  };
+}
+
+export async function login(deps: CoreDeps, email: string, password: string): Promise<TokenPair> {
+  const normalized = email.trim().toLowerCase();
+  checkThrottle(deps, normalized);
+  const user = deps.db
+    .prepare('SELECT id, organization_id, email, password_hash, role FROM users WHERE email = ?')
+    .get(normalized) as UserRow | undefined;
+  // An unknown email and a wrong password take the same path and the same time.
+  const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(deps.config.scryptN)));
+  if (!user || !ok) {
+    deps.db.prepare('INSERT INTO login_failures (email, at_ms) VALUES (?, ?)').run(normalized, deps.clock.now());
+    throw new AppError('INVALID_CREDENTIALS');
+  }
+  deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(normalized);
+  const now = deps.clock.now();
+  const sessionId = newId('ses');
+  deps.db
+    .prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+    .run(sessionId, user.id, iso(now), iso(now + REFRESH_TTL_MS));
+  return issuePair(deps, user, sessionId);
+}
+
+export async function refresh(deps: CoreDeps, refreshToken: string): Promise<TokenPair> {
+  const now = deps.clock.now();
+  const row = deps.db
+    .prepare(
+      `SELECT r.session_id, r.expires_at, r.used_at, s.revoked_at, s.user_id FROM refresh_tokens r
+       JOIN sessions s ON s.id = r.session_id WHERE r.token_hash = ?`,
+    )
+    .get(sha256Hex(refreshToken)) as
+    | { session_id: string; expires_at: string; used_at: string | null; revoked_at: string | null; user_id: string }
+    | undefined;
+  if (!row || row.revoked_at) throw new AppError('TOKEN_INVALID');
+  if (row.used_at) {
+    // A refresh token presented twice means it leaked: end the whole session (decisions §6).
+    deps.db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ?').run(iso(now), row.session_id);
+    throw new AppError('TOKEN_INVALID', { message: 'This refresh token was already used; the session has been revoked.' });
+  }
+  if (Date.parse(row.expires_at) <= now) throw new AppError('TOKEN_EXPIRED');
+  const claimed = deps.db
+    .prepare('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL')
+    .run(iso(now), sha256Hex(refreshToken));
+  if (claimed.changes !== 1) throw new AppError('TOKEN_INVALID');
+  const user = deps.db
+    .prepare('SELECT id, organization_id, email, password_hash, role FROM users WHERE id = ?')
+    .get(row.user_id) as UserRow | undefined;
+  if (!user) throw new AppError('TOKEN_INVALID');
+  return issuePair(deps, user, row.session_id);
+}
+
+export function logout(deps: CoreDeps, p: Principal): void {
+  if (!p.sessionId) throw new AppError('TOKEN_INVALID');
+  deps.db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(iso(deps.clock.now()), p.sessionId);
+}
+
+/** Resolves a Bearer token to a principal; the session must still be live, so logout takes effect at once. */
+export async function authenticateBearer(
+  deps: CoreDeps,
+  token: string,
+  environment: 'sandbox' | 'live',
+): Promise<Principal> {
+  const claims = await verifyAccessToken(deps, token);
+  const s = deps.db.prepare('SELECT revoked_at FROM sessions WHERE id = ?').get(claims.sessionId) as
+    | { revoked_at: string | null }
+    | undefined;
+  if (!s || s.revoked_at) throw new AppError('TOKEN_INVALID');
+  return {
+    kind: 'user',
+    organizationId: claims.organizationId,
+    environment,
+    role: claims.role,
+    userId: claims.userId,
+    sessionId: claims.sessionId,
+  };
+}

@@ -1,0 +1,34 @@
+// What every core function needs: the store, the clock, the configuration and a logger.
+import type { Db } from '../store/database';
+import type { Clock } from './clock';
+
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  debug(obj: object | string, msg?: string): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };
+
+export interface CoreConfig {
+  /** scrypt cost parameter N; OWASP recommends 2^17. Tests may lower it to keep the suite quick. */
+  scryptN: number;
+  /** Per-key request budget per minute for the HTTP door (0 disables). */
+  rateLimitPerMinute: number;
+  /** Length of one "minute" of the webhook retry schedule (decisions §11 --retry-unit-ms). */
+  retryUnitMs: number;
+  /** host:port pairs exempt from the webhook URL rules (decisions §11 --allow-webhook-host). */
+  allowWebhookHosts: string[];
+  /** Random id of this process, used to release idempotency keys held by a crashed predecessor. */
+  bootId: string;
+  /** Folder holding sandbox fixtures and routing data (resources/). */
+  resourcesDir: string;
+}
+
+export interface CoreDeps {
+  db: Db;
+  clock: Clock;
+  config: CoreConfig;
+  log: Logger;
+}

@@ -1,0 +1,118 @@
+// Idempotency keys (interface §7.4, decisions §8): scope = organization + environment, fingerprint = method,
+// path and canonical JSON of the body. The first request holds the key while it executes; a duplicate in
+// flight gets 409 IDEMPOTENCY_IN_PROGRESS, a different body 409 IDEMPOTENCY_KEY_CONFLICT, a finished one a replay.
+import { createHash } from 'node:crypto';
+import { AppError } from '../../../src-shared/app-error';
+import type { CoreDeps } from '../context';
+
+export const RETENTION_MS = 24 * 3600 * 1000;
+const KEY_RE = /^[\x20-\x7e]{1,255}$/;
+
+export function validateIdempotencyKey(raw: string | string[] | undefined): string {
+  if (raw === undefined) throw new AppError('IDEMPOTENCY_KEY_REQUIRED');
+  // Two headers arrive as an array (or a comma-joined string): ambiguous, so invalid.
+  if (Array.isArray(raw)) throw new AppError('IDEMPOTENCY_KEY_INVALID');
+  if (!KEY_RE.test(raw) || raw.trim() === '') throw new AppError('IDEMPOTENCY_KEY_INVALID');
+  return raw;
+}
+
+/** JSON with object keys sorted, so that key order does not change the fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const keys = Object.keys(value as Record<string, unknown>).sort();
+  return `{${keys
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+    .join(',')}}`;
+}
+
+export function fingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+export type IdemBegin = { kind: 'execute' } | { kind: 'replay'; statusCode: number; body: string };
+
+export function beginIdempotent(deps: CoreDeps, scope: string, key: string, fp: string): IdemBegin {
+  const now = deps.clock.now();
+  return deps.db.transaction((): IdemBegin => {
+    const row = deps.db
+      .prepare('SELECT fingerprint, state, status_code, body, expires_at_ms FROM idempotency_keys WHERE scope = ? AND idem_key = ?')
+      .get(scope, key) as
+      | { fingerprint: string; state: 'in_progress' | 'done'; status_code: number | null; body: string | null; expires_at_ms: number }
+      | undefined;
+    if (row && row.expires_at_ms > now) {
+      if (row.fingerprint !== fp) throw new AppError('IDEMPOTENCY_KEY_CONFLICT');
+      if (row.state === 'in_progress') throw new AppError('IDEMPOTENCY_IN_PROGRESS');
+      return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.body ?? '' };
+    }
+    deps.db
+      .prepare(
+        `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, state, owner, created_at_ms, expires_at_ms)
+         VALUES (?, ?, ?, 'in_progress', ?, ?, ?)
+         ON CONFLICT (scope, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_progress',
+           owner = excluded.owner, status_code = NULL, body = NULL, created_at_ms = excluded.created_at_ms,
+           expires_at_ms = excluded.expires_at_ms`,
+      )
+      .run(scope, key, fp, deps.config.bootId, now, now + RETENTION_MS);
+    return { kind: 'execute' };
+  }).immediate();
+}
+
+/** Stores the response of a request that reached execution; called inside the transaction that wrote its effects where possible. */
+export function completeIdempotent(deps: CoreDeps, scope: string, key: string, statusCode: number, body: string): void {
+  deps.db
+    .prepare("UPDATE idempotency_keys SET state = 'done', status_code = ?, body = ? WHERE scope = ? AND idem_key = ?")
+    .run(statusCode, body, scope, key);
+}
+
+/** Frees a key whose request did not reach a storable outcome (validation failure before execution, 5xx). */
+export function releaseIdempotent(deps: CoreDeps, scope: string, key: string): void {
+  deps.db.prepare("DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND state = 'in_progress'").run(scope, key);
+}
+
+/** On start: keys held by a process that died are released, so their retries execute; expired keys are purged. */
+export function recoverIdempotency(deps: CoreDeps): { released: number; purged: number } {
+  const released = deps.db
+    .prepare("DELETE FROM idempotency_keys WHERE state = 'in_progress' AND owner <> ?")
+    .run(deps.config.bootId).changes;
+  const purged = deps.db.prepare('DELETE FROM idempotency_keys WHERE expires_at_ms <= ?').run(deps.clock.now()).changes;
+  return { released, purged };
+}
+
+export interface Executed {
+  statusCode: number;
+  body: unknown;
+  /** The request's writes; run in one transaction with the stored response, so both or neither survive a crash. */
+  persist?: () => void;
+}
+
+export interface IdempotentResponse {
+  statusCode: number;
+  body: string;
+  replayed: boolean;
+}
+
+export async function runIdempotent(
+  deps: CoreDeps,
+  scope: string,
+  key: string,
+  fp: string,
+  exec: () => Promise<Executed>,
+): Promise<IdempotentResponse> {
+  const begun = beginIdempotent(deps, scope, key, fp);
+  if (begun.kind === 'replay') return { statusCode: begun.statusCode, body: begun.body, replayed: true };
+  let result: Executed;
+  try {
+    result = await exec();
+  } catch (err) {
+    releaseIdempotent(deps, scope, key);
+    throw err;
+  }
+  const body = JSON.stringify(result.body);
+  deps.db.transaction(() => {
+    result.persist?.();
+    completeIdempotent(deps, scope, key, result.statusCode, body);
+  })();
+  return { statusCode: result.statusCode, body, replayed: false };
+}

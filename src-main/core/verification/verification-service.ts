@@ -1,0 +1,21 @@
+// The verification use cases every door calls: submit (sync or async), get one, list.
+import { AppError } from '../../../src-shared/app-error';
+import type { VerificationListQuery, VerificationRecord } from '../../../src-shared/schemas/verification';
+import type { Principal } from '../principal';
+import { submitVerification, type Submitted, type VerificationRuntime } from './engine';
+import { getVerification, listVerifications } from './records';
+import type { VerificationKind } from './types';
+
+export function submit(rt: VerificationRuntime, p: Principal, kind: VerificationKind, request: { mode?: 'async' } & object): Promise<Submitted> {
+  return submitVerification(rt, p, kind, request, { async: request.mode === 'async' });
+}
+
+export function getOne(rt: VerificationRuntime, p: Principal, id: string): VerificationRecord {
+  const rec = getVerification(rt.deps.db, p.organizationId, p.environment, id);
+  if (!rec) throw new AppError('NOT_FOUND', { message: 'No verification with this id exists.' });
+  return rec;
+}
+
+export function list(rt: VerificationRuntime, p: Principal, q: VerificationListQuery) {
+  return listVerifications(rt.deps.db, p.organizationId, p.environment, q);
+}

@@ -1,0 +1,106 @@
+// The public API door: a Fastify app built from the running core. Only the entry point calls listen(); tests
+// use inject() or a real socket. Every response follows interface §7.1; the OpenAPI document is generated from
+// the same zod schemas that validate requests.
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
+import swagger from '@fastify/swagger';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+} from 'fastify-type-provider-zod';
+import type { CoreRuntime } from '../core/runtime';
+import { authHook, type AuthMode } from './auth';
+import { installErrorHandling, sendError } from './errors';
+import { RateLimiter } from './rate-limit';
+import { registerAuthRoutes } from './routes/auth';
+import { registerKeyRoutes } from './routes/keys';
+import { registerMetaRoutes } from './routes/meta';
+import { registerVerifyRoutes } from './routes/verify';
+
+export const API_PREFIX = '/api/v1';
+
+export interface HttpDoor {
+  app: FastifyInstance;
+  rt: CoreRuntime;
+  auth(mode: AuthMode): onRequestHookHandler;
+}
+
+export interface BuildAppOptions {
+  rt: CoreRuntime;
+  /** Answer only requests whose Host names the loopback listener (DNS rebinding guard, decisions §1). */
+  loopbackOnly: boolean;
+  /** Filled once the port is known, for the Host check. */
+  port: () => number | null;
+  logger?: FastifyServerOptions['logger'];
+  /** Extra plugins mounted on the same listener (the web console bridge). */
+  extensions?: ((app: FastifyInstance) => Promise<void> | void)[];
+  /** Extra route groups under /api/v1 (added by later features). */
+  routes?: ((door: HttpDoor) => void)[];
+}
+
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost'];
+
+export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: o.logger ?? false,
+    bodyLimit: 1024 * 1024,
+    // Error responses carry no stack; proto poisoning is refused outright.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    trustProxy: false,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.removeContentTypeParser('text/plain');
+  installErrorHandling(app);
+
+  if (o.loopbackOnly) {
+    app.addHook('onRequest', async (req, reply) => {
+      const port = o.port();
+      const host = req.headers.host ?? '';
+      const ok = port !== null && LOOPBACK_HOSTS.some((h) => host === `${h}:${port}`);
+      // inject() sends 'localhost:80'; tests run through inject with the same rule, so allow the port-less forms only there.
+      if (!ok && !(port === null && (host === 'localhost:80' || host === 'localhost'))) {
+        return sendError(reply, 'FORBIDDEN', { message: 'This listener answers only requests addressed to 127.0.0.1 or localhost.' });
+      }
+    });
+  }
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Verification Console API',
+        version: '1.0.0',
+        description: 'B2B account, phone and identity verification, bank routing checks and signed webhooks.',
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  const limiter = new RateLimiter(o.rt.deps.config.rateLimitPerMinute, () => o.rt.deps.clock.now());
+  await app.register(
+    async (api) => {
+      const door: HttpDoor = { app: api, rt: o.rt, auth: (mode) => authHook(o.rt, mode, limiter) };
+      registerMetaRoutes(door);
+      registerAuthRoutes(door);
+      registerKeyRoutes(door);
+      registerVerifyRoutes(door);
+      for (const r of o.routes ?? []) r(door);
+    },
+    { prefix: API_PREFIX },
+  );
+  for (const ext of o.extensions ?? []) await ext(app);
+  return app;
+}

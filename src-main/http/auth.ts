@@ -1,0 +1,63 @@
+// Credential checks for the HTTP door: X-API-Key for verification routes, Bearer tokens for management routes,
+// either for /client/webhooks. The principal is attached to the request.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../src-shared/app-error';
+import { authenticateBearer } from '../core/auth/sessions';
+import { authenticateApiKey } from '../core/keys/keys-service';
+import type { Principal } from '../core/principal';
+import type { CoreRuntime } from '../core/runtime';
+import type { RateLimiter } from './rate-limit';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export function principalOf(req: FastifyRequest): Principal {
+  if (!req.principal) throw new AppError('API_KEY_MISSING');
+  return req.principal;
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  if (Array.isArray(v)) throw new AppError('API_KEY_INVALID', { message: 'Send exactly one X-API-Key header.' });
+  return v;
+}
+
+function bearerToken(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(h);
+  if (!m) throw new AppError('TOKEN_INVALID');
+  return m[1];
+}
+
+function environmentHeader(req: FastifyRequest): 'sandbox' | 'live' {
+  const e = req.headers['x-environment'];
+  if (e === undefined) return 'sandbox';
+  if (e === 'sandbox' || e === 'live') return e;
+  throw new AppError('VALIDATION_ERROR', { details: [{ field: 'X-Environment', message: 'must be sandbox or live' }] });
+}
+
+export type AuthMode = 'apiKey' | 'bearer' | 'either';
+
+export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RateLimiter) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const key = headerValue(req.headers['x-api-key']);
+    const token = mode === 'apiKey' ? undefined : bearerToken(req);
+    if (mode === 'bearer') {
+      if (!token) throw new AppError('TOKEN_INVALID', { message: 'Send an access token in the Authorization: Bearer header.' });
+      req.principal = await authenticateBearer(rt.deps, token, environmentHeader(req));
+    } else if (mode === 'either' && token) {
+      req.principal = await authenticateBearer(rt.deps, token, environmentHeader(req));
+    } else {
+      req.principal = authenticateApiKey(rt.deps, key);
+    }
+    const p = req.principal;
+    const wait = limiter.take(p.keyId ?? p.userId ?? p.organizationId);
+    if (wait > 0) {
+      reply.header('Retry-After', String(wait));
+      throw new AppError('RATE_LIMITED', { retryAfterSeconds: wait });
+    }
+  };
+}

@@ -1,0 +1,63 @@
+// Maps every failure to the error body of interface §7.1: AppErrors by their catalogue code, Fastify's own
+// errors (bad JSON, body too large, wrong media type, schema validation) to theirs, anything else to a 500
+// that carries no stack trace.
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError } from '../../src-shared/app-error';
+import { errorBody, type FieldDetail, type HttpErrorCode } from '../../src-shared/errors';
+
+export function sendError(reply: FastifyReply, code: HttpErrorCode, opts: { message?: string; details?: FieldDetail[]; retryAfterSeconds?: number } = {}) {
+  const body = errorBody(code, opts);
+  if (opts.retryAfterSeconds !== undefined) reply.header('Retry-After', String(opts.retryAfterSeconds));
+  return reply.code(body.statusCode).type('application/json; charset=utf-8').send(body);
+}
+
+function zodDetails(err: FastifyError): FieldDetail[] {
+  const out: FieldDetail[] = [];
+  const list = (err.validation ?? []) as { instancePath?: string; message?: string; params?: { issue?: { path?: (string | number)[]; message?: string } } }[];
+  for (const v of list) {
+    const issuePath = v.params?.issue?.path;
+    const field = issuePath && issuePath.length > 0 ? issuePath.join('.') : (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    out.push({ field: field || '(body)', message: v.params?.issue?.message ?? v.message ?? 'is invalid' });
+  }
+  return out;
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((_req, reply) => sendError(reply, 'NOT_FOUND', { message: 'No such route.' }));
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err instanceof AppError) {
+      return sendError(reply, err.code, {
+        message: err.message,
+        ...(err.details ? { details: err.details } : {}),
+        ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
+      });
+    }
+    if (hasZodFastifySchemaValidationErrors(err) || err.validation) {
+      const details = zodDetails(err);
+      const ctx = (err as { validationContext?: string }).validationContext;
+      if (ctx && ctx !== 'body') for (const d of details) d.field = `${ctx}.${d.field}`;
+      return sendError(reply, 'VALIDATION_ERROR', { details });
+    }
+    switch (err.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendError(reply, 'INVALID_JSON', err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? { message: 'The request body is empty; send a JSON object.' } : {});
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendError(reply, 'PAYLOAD_TOO_LARGE');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_TYPE':
+        return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE');
+      default:
+        break;
+    }
+    if (err instanceof SyntaxError || (err as { type?: string }).type === 'entity.parse.failed') return sendError(reply, 'INVALID_JSON');
+    const status = err.statusCode ?? 500;
+    if (status === 400) return sendError(reply, 'INVALID_JSON', { message: 'The request is malformed.' });
+    if (status === 413) return sendError(reply, 'PAYLOAD_TOO_LARGE');
+    if (status === 415) return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE');
+    req.log.error({ err }, 'unhandled error');
+    return sendError(reply, 'INTERNAL_ERROR');
+  });
+}

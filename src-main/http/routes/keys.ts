@@ -1,0 +1,41 @@
+// API key management (interface §4.4, decisions §6): OWNER and ADMIN only.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBodySchema, listEnvelope, PageQuerySchema } from '../../../src-shared/schemas/common';
+import { ApiKeySchema, CreatedKeySchema, CreateKeyRequestSchema, RevokedKeySchema } from '../../../src-shared/schemas/keys';
+import { createKey, listKeysFor, revokeKeyFor } from '../../core/keys/keys-service';
+import { principalOf } from '../auth';
+import type { HttpDoor } from '../app';
+
+export function registerKeyRoutes(door: HttpDoor): void {
+  const { app, rt } = door;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 422: ErrorBodySchema };
+  r.post(
+    '/client/api-keys',
+    {
+      onRequest: door.auth('either'),
+      schema: { summary: 'Create an API key', tags: ['keys'], security: [{ bearer: [] }], body: CreateKeyRequestSchema, response: { 201: CreatedKeySchema, ...errors } },
+    },
+    async (req, reply) => reply.code(201).send(createKey(rt.deps, principalOf(req), req.body)),
+  );
+  r.get(
+    '/client/api-keys',
+    {
+      onRequest: door.auth('either'),
+      schema: { summary: 'List API keys', tags: ['keys'], security: [{ bearer: [] }], querystring: PageQuerySchema, response: { 200: listEnvelope(ApiKeySchema), ...errors } },
+    },
+    async (req) => {
+      const { data, total } = listKeysFor(rt.deps, principalOf(req), req.query);
+      return { data, pagination: { total, limit: req.query.limit, offset: req.query.offset, hasMore: req.query.offset + data.length < total } };
+    },
+  );
+  r.delete(
+    '/client/api-keys/:id',
+    {
+      onRequest: door.auth('either'),
+      schema: { summary: 'Revoke an API key', tags: ['keys'], security: [{ bearer: [] }], params: z.object({ id: z.string().max(100) }), response: { 200: RevokedKeySchema, 404: ErrorBodySchema, ...errors } },
+    },
+    async (req) => revokeKeyFor(rt.deps, principalOf(req), req.params.id),
+  );
+}

@@ -1,0 +1,27 @@
+// Service metadata: health, the OpenAPI description, and the sandbox test data catalogue (decisions §10).
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBodySchema } from '../../../src-shared/schemas/common';
+import { FixtureListSchema, listPublicFixtures } from '../../core/sandbox-catalogue';
+import type { HttpDoor } from '../app';
+
+export function registerMetaRoutes(door: HttpDoor): void {
+  const { app, rt } = door;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok', version: rt.info().version }));
+  r.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  r.get(
+    '/sandbox/fixtures',
+    {
+      onRequest: door.auth('apiKey'),
+      schema: {
+        summary: 'List the documented sandbox test identifiers',
+        tags: ['sandbox'],
+        security: [{ apiKey: [] }],
+        response: { 200: FixtureListSchema, 401: ErrorBodySchema },
+      },
+    },
+    async () => ({ data: listPublicFixtures(rt) }),
+  );
+  void z;
+}

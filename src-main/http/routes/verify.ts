@@ -1,0 +1,95 @@
+// Verification routes (interface §4.1): submit with an Idempotency-Key, poll one, list.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBodySchema, listEnvelope } from '../../../src-shared/schemas/common';
+import {
+  AccountRequestSchema,
+  VerificationListQuerySchema,
+  VerificationRecordSchema,
+} from '../../../src-shared/schemas/verification';
+import { fingerprint, runIdempotent, validateIdempotencyKey } from '../../core/idempotency/idempotency';
+import type { CoreRuntime } from '../../core/runtime';
+import { getOne, list, submit } from '../../core/verification/verification-service';
+import type { VerificationKind } from '../../core/verification/types';
+import { principalOf } from '../auth';
+import type { HttpDoor } from '../app';
+
+const errors = { 401: ErrorBodySchema, 409: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
+const IdemHeaders = z.object({ 'idempotency-key': z.string().optional().meta({ description: 'Required: 1 to 255 printable ASCII characters.' }) });
+
+export async function sendIdempotent(
+  rt: CoreRuntime,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  exec: () => Promise<{ statusCode: number; body: unknown; persist?: () => void }>,
+) {
+  const key = validateIdempotencyKey(req.headers['idempotency-key']);
+  const p = principalOf(req);
+  const res = await runIdempotent(rt.deps, `${p.organizationId}:${p.environment}`, key, fingerprint('POST', path, req.body), exec);
+  reply.code(res.statusCode).type('application/json; charset=utf-8');
+  if (res.replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.serializer((s: unknown) => s as string).send(res.body);
+}
+
+export function submitRoute(door: HttpDoor, kind: VerificationKind, path: string, body: z.ZodType, summary: string) {
+  const { app, rt } = door;
+  app.withTypeProvider<ZodTypeProvider>().post(
+    path,
+    {
+      onRequest: door.auth('apiKey'),
+      schema: {
+        summary,
+        tags: ['verification'],
+        security: [{ apiKey: [] }],
+        headers: IdemHeaders,
+        body,
+        response: { 200: VerificationRecordSchema, 202: VerificationRecordSchema.partial(), ...errors },
+      },
+    },
+    async (req, reply) =>
+      sendIdempotent(rt, req, reply, path, async () => {
+        const s = await submit(rt.verification, principalOf(req), kind, req.body as { mode?: 'async' });
+        return { statusCode: s.statusCode, body: s.body, persist: s.persist };
+      }),
+  );
+}
+
+export function registerVerifyRoutes(door: HttpDoor): void {
+  const { app, rt } = door;
+  submitRoute(door, 'account', '/verify/account', AccountRequestSchema, 'Verify a bank account');
+
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/verify',
+    {
+      onRequest: door.auth('apiKey'),
+      schema: {
+        summary: 'List past verifications',
+        tags: ['verification'],
+        security: [{ apiKey: [] }],
+        querystring: VerificationListQuerySchema,
+        response: { 200: listEnvelope(VerificationRecordSchema), ...errors },
+      },
+    },
+    async (req) => {
+      const { data, total } = list(rt.verification, principalOf(req), req.query);
+      return { data, pagination: { total, limit: req.query.limit, offset: req.query.offset, hasMore: req.query.offset + data.length < total } };
+    },
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/verify/:id',
+    {
+      onRequest: door.auth('apiKey'),
+      schema: {
+        summary: 'Get one verification (poll while pending)',
+        tags: ['verification'],
+        security: [{ apiKey: [] }],
+        params: z.object({ id: z.string().max(100) }),
+        response: { 200: VerificationRecordSchema, 404: ErrorBodySchema, ...errors },
+      },
+    },
+    async (req) => getOne(rt.verification, principalOf(req), req.params.id),
+  );
+}

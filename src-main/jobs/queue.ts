@@ -1,0 +1,90 @@
+// A durable job queue in SQLite: jobs are claimed with a lease and a lease token, completed or retried with a
+// runAt, and dead-lettered after max attempts. A crash at any point loses nothing: an expired lease makes the
+// job claimable again (at-least-once), and a stale worker's token no longer matches, so it cannot complete it.
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../store/database';
+import { newId } from '../core/ids';
+
+export interface Job {
+  id: string;
+  kind: string;
+  payload: unknown;
+  attempts: number;
+  maxAttempts: number;
+  leaseToken: string;
+}
+
+export function enqueue(
+  db: Db,
+  nowMs: number,
+  kind: string,
+  payload: unknown,
+  opts: { runAtMs?: number; maxAttempts?: number; id?: string } = {},
+): string {
+  const id = opts.id ?? newId('job');
+  db.prepare(
+    `INSERT INTO jobs (id, kind, payload, state, run_at_ms, max_attempts, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`,
+  ).run(id, kind, JSON.stringify(payload), opts.runAtMs ?? nowMs, opts.maxAttempts ?? 10, nowMs, nowMs);
+  return id;
+}
+
+/** Claims up to `limit` due jobs of the given kinds, including leased jobs whose lease has expired. */
+export function claim(db: Db, nowMs: number, kinds: readonly string[], leaseMs: number, limit = 1): Job[] {
+  const placeholders = kinds.map(() => '?').join(',');
+  return db.transaction((): Job[] => {
+    const rows = db
+      .prepare(
+        `SELECT id, kind, payload, attempts, max_attempts FROM jobs
+         WHERE kind IN (${placeholders}) AND (
+           (state = 'queued' AND run_at_ms <= ?) OR (state = 'leased' AND lease_until_ms <= ?))
+         ORDER BY run_at_ms ASC LIMIT ?`,
+      )
+      .all(...kinds, nowMs, nowMs, limit) as { id: string; kind: string; payload: string; attempts: number; max_attempts: number }[];
+    const upd = db.prepare(
+      `UPDATE jobs SET state = 'leased', lease_token = ?, lease_until_ms = ?, attempts = attempts + 1, updated_at_ms = ? WHERE id = ?`,
+    );
+    return rows.map((r) => {
+      const token = randomBytes(8).toString('hex');
+      upd.run(token, nowMs + leaseMs, nowMs, r.id);
+      return { id: r.id, kind: r.kind, payload: JSON.parse(r.payload) as unknown, attempts: r.attempts + 1, maxAttempts: r.max_attempts, leaseToken: token };
+    });
+  }).immediate();
+}
+
+/** Marks a job done; false when the lease was lost (another worker holds it now). */
+export function complete(db: Db, nowMs: number, job: Pick<Job, 'id' | 'leaseToken'>): boolean {
+  return (
+    db
+      .prepare(`UPDATE jobs SET state = 'done', lease_token = NULL, updated_at_ms = ? WHERE id = ? AND state = 'leased' AND lease_token = ?`)
+      .run(nowMs, job.id, job.leaseToken).changes === 1
+  );
+}
+
+/** Schedules another attempt, or dead-letters the job when its attempts are spent. */
+export function retry(db: Db, nowMs: number, job: Job, runAtMs: number, error: string): 'retried' | 'dead' | 'lost' {
+  const dead = job.attempts >= job.maxAttempts;
+  const res = db
+    .prepare(
+      `UPDATE jobs SET state = ?, run_at_ms = ?, lease_token = NULL, lease_until_ms = NULL, last_error = ?, updated_at_ms = ?
+       WHERE id = ? AND state = 'leased' AND lease_token = ?`,
+    )
+    .run(dead ? 'dead' : 'queued', runAtMs, error.slice(0, 2000), nowMs, job.id, job.leaseToken);
+  if (res.changes !== 1) return 'lost';
+  return dead ? 'dead' : 'retried';
+}
+
+export function purgeDone(db: Db, olderThanMs: number): number {
+  return db.prepare(`DELETE FROM jobs WHERE state = 'done' AND updated_at_ms < ?`).run(olderThanMs).changes;
+}
+
+export function nextRunAt(db: Db, kinds: readonly string[]): number | null {
+  const placeholders = kinds.map(() => '?').join(',');
+  const row = db
+    .prepare(
+      `SELECT min(CASE WHEN state = 'queued' THEN run_at_ms ELSE lease_until_ms END) AS t FROM jobs
+       WHERE kind IN (${placeholders}) AND state IN ('queued','leased')`,
+    )
+    .get(...kinds) as { t: number | null };
+  return row.t;
+}

@@ -1,0 +1,115 @@
+// Runs queued jobs: claims due jobs, runs the handler for their kind, completes or retries them. It sleeps until
+// the next due job (or a wake-up from enqueue), so an idle service does no work. Handlers must be idempotent.
+import type { Clock } from '../core/clock';
+import type { Logger } from '../core/context';
+import type { Db } from '../store/database';
+import { claim, complete, nextRunAt, retry, type Job } from './queue';
+
+export type JobHandler = (job: Job) => Promise<void>;
+
+export interface WorkerOptions {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  handlers: Record<string, JobHandler>;
+  leaseMs?: number;
+  concurrency?: number;
+  /** Backoff before a failed job runs again. */
+  retryDelayMs?: (attempt: number) => number;
+  /** Longest sleep between polls; bounds how late a job runs if a wake-up is missed (e.g. a manual clock). */
+  maxIdleMs?: number;
+}
+
+export class JobWorker {
+  private running = false;
+  private inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private wakeResolve: (() => void) | undefined;
+  private loopDone: Promise<void> | undefined;
+
+  constructor(private readonly o: WorkerOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Called after an enqueue so a due job starts without waiting for the next poll. */
+  wake(): void {
+    this.wakeResolve?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loopDone;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Waits until no job is due now and none is in flight (for tests and graceful drain). */
+  async drain(timeoutMs = 10_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const next = nextRunAt(this.o.db, Object.keys(this.o.handlers));
+      if (this.inFlight.size === 0 && (next === null || next > this.o.clock.now())) return;
+      if (Date.now() > end) throw new Error('drain timed out');
+      this.wake();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  private async loop(): Promise<void> {
+    const kinds = Object.keys(this.o.handlers);
+    const concurrency = this.o.concurrency ?? 8;
+    const leaseMs = this.o.leaseMs ?? 60_000;
+    while (this.running) {
+      let claimed: Job[] = [];
+      const free = concurrency - this.inFlight.size;
+      if (free > 0) {
+        try {
+          claimed = claim(this.o.db, this.o.clock.now(), kinds, leaseMs, free);
+        } catch (err) {
+          this.o.log.error({ err }, 'job claim failed');
+        }
+      }
+      for (const job of claimed) {
+        const p = this.run(job).finally(() => {
+          this.inFlight.delete(p);
+          this.wake();
+        });
+        this.inFlight.add(p);
+      }
+      if (claimed.length > 0 && this.inFlight.size < concurrency) continue;
+      await this.sleep(kinds);
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const handler = this.o.handlers[job.kind];
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler(job);
+      complete(this.o.db, this.o.clock.now(), job);
+    } catch (err) {
+      const now = this.o.clock.now();
+      const delay = this.o.retryDelayMs?.(job.attempts) ?? Math.min(60_000, 500 * 2 ** job.attempts);
+      const outcome = retry(this.o.db, now, job, now + delay, err instanceof Error ? err.message : String(err));
+      this.o.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, outcome, err: String(err) }, 'job failed');
+    }
+  }
+
+  private sleep(kinds: string[]): Promise<void> {
+    const next = nextRunAt(this.o.db, kinds);
+    const maxIdle = this.o.maxIdleMs ?? 1000;
+    const wait = next === null ? maxIdle : Math.max(0, Math.min(maxIdle, next - this.o.clock.now()));
+    return new Promise((resolve) => {
+      this.wakeResolve = () => {
+        if (this.timer) clearTimeout(this.timer);
+        this.wakeResolve = undefined;
+        resolve();
+      };
+      this.timer = setTimeout(() => this.wakeResolve?.(), wait);
+    });
+  }
+}

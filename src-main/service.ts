@@ -1,0 +1,197 @@
+// The composition root: builds the running service from a config — store, core, queue worker, HTTP listener
+// and console door — so Electron's main process and `vconsole serve` start and stop it exactly the same way
+// (graceful stop: stop accepting, drain the queue, close the store).
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { systemClock, type Clock } from './core/clock';
+import type { CoreConfig, CoreDeps, Logger } from './core/context';
+import { recoverIdempotency } from './core/idempotency/idempotency';
+import type { CoreRuntime, RuntimeInfo } from './core/runtime';
+import { processVerification, VERIFICATION_JOB, type VerificationRuntime } from './core/verification/engine';
+import { FEATURES, type FeatureRuntime } from './features';
+import { createHandlers, type Handlers } from './console/handlers';
+import { createWebBridge, type WebBridge } from './console/web-bridge';
+import { buildApp } from './http/app';
+import { JobWorker } from './jobs/worker';
+import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir } from './paths';
+import { createProviderRegistry } from './providers/registry';
+import { openDatabase } from './store/database';
+
+export const VERSION = '0.1.0';
+
+export interface ServiceConfig {
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  retryUnitMs?: number;
+  allowWebhookHosts?: string[];
+  rateLimitPerMinute?: number;
+  scryptN?: number;
+  clock?: Clock;
+  /** 'silent' for tests; a pino level otherwise. */
+  logLevel?: string;
+  /** Serve the web console and its bridge on the listener (headless mode). */
+  webConsole?: boolean;
+  rendererDir?: string;
+  resourcesDir?: string;
+  /** Start the HTTP listener (false: core and console handlers only). */
+  listen?: boolean;
+  door?: 'electron' | 'web';
+}
+
+export interface RunningService {
+  rt: CoreRuntime;
+  deps: CoreDeps;
+  app: FastifyInstance | null;
+  handlers: Handlers;
+  worker: JobWorker;
+  /** http://host:port, once listening. */
+  url: string | null;
+  apiBaseUrl: string | null;
+  /** A fresh one-time console URL (headless mode only). */
+  consoleUrl(): string | null;
+  stop(): Promise<void>;
+}
+
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
+/** The core without doors: store, runtime and (optionally) the queue worker. The CLI's admin commands use it alone. */
+export interface Core {
+  deps: CoreDeps;
+  rt: CoreRuntime;
+  worker: JobWorker;
+  setPort(port: number | null): void;
+  close(): Promise<void>;
+}
+
+export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core {
+  const clock = cfg.clock ?? systemClock;
+  const log: Logger = pino({ level: cfg.logLevel ?? 'info' });
+  const config: CoreConfig = {
+    scryptN: cfg.scryptN ?? 2 ** 17,
+    rateLimitPerMinute: cfg.rateLimitPerMinute ?? 6000,
+    retryUnitMs: cfg.retryUnitMs ?? 60_000,
+    allowWebhookHosts: cfg.allowWebhookHosts ?? [],
+    bootId: randomBytes(8).toString('hex'),
+    resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
+  };
+  const db = openDatabase(join(cfg.dataDir, 'verification-console.sqlite'));
+  const deps: CoreDeps = { db, clock, config, log };
+  // Assigned below; the runtime's wake() needs the worker that needs the runtime.
+  // eslint-disable-next-line prefer-const
+  let worker: JobWorker | undefined;
+  const verification: VerificationRuntime = {
+    deps,
+    providers: createProviderRegistry(config.resourcesDir),
+    specs: Object.assign({}, ...FEATURES.map((f) => f.specs ?? {})) as VerificationRuntime['specs'],
+    wake: () => worker?.wake(),
+  };
+  let port: number | null = null;
+  const host = cfg.host ?? '127.0.0.1';
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const info = (): RuntimeInfo => ({
+    version: VERSION,
+    apiBaseUrl: port === null ? null : `http://${displayHost}:${port}/api/v1`,
+    dataDir: cfg.dataDir,
+    developerOptions: { allowWebhookHosts: config.allowWebhookHosts, retryUnitMs: config.retryUnitMs },
+  });
+  const rt: CoreRuntime = { deps, verification, info };
+  const featureRt: FeatureRuntime = { rt, wake: () => worker?.wake() };
+  worker = new JobWorker({
+    db,
+    clock,
+    log,
+    handlers: {
+      [VERIFICATION_JOB]: (job) => processVerification(verification, (job.payload as { verificationId: string }).verificationId),
+      ...Object.assign({}, ...FEATURES.map((f) => f.jobHandlers?.(featureRt) ?? {})),
+    },
+  });
+  const loops: { stop(): Promise<void> }[] = [];
+  if (cfg.startWorker !== false) {
+    // Only a process that runs the queue may release idempotency keys left by a crashed predecessor.
+    recoverIdempotency(deps);
+    worker.start();
+    for (const f of FEATURES) {
+      const loop = f.start?.(featureRt);
+      if (loop) loops.push(loop);
+    }
+  }
+  const w = worker;
+  return {
+    deps,
+    rt,
+    worker: w,
+    setPort: (p) => {
+      port = p;
+    },
+    async close() {
+      for (const l of loops) await l.stop();
+      await w.stop();
+      db.close();
+    },
+  };
+}
+
+export async function startService(cfg: ServiceConfig): Promise<RunningService> {
+  const core = createCore(cfg);
+  const { deps, rt, worker } = core;
+  const log = deps.log;
+  let port: number | null = null;
+  const host = cfg.host ?? '127.0.0.1';
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+
+  const consoleCtx = { rt, door: cfg.door ?? ('web' as const) };
+  const handlers = createHandlers(consoleCtx, FEATURES.flatMap((f) => (f.consoleHandlers ? [f.consoleHandlers(consoleCtx)] : [])));
+  let bridge: WebBridge | null = null;
+  let app: FastifyInstance | null = null;
+  if (cfg.listen !== false) {
+    const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
+    if (cfg.webConsole) {
+      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log });
+    }
+    app = await buildApp({
+      rt,
+      loopbackOnly: loopback,
+      port: () => port,
+      logger: cfg.logLevel === 'silent' ? false : { level: cfg.logLevel ?? 'info', redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] },
+      extensions: bridge ? [(a) => bridge!.plugin(a)] : [],
+      routes: FEATURES.flatMap((f) => (f.httpRoutes ? [f.httpRoutes] : [])),
+    });
+    try {
+      await app.listen({ host, port: cfg.port ?? 4010 });
+    } catch (err) {
+      await core.close();
+      const code = (err as { code?: string }).code;
+      if (code === 'EADDRINUSE') throw new ListenError(`Port ${cfg.port} on ${host} is already in use. Choose another with --port.`);
+      if (code === 'EACCES') throw new ListenError(`Not allowed to listen on ${host}:${cfg.port}. Choose a port above 1024.`);
+      throw err;
+    }
+    const addr = app.server.address();
+    port = typeof addr === 'object' && addr ? addr.port : null;
+    core.setPort(port);
+  }
+  const url = port === null ? null : `http://${displayHost}:${port}`;
+
+  let stopped = false;
+  return {
+    rt,
+    deps,
+    app,
+    handlers,
+    worker,
+    url,
+    apiBaseUrl: rt.info().apiBaseUrl,
+    consoleUrl: () => (bridge && url ? `${url}/console/#token=${bridge.issueToken()}` : null),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (app) await app.close();
+      await core.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// Opens the SQLite store: WAL with synchronous=FULL and foreign keys on every open, then applies pending
+// migrations in one transaction. Refuses a database written by a newer app or whose applied migrations changed.
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS, type Migration } from './migrations';
+
+export type Db = Database.Database;
+
+export class StoreError extends Error {
+  override name = 'StoreError';
+}
+
+export function migrationHash(m: Migration): string {
+  return createHash('sha256').update(`${m.version}\n${m.name}\n${m.sql}`).digest('hex');
+}
+
+export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, migrations);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+function migrate(db: Db, migrations: readonly Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = migrations.length === 0 ? 0 : migrations[migrations.length - 1]!.version;
+  if (current > latest) {
+    throw new StoreError(
+      `The database is at schema version ${current}, newer than this app (${latest}). Update the app; refusing to open.`,
+    );
+  }
+  const applied = db.prepare('SELECT version, name, hash FROM schema_migrations ORDER BY version').all() as {
+    version: number;
+    name: string;
+    hash: string;
+  }[];
+  for (const row of applied) {
+    const m = migrations.find((x) => x.version === row.version);
+    if (!m || migrationHash(m) !== row.hash) {
+      throw new StoreError(
+        `Migration ${row.version} (${row.name}) was changed after it ran. Migrations are forward-only; add a new one.`,
+      );
+    }
+  }
+  const pending = migrations.filter((m) => m.version > current);
+  if (pending.length === 0) return;
+  const insert = db.prepare('INSERT INTO schema_migrations (version, name, hash, applied_at) VALUES (?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const m of pending) {
+      db.exec(m.sql);
+      insert.run(m.version, m.name, migrationHash(m), new Date().toISOString());
+      db.pragma(`user_version = ${m.version}`);
+    }
+  })();
+}

@@ -1,0 +1,19 @@
+// Ordered, forward-only schema migrations. Never edit a migration once released: its hash is recorded when it
+// runs, and opening a database whose recorded hash differs fails loudly. Add a new migration instead.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+import { m001Foundation } from './migrations/001-foundation';
+import { m002Billing } from './migrations/002-billing';
+import { m003Webhooks } from './migrations/003-webhooks';
+
+/** All migrations in order. A feature adds its file under migrations/ and one line here. */
+export const MIGRATIONS: readonly Migration[] = [
+  m001Foundation,
+  m002Billing,
+  m003Webhooks,
+];

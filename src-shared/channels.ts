@@ -1,0 +1,101 @@
+// The console contract: one typed map of `domain:verb` channels to input and output schemas. The ipcMain
+// registration, the preload allowlist, the headless web bridge and the renderer client are all derived from it,
+// so no list of channel names is ever written twice.
+import { z } from 'zod';
+import { EnvironmentSchema, PaginationSchema } from './schemas/common';
+import { ApiKeySchema, CreatedKeySchema, CreateKeyRequestSchema, RevokedKeySchema } from './schemas/keys';
+import { AccountRequestSchema, VerificationListQuerySchema, VerificationRecordSchema } from './schemas/verification';
+
+export interface ChannelDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  input: I;
+  output: O;
+}
+
+function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O): ChannelDef<I, O> {
+  return { input, output };
+}
+
+/** Merges per-domain channel maps; a channel defined twice is an error at start. */
+export function mergeChannels<T extends Record<string, ChannelDef>[]>(...maps: T): UnionToIntersection<T[number]> {
+  const out: Record<string, ChannelDef> = {};
+  for (const m of maps) {
+    for (const [name, def] of Object.entries(m)) {
+      if (name in out) throw new Error(`Duplicate console channel: ${name}`);
+      if (!/^[a-z]+:[a-zA-Z]+$/.test(name)) throw new Error(`Console channel names are domain:verb, got ${name}`);
+      out[name] = def;
+    }
+  }
+  return out as UnionToIntersection<T[number]>;
+}
+type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
+
+const Empty = z.object({}).strict();
+
+export const AppInfoSchema = z.object({
+  version: z.string(),
+  apiBaseUrl: z.string().nullable(),
+  dataDir: z.string(),
+  needsSetup: z.boolean(),
+  organizationId: z.string().nullable(),
+  door: z.enum(['electron', 'web']),
+  developerOptions: z.object({ allowWebhookHosts: z.array(z.string()), retryUnitMs: z.number() }),
+  warnings: z.array(z.string()),
+});
+export type AppInfo = z.infer<typeof AppInfoSchema>;
+
+export const BootstrapInputSchema = z.object({
+  email: z.string().trim().email().max(254),
+  password: z.string().min(8).max(1024),
+  organizationName: z.string().trim().min(1).max(100).optional(),
+});
+export const BootstrapOutputSchema = z.object({
+  organizationId: z.string(),
+  owner: z.object({ id: z.string(), email: z.string() }),
+  keys: z.object({ sandbox: CreatedKeySchema, live: CreatedKeySchema }),
+});
+
+export const FixtureSchema = z.object({
+  kind: z.string(),
+  country: z.string(),
+  description: z.string(),
+  request: z.record(z.string(), z.unknown()),
+  expected: z.object({ status: z.string(), errorCode: z.string().optional(), fields: z.record(z.string(), z.unknown()).optional() }),
+});
+export type SandboxFixture = z.infer<typeof FixtureSchema>;
+
+const appChannels = {
+  'app:info': channel(Empty, AppInfoSchema),
+  'setup:bootstrap': channel(BootstrapInputSchema, BootstrapOutputSchema),
+  'sandbox:fixtures': channel(Empty, z.array(FixtureSchema)),
+};
+
+const keyChannels = {
+  'keys:list': channel(Empty, z.array(ApiKeySchema)),
+  'keys:create': channel(CreateKeyRequestSchema, CreatedKeySchema),
+  'keys:revoke': channel(z.object({ id: z.string().max(100) }), RevokedKeySchema),
+};
+
+const verifyChannels = {
+  'verify:account': channel(z.object({ environment: EnvironmentSchema, request: AccountRequestSchema }), VerificationRecordSchema.partial().required({ id: true, status: true })),
+  'verify:get': channel(z.object({ environment: EnvironmentSchema, id: z.string().max(100) }), VerificationRecordSchema),
+  'verify:list': channel(
+    z.object({ environment: EnvironmentSchema, query: VerificationListQuerySchema.partial() }),
+    z.object({ data: z.array(VerificationRecordSchema), pagination: PaginationSchema }),
+  ),
+};
+
+export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels);
+export type Channels = typeof CHANNELS;
+export type ChannelName = keyof Channels & string;
+export const CHANNEL_NAMES = Object.keys(CHANNELS) as ChannelName[];
+
+export type ChannelInput<K extends ChannelName> = z.input<Channels[K]['input']>;
+export type ChannelOutput<K extends ChannelName> = z.output<Channels[K]['output']>;
+
+export interface BridgeError {
+  code: string;
+  message: string;
+  hint?: string;
+  details?: { field: string; message: string }[];
+}
+export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: BridgeError };

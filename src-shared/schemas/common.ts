@@ -1,0 +1,43 @@
+// Shared building blocks of the contract: error body, list envelope, pagination query.
+import { z } from 'zod';
+
+export const ActionTypeSchema = z.enum([
+  'CONTACT_ADMIN',
+  'TOP_UP_WALLET',
+  'CHECK_API_KEY',
+  'FIX_INPUT',
+  'RETRY_LATER',
+  'USE_NEW_KEY',
+  'WAIT_AND_RETRY',
+]);
+
+export const ErrorBodySchema = z
+  .object({
+    message: z.string(),
+    code: z.string(),
+    statusCode: z.number().int(),
+    action: z.object({ type: ActionTypeSchema, hint: z.string() }).optional(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Error' });
+
+export const PaginationSchema = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  hasMore: z.boolean(),
+});
+
+export function listEnvelope<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), pagination: PaginationSchema });
+}
+
+export const PageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+});
+
+export const EnvironmentSchema = z.enum(['sandbox', 'live']);
+export type Environment = z.infer<typeof EnvironmentSchema>;
+
+export const IsoTimestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' });

@@ -1,0 +1,41 @@
+// US ABA routing transit number: 9 digits, 3-7-1 weighted checksum, prefix ranges set by the Federal Reserve.
+import { type Check, digitAt, fail, pass } from './result';
+
+const WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7, 1] as const;
+
+export function abaChecksumValid(routing: string): boolean {
+  if (!/^\d{9}$/.test(routing)) return false;
+  let sum = 0;
+  for (let i = 0; i < 9; i++) sum += digitAt(routing, i) * (WEIGHTS[i] ?? 0);
+  return sum % 10 === 0;
+}
+
+/** First two digits: 01-12 banks, 21-32 thrifts, 61-72 electronic; 00 government, 80 traveller's cheques. */
+function prefixValid(prefix: number): boolean {
+  return (
+    (prefix >= 0 && prefix <= 12) ||
+    (prefix >= 21 && prefix <= 32) ||
+    (prefix >= 61 && prefix <= 72) ||
+    prefix === 80
+  );
+}
+
+/** Federal Reserve district 1..12, or null for prefixes 00 and 80 that name no district. */
+export function federalReserveDistrict(routing: string): number | null {
+  if (!/^\d{2}/.test(routing)) return null;
+  const prefix = Number(routing.slice(0, 2));
+  if (prefix >= 1 && prefix <= 12) return prefix;
+  if (prefix >= 21 && prefix <= 32) return prefix - 20;
+  if (prefix >= 61 && prefix <= 72) return prefix - 60;
+  return null;
+}
+
+export function validateAba(value: string): Check {
+  const v = value.trim();
+  if (!/^\d{9}$/.test(v)) return fail('A US ABA routing number has exactly 9 digits.');
+  if (!prefixValid(Number(v.slice(0, 2)))) {
+    return fail(`An ABA routing number cannot start with ${v.slice(0, 2)}.`);
+  }
+  if (!abaChecksumValid(v)) return fail('The ABA routing number check digit does not match.');
+  return pass(v);
+}
