@@ -13,6 +13,8 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src-main/electron/main.ts'),
           headless: resolve(__dirname, 'src-main/cli/main.ts'),
+          // A worker thread entry of its own: run-batch-in-worker looks for it next to the bundled main.
+          'batch-csv-worker': resolve(__dirname, 'src-main/jobs/batch-csv-worker.ts'),
         },
       },
     },

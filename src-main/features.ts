@@ -6,6 +6,9 @@ import type { ConsoleContext, Handlers } from './console/handlers';
 import type { HttpDoor } from './http/app';
 import type { JobHandler } from './jobs/worker';
 import { accountSpec } from './core/verification/account-spec';
+import { webhooksFeature } from './feature-webhooks';
+import { routingFeature } from './feature-routing';
+import { verificationFeature } from './feature-verification';
 
 export interface FeatureRuntime {
   rt: CoreRuntime;
@@ -28,4 +31,9 @@ const accountFeature: Feature = {
   specs: { account: accountSpec as KindSpec<unknown> },
 };
 
-export const FEATURES: readonly Feature[] = [accountFeature];
+export const FEATURES: readonly Feature[] = [
+  accountFeature,
+  verificationFeature,
+  webhooksFeature,
+  routingFeature,
+];

@@ -18,6 +18,7 @@ import { JobWorker } from './jobs/worker';
 import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir } from './paths';
 import { createProviderRegistry } from './providers/registry';
 import { openDatabase } from './store/database';
+import { GroupCommitter } from './store/group-commit';
 
 export const VERSION = '0.1.0';
 
@@ -81,7 +82,8 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
   };
   const db = openDatabase(join(cfg.dataDir, 'verification-console.sqlite'));
-  const deps: CoreDeps = { db, clock, config, log };
+  const committer = new GroupCommitter(db);
+  const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn) };
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const
   let worker: JobWorker | undefined;

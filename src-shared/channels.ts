@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { EnvironmentSchema, PaginationSchema } from './schemas/common';
 import { ApiKeySchema, CreatedKeySchema, CreateKeyRequestSchema, RevokedKeySchema } from './schemas/keys';
 import { AccountRequestSchema, VerificationListQuerySchema, VerificationRecordSchema } from './schemas/verification';
+import { routingChannels } from './channels-routing';
+import { verificationChannels } from './channels-verification';
+import { webhookChannels } from './channels-webhooks';
 
 export interface ChannelDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   input: I;
@@ -84,7 +87,7 @@ const verifyChannels = {
   ),
 };
 
-export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels);
+export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels);
 export type Channels = typeof CHANNELS;
 export type ChannelName = keyof Channels & string;
 export const CHANNEL_NAMES = Object.keys(CHANNELS) as ChannelName[];

@@ -2,6 +2,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Principal } from '../core/principal';
 import type { createCore } from '../service';
+import { routingCommands } from './routing-commands';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 export interface CliKit {
@@ -18,4 +19,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [];
+export const extraCommands: ExtraCommand[] = [...routingCommands];

@@ -28,6 +28,8 @@ export interface CoreConfig {
 
 export interface CoreDeps {
   db: Db;
+  /** Group commit: runs a write in a transaction shared with concurrent writes; resolves after the commit. */
+  commit(fn: () => void): Promise<void>;
   clock: Clock;
   config: CoreConfig;
   log: Logger;

@@ -10,10 +10,12 @@ export interface Migration {
 import { m001Foundation } from './migrations/001-foundation';
 import { m002Billing } from './migrations/002-billing';
 import { m003Webhooks } from './migrations/003-webhooks';
+import { m004Routing } from './migrations/004-routing';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
   m001Foundation,
   m002Billing,
   m003Webhooks,
+  m004Routing,
 ];

@@ -33,42 +33,58 @@ export function fingerprint(method: string, path: string, body: unknown): string
 
 export type IdemBegin = { kind: 'execute' } | { kind: 'replay'; statusCode: number; body: string };
 
+// Requests in flight are held in memory: the service is one process, so a key is "in progress" exactly while
+// its request runs here. Only the finished response is written, in the same commit as the request's effects, so
+// each request costs one durable commit and a crash mid-request leaves nothing that could block its retry.
+const inFlight = new WeakMap<object, Map<string, string>>();
+function flights(deps: CoreDeps): Map<string, string> {
+  let m = inFlight.get(deps.db);
+  if (!m) {
+    m = new Map();
+    inFlight.set(deps.db, m);
+  }
+  return m;
+}
+
 export function beginIdempotent(deps: CoreDeps, scope: string, key: string, fp: string): IdemBegin {
   const now = deps.clock.now();
-  return deps.db.transaction((): IdemBegin => {
-    const row = deps.db
-      .prepare('SELECT fingerprint, state, status_code, body, expires_at_ms FROM idempotency_keys WHERE scope = ? AND idem_key = ?')
-      .get(scope, key) as
-      | { fingerprint: string; state: 'in_progress' | 'done'; status_code: number | null; body: string | null; expires_at_ms: number }
-      | undefined;
-    if (row && row.expires_at_ms > now) {
-      if (row.fingerprint !== fp) throw new AppError('IDEMPOTENCY_KEY_CONFLICT');
-      if (row.state === 'in_progress') throw new AppError('IDEMPOTENCY_IN_PROGRESS');
-      return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.body ?? '' };
-    }
-    deps.db
-      .prepare(
-        `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, state, owner, created_at_ms, expires_at_ms)
-         VALUES (?, ?, ?, 'in_progress', ?, ?, ?)
-         ON CONFLICT (scope, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_progress',
-           owner = excluded.owner, status_code = NULL, body = NULL, created_at_ms = excluded.created_at_ms,
-           expires_at_ms = excluded.expires_at_ms`,
-      )
-      .run(scope, key, fp, deps.config.bootId, now, now + RETENTION_MS);
-    return { kind: 'execute' };
-  }).immediate();
+  const row = deps.db
+    .prepare('SELECT fingerprint, state, status_code, body, expires_at_ms FROM idempotency_keys WHERE scope = ? AND idem_key = ?')
+    .get(scope, key) as
+    | { fingerprint: string; state: 'in_progress' | 'done'; status_code: number | null; body: string | null; expires_at_ms: number }
+    | undefined;
+  if (row && row.expires_at_ms > now) {
+    if (row.fingerprint !== fp) throw new AppError('IDEMPOTENCY_KEY_CONFLICT');
+    if (row.state === 'in_progress') throw new AppError('IDEMPOTENCY_IN_PROGRESS');
+    return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.body ?? '' };
+  }
+  const id = `${scope}\n${key}`;
+  const held = flights(deps).get(id);
+  if (held !== undefined) {
+    if (held !== fp) throw new AppError('IDEMPOTENCY_KEY_CONFLICT');
+    throw new AppError('IDEMPOTENCY_IN_PROGRESS');
+  }
+  flights(deps).set(id, fp);
+  return { kind: 'execute' };
 }
 
 /** Stores the response of a request that reached execution; called inside the transaction that wrote its effects where possible. */
-export function completeIdempotent(deps: CoreDeps, scope: string, key: string, statusCode: number, body: string): void {
+export function completeIdempotent(deps: CoreDeps, scope: string, key: string, fp: string, statusCode: number, body: string): void {
+  const now = deps.clock.now();
   deps.db
-    .prepare("UPDATE idempotency_keys SET state = 'done', status_code = ?, body = ? WHERE scope = ? AND idem_key = ?")
-    .run(statusCode, body, scope, key);
+    .prepare(
+      `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, state, owner, status_code, body, created_at_ms, expires_at_ms)
+       VALUES (?, ?, ?, 'done', ?, ?, ?, ?, ?)
+       ON CONFLICT (scope, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'done', owner = excluded.owner,
+         status_code = excluded.status_code, body = excluded.body, created_at_ms = excluded.created_at_ms,
+         expires_at_ms = excluded.expires_at_ms`,
+    )
+    .run(scope, key, fp, deps.config.bootId, statusCode, body, now, now + RETENTION_MS);
 }
 
 /** Frees a key whose request did not reach a storable outcome (validation failure before execution, 5xx). */
 export function releaseIdempotent(deps: CoreDeps, scope: string, key: string): void {
-  deps.db.prepare("DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND state = 'in_progress'").run(scope, key);
+  flights(deps).delete(`${scope}\n${key}`);
 }
 
 /** On start: keys held by a process that died are released, so their retries execute; expired keys are purged. */
@@ -110,9 +126,13 @@ export async function runIdempotent(
     throw err;
   }
   const body = JSON.stringify(result.body);
-  deps.db.transaction(() => {
-    result.persist?.();
-    completeIdempotent(deps, scope, key, result.statusCode, body);
-  })();
+  try {
+    await deps.commit(() => {
+      result.persist?.();
+      completeIdempotent(deps, scope, key, fp, result.statusCode, body);
+    });
+  } finally {
+    releaseIdempotent(deps, scope, key);
+  }
   return { statusCode: result.statusCode, body, replayed: false };
 }

@@ -1,7 +1,8 @@
 // The sandbox provider: deterministic answers from the fixture catalogue, no external queries, free of charge.
-// An identifier that no fixture lists answers "not found" for its kind, always the same way.
+// An identifier that no fixture lists answers "not found" for its kind, always the same way (docs/sandbox.md).
 import type { VerificationErrorCode } from '../../../src-shared/errors';
 import { getCorridor } from '../../../src-shared/corridors';
+import { normalizePhone } from '../../../src-shared/phone-markets';
 import type { ProviderAnswer, ProviderContext, VerificationKind } from '../../core/verification/types';
 import type { ProviderRegistry } from '../../core/verification/engine';
 import { loadFixtures, norm, normName, type Fixture } from './fixtures';
@@ -51,36 +52,72 @@ export function answerAccount(fixtures: Fixture[], req: Req): ProviderAnswer {
   return { outcome: 'success', fields };
 }
 
-/** Answers for the other kinds are keyed by their identifying fields; see answerByKey. */
-const KEY_FIELDS: Record<Exclude<VerificationKind, 'account'>, string[]> = {
-  phone: ['country', 'phoneNumber'],
-  identity: ['country', 'idType', 'idNumber'],
-  face: ['idNumber'],
-  address: ['country', 'addressLine1', 'postalCode'],
+/** How a request of each other kind finds its fixture: the fields that identify the subject, normalised. */
+const KEY_OF: Record<Exclude<VerificationKind, 'account'>, (req: Req) => string> = {
+  // E.164, so local and international spellings of one number find the same fixture.
+  phone: (r) => `${norm(r['country'])}|${normalizePhone({ country: String(r['country'] ?? ''), phoneNumber: String(r['phoneNumber'] ?? '') })}`,
+  identity: (r) => `${norm(r['country'])}|${String(r['idType'] ?? '')}|${norm(r['idNumber'])}`,
+  face: (r) => norm(r['idNumber']),
+  address: (r) => `${norm(r['country'])}|${normName(r['addressLine1'])}|${norm(r['postalCode'])}`,
 };
 
 const NOT_FOUND: Record<Exclude<VerificationKind, 'account'>, { code: VerificationErrorCode; message: string }> = {
   phone: { code: 'SUBSCRIBER_NOT_FOUND', message: 'This number is not registered in the sandbox test data.' },
   identity: { code: 'IDENTIFIER_NOT_FOUND', message: 'This document number is not in the sandbox test data.' },
   face: { code: 'FACE_MATCH_FAILED', message: 'Facial verification did not match.' },
-  address: { code: 'VERIFICATION_FAILED', message: 'This address is not in the sandbox test data.' },
+  address: { code: 'VERIFICATION_FAILED', message: 'This address could not be found in the sandbox test data.' },
 };
 
-export function answerByKey(fixtures: Fixture[], kind: Exclude<VerificationKind, 'account'>, req: Req, keyNorm: (field: string, v: unknown) => string = (_f, v) => norm(v)): ProviderAnswer {
-  const fields = KEY_FIELDS[kind];
-  const hit = fixtures.find((f) => f.kind === kind && fields.every((k) => keyNorm(k, f.request[k]) === keyNorm(k, req[k])));
-  if (!hit) return { outcome: 'failed', errorCode: NOT_FOUND[kind].code, message: NOT_FOUND[kind].message };
-  if (hit.expected.status === 'success') return { outcome: 'success', fields: fieldsOf(hit) };
-  return failedAnswer(hit);
+/** Identity `validation` names and date of birth are matched against the holder on record. */
+function identityMismatch(req: Req, fields: Record<string, unknown>): string | null {
+  const v = (req['validation'] ?? {}) as Record<string, unknown>;
+  const held = normName(fields['fullName'] ?? [fields['firstName'], fields['middleName'], fields['lastName']].filter(Boolean).join(' '));
+  const words = new Set(held.split(' '));
+  for (const key of ['firstName', 'lastName'] as const) {
+    const given = normName(v[key]);
+    if (given && !given.split(' ').every((w) => words.has(w))) return 'The names given do not match the document holder.';
+  }
+  if (typeof v['dateOfBirth'] === 'string' && typeof fields['dateOfBirth'] === 'string' && v['dateOfBirth'] !== fields['dateOfBirth']) {
+    return "The date of birth given does not match the document holder's.";
+  }
+  return null;
 }
 
-export function createSandboxProvider(resourcesDir: string, opts: { keyNorm?: (field: string, v: unknown) => string } = {}): ProviderRegistry {
+export function answerByKey(fixtures: Fixture[], kind: Exclude<VerificationKind, 'account'>, req: Req): ProviderAnswer {
+  const keyOf = KEY_OF[kind];
+  const key = keyOf(req);
+  const hit = fixtures.find((f) => f.kind === kind && keyOf(f.request) === key);
+  if (!hit) return { outcome: 'failed', errorCode: NOT_FOUND[kind].code, message: NOT_FOUND[kind].message };
+  if (hit.expected.status !== 'success') return failedAnswer(hit);
+  const fields = fieldsOf(hit) ?? {};
+  if (kind === 'identity') {
+    const mismatch = identityMismatch(req, fields);
+    if (mismatch) return { outcome: 'failed', errorCode: 'VERIFICATION_FAILED', message: mismatch };
+  }
+  return { outcome: 'success', fields };
+}
+
+/** Codes decided by the local format checks (decisions §2 layer 2): their fixtures never reach a provider. */
+const FORMAT_CODES = new Set(['INVALID_ACCOUNT_NUMBER', 'INVALID_BANK_CODE', 'INVALID_PHONE_NUMBER', 'INVALID_NETWORK_CODE', 'NETWORK_CODE_REQUIRED']);
+const answeringCache = new WeakMap<Fixture[], Fixture[]>();
+
+/** The fixtures a provider answers from: those documenting a format failure share numbers with real ones. */
+function answering(all: Fixture[]): Fixture[] {
+  let hit = answeringCache.get(all);
+  if (!hit) {
+    hit = all.filter((f) => !FORMAT_CODES.has(f.expected.errorCode ?? '') && !/format failure/i.test(f.description));
+    answeringCache.set(all, hit);
+  }
+  return hit;
+}
+
+export function createSandboxProvider(resourcesDir: string): ProviderRegistry {
   return {
     async ask(kind: VerificationKind, request: unknown, _ctx: ProviderContext): Promise<ProviderAnswer> {
-      const fixtures = loadFixtures(resourcesDir);
+      const fixtures = answering(loadFixtures(resourcesDir));
       const req = request as Req;
       if (kind === 'account') return answerAccount(fixtures, req);
-      return answerByKey(fixtures, kind, req, opts.keyNorm);
+      return answerByKey(fixtures, kind, req);
     },
   };
 }

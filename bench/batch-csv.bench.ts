@@ -1,0 +1,164 @@
+// Batch-CSV throughput benchmark: papaparse parse-only (baseline) vs. validateCsvFile end to end on a generated file.
+// Each phase runs in its own child process so its peak RSS is its own. Usage: npx tsx bench/batch-csv.bench.ts [--rows N]
+import { spawnSync } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Papa from 'papaparse';
+import { CsvRecordParser } from '../src-main/core/routing/csv-reader';
+import { validateCsvFile } from '../src-main/core/routing/csv-batch';
+
+type Phase = 'papaparse' | 'reader' | 'validate';
+interface PhaseResult {
+  phase: Phase;
+  rows: number;
+  ms: number;
+  rowsPerSecond: number;
+  peakRssMb: number;
+}
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? undefined : process.argv[i + 1];
+}
+
+const BICS = ['DEUTDEFF', 'CHASUS33', 'BARCGB22', 'BNPAFRPP', 'CITIUS33', 'DEUTDEFF500', 'TSTBGB20', 'UNKNGB2L', 'DEUT12FF', 'hsbcgb2l'];
+const ABAS = ['021000021', '026009593', '011000015', '121000248', '021000022', '12345678', '071000013'];
+const ROUTES: [string, string, string][] = [
+  ['DEUTDEFF', 'CHASUS33', 'USD'],
+  ['BNPAFRPP', 'HSBCGB2L', 'USD'],
+  ['COBADEFF', 'CHASUS33', 'GBP'],
+  ['BARCGB22', 'BNPAFRPP', 'EUR'],
+];
+
+function letters(n: number): string {
+  let s = '';
+  for (let k = 0; k < 4; k++) {
+    s += String.fromCharCode(65 + (n % 26));
+    n = Math.floor(n / 26);
+  }
+  return s;
+}
+
+/** A distinct, checksum-valid routing number per n (prefix 02), so a quarter of the rows are never repeated. */
+function uniqueAba(n: number): string {
+  const body = `02${String(n % 1_000_000).padStart(6, '0')}`;
+  const w = [3, 7, 1, 3, 7, 1, 3, 7];
+  let sum = 0;
+  for (let k = 0; k < 8; k++) sum += Number(body[k]) * (w[k] ?? 0);
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+/**
+ * Streams a mixed file (50% BIC, 30% routing, 20% route rows; some malformed, some quoted) to disk. Three rows in
+ * four repeat well-known identifiers, as real payment files do; every fourth row carries an identifier seen once.
+ */
+async function generate(file: string, rows: number): Promise<void> {
+  const out = createWriteStream(file);
+  let buf = 'type,bic,routing_number,from_bic,to_bic,currency,reference\n';
+  for (let i = 0; i < rows; i++) {
+    const k = i % 10;
+    const ref = i % 7 === 0 ? `"ref ${i}, batch ""A"""` : `ref-${i}`;
+    const unique = i % 4 === 3;
+    if (k < 5) buf += `bic,${unique ? `${letters(i)}US33` : BICS[i % BICS.length]},,,,,${ref}\n`;
+    else if (k < 8) buf += `routing,,${unique ? uniqueAba(i) : ABAS[i % ABAS.length]},,,,${ref}\n`;
+    else {
+      const r = ROUTES[i % ROUTES.length] ?? ROUTES[0]!;
+      buf += `route,,,${unique ? `${letters(i)}DEFF` : r[0]},${r[1]},${r[2]},${ref}\n`;
+    }
+    if (buf.length > 1 << 16) {
+      if (!out.write(buf)) await once(out, 'drain');
+      buf = '';
+    }
+  }
+  out.end(buf);
+  await once(out, 'finish');
+}
+
+async function runPhase(phase: Phase, file: string, dir: string): Promise<PhaseResult> {
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 10);
+  const t0 = performance.now();
+  let rows = 0;
+  if (phase === 'papaparse') {
+    await new Promise<void>((resolve, reject) => {
+      Papa.parse(createReadStream(file, { encoding: 'utf8' }), {
+        step: () => {
+          rows++;
+        },
+        complete: () => resolve(),
+        error: (e: Error) => reject(e),
+      });
+    });
+    rows--; // header
+  } else if (phase === 'reader') {
+    const parser = new CsvRecordParser(() => {
+      rows++;
+    });
+    for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 256 * 1024 })) parser.push(chunk as string);
+    parser.end();
+    rows--;
+  } else {
+    const summary = await validateCsvFile({
+      input: file,
+      output: join(dir, 'result.csv'),
+      invalidOnlyOutput: join(dir, 'invalid.csv'),
+      directory: null,
+      sandbox: true,
+    });
+    rows = summary.rows;
+  }
+  const ms = performance.now() - t0;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  return { phase, rows, ms: Math.round(ms), rowsPerSecond: Math.round(rows / (ms / 1000)), peakRssMb: Math.round(peak / 2 ** 20) };
+}
+
+async function main(): Promise<void> {
+  const phase = arg('--phase') as Phase | undefined;
+  if (phase) {
+    const result = await runPhase(phase, arg('--file') ?? '', arg('--dir') ?? tmpdir());
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const rows = Number(arg('--rows') ?? 1_000_000);
+  const dir = await mkdtemp(join(tmpdir(), 'batch-csv-bench-'));
+  const file = join(dir, 'input.csv');
+  try {
+    await generate(file, rows);
+    const size = (await stat(file)).size;
+    console.log(`generated ${rows} rows, ${(size / 2 ** 20).toFixed(1)} MiB in ${dir}`);
+    const self = fileURLToPath(import.meta.url);
+    const results: PhaseResult[] = [];
+    for (const p of ['papaparse', 'reader', 'validate'] as const) {
+      const child = spawnSync(process.execPath, ['--import', 'tsx', self, '--phase', p, '--file', file, '--dir', dir], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
+      if (child.status !== 0) throw new Error(`phase ${p} failed: ${child.stderr}`);
+      const line = child.stdout.trim().split('\n').pop() ?? '';
+      const r = JSON.parse(line) as PhaseResult;
+      results.push(r);
+      console.log(`${p.padEnd(10)} ${r.rows} rows  ${r.ms} ms  ${r.rowsPerSecond.toLocaleString('en-US')} rows/s  peak RSS ${r.peakRssMb} MB`);
+    }
+    const base = results.find((r) => r.phase === 'papaparse');
+    const val = results.find((r) => r.phase === 'validate');
+    const ratio = base && val ? val.rowsPerSecond / base.rowsPerSecond : null;
+    console.log(`validate / papaparse-parse-only speed ratio: ${ratio?.toFixed(2)} (target >= 0.50); peak RSS ${val?.peakRssMb} MB (target < 200)`);
+    const outDir = join(fileURLToPath(new URL('.', import.meta.url)), 'results');
+    await mkdir(outDir, { recursive: true });
+    await writeFile(
+      join(outDir, 'batch-csv.json'),
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows, bytes: size, results, ratio }, null, 2)}\n`,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

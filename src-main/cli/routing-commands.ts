@@ -1,0 +1,164 @@
+// `vconsole routing import` and `vconsole batch validate` (decisions §11): a live routing directory into the store,
+// and a streaming batch-CSV validation with a progress bar. Batch exit codes: 0 all valid, 1 some invalid, 2 unusable.
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import type { DirectoryKind } from '../../src-shared/schemas/routing';
+import { validateCsvFile, type BatchProgress, type BatchSummary } from '../core/routing/csv-batch';
+import type { RoutingDirectory } from '../core/routing/directory';
+import { createStoreDirectory, importDirectoryCsv, liveDirectoryRef } from '../core/routing/directory-store';
+import type { ExtraCommand } from './extra-commands';
+
+const KINDS: readonly DirectoryKind[] = ['bic', 'aba', 'correspondents'];
+
+export const routingCommand: ExtraCommand = {
+  name: 'routing',
+  usage: 'vconsole routing import FILE.csv [--kind bic|aba|correspondents] [--name NAME] [--data-dir DIR] [--json]',
+  async run(args, kit) {
+    const [sub, ...rest] = args;
+    if (sub !== 'import') return usage('routing: expected `import FILE.csv`');
+    const { values, positionals } = kit.parse(rest, { kind: { type: 'string' }, name: { type: 'string' } });
+    const file = positionals[0];
+    if (!file) return usage('routing import: give the CSV file to import');
+    const kind = values['kind'];
+    if (kind !== undefined && !KINDS.includes(kind as DirectoryKind)) return usage('--kind must be bic, aba or correspondents');
+    if (!existsSync(file)) return usage(`routing import: no file at ${file}`);
+    const name = typeof values['name'] === 'string' ? values['name'] : undefined;
+    const res = await kit.withCore(values, (core) =>
+      importDirectoryCsv(core.deps, kit.ownerPrincipal(core, 'live').organizationId, { path: file, ...(name ? { name } : {}) }, kind as DirectoryKind | undefined),
+    );
+    const lines = [
+      `Imported ${res.rows} ${res.kind} directory row(s) from ${res.name} (${res.id}); it now answers live ${res.kind === 'aba' ? 'routing-number' : res.kind === 'bic' ? 'BIC' : 'correspondent'} checks.`,
+    ];
+    if (res.errors > 0) {
+      lines.push(`${res.errors} row(s) were refused:`);
+      for (const e of res.rowErrors.slice(0, 20)) lines.push(`  line ${e.line}: ${e.message}`);
+      if (res.errors > 20) lines.push(`  … and ${res.errors - 20} more (see --json).`);
+    }
+    kit.print(values, res, lines.join('\n'));
+    return 0;
+  },
+};
+
+function usage(message: string): number {
+  process.stderr.write(`vconsole: ${message}\nRun \`vconsole help\` for usage.\n`);
+  return 2;
+}
+
+function defaultOut(input: string): string {
+  const ext = extname(input);
+  return join(dirname(input), `${basename(input, ext)}.results.csv`);
+}
+
+function formatEta(s: number | null): string {
+  if (s === null || !Number.isFinite(s)) return '--';
+  if (s < 60) return `${Math.ceil(s)}s`;
+  return `${Math.floor(s / 60)}m${String(Math.ceil(s % 60)).padStart(2, '0')}s`;
+}
+
+function progressLine(p: BatchProgress, width: number): string {
+  const filled = Math.round((p.percent / 100) * width);
+  const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`;
+  return `[${bar}] ${p.percent.toFixed(1).padStart(5)}%  ${p.rows.toLocaleString('en-US')} rows  ${Math.round(p.rowsPerSecond).toLocaleString('en-US')} rows/s  ETA ${formatEta(p.etaSeconds)}`;
+}
+
+/** A TTY gets one redrawn bar; a pipe or log file gets a plain line every couple of seconds. */
+function progressReporter(json: boolean): { onProgress: (p: BatchProgress) => void; end(): void } {
+  const err = process.stderr;
+  if (json) return { onProgress: () => {}, end: () => {} };
+  if (err.isTTY) {
+    let drawn = false;
+    return {
+      onProgress: (p) => {
+        err.write(`\r${progressLine(p, 30)}\x1b[K`);
+        drawn = true;
+      },
+      end: () => {
+        if (drawn) err.write('\n');
+      },
+    };
+  }
+  let last = 0;
+  return {
+    onProgress: (p) => {
+      const now = Date.now();
+      if (now - last < 2000 && p.percent < 100) return;
+      last = now;
+      err.write(`progress: ${p.percent.toFixed(1)}% ${p.rows} rows ${Math.round(p.rowsPerSecond)} rows/s ETA ${formatEta(p.etaSeconds)}\n`);
+    },
+    end: () => {},
+  };
+}
+
+function summaryText(s: BatchSummary, out: string, invalidOut: string | undefined, directory: string): string {
+  const lines = [`Checked ${s.rows} row(s) against ${directory}: ${s.valid} valid, ${s.invalid} invalid (${(s.durationMs / 1000).toFixed(1)} s).`];
+  const reasons = Object.entries(s.reasons).sort((a, b) => b[1] - a[1]);
+  if (reasons.length > 0) lines.push(`Reasons: ${reasons.map(([code, n]) => `${code} ${n}`).join(', ')}`);
+  lines.push(`Results: ${out}`);
+  if (invalidOut) lines.push(`Invalid rows: ${invalidOut}`);
+  return lines.join('\n');
+}
+
+export const batchCommand: ExtraCommand = {
+  name: 'batch',
+  usage: 'vconsole batch validate FILE.csv [--out RESULT.csv] [--invalid-out FILE.csv] [--live] [--data-dir DIR] [--json]',
+  async run(args, kit) {
+    const [sub, ...rest] = args;
+    if (sub !== 'validate') return usage('batch: expected `validate FILE.csv`');
+    const { values, positionals } = kit.parse(rest, { out: { type: 'string' }, 'invalid-out': { type: 'string' }, live: { type: 'boolean' } });
+    const input = positionals[0];
+    if (!input) return usage('batch validate: give the CSV file to check');
+    try {
+      if (!statSync(input).isFile()) return usage(`batch validate: ${input} is not a file`);
+    } catch {
+      return usage(`batch validate: no readable file at ${input}`);
+    }
+    const out = typeof values['out'] === 'string' ? values['out'] : defaultOut(input);
+    const invalidOut = typeof values['invalid-out'] === 'string' ? values['invalid-out'] : undefined;
+    if (out === input || invalidOut === input) return usage('batch validate: the output must not overwrite the input');
+    const json = values['json'] === true;
+    const live = values['live'] === true;
+
+    const run = async (directory: RoutingDirectory | null, label: string): Promise<number> => {
+      const progress = progressReporter(json);
+      const controller = new AbortController();
+      const onSigint = () => controller.abort();
+      process.once('SIGINT', onSigint);
+      let summary: BatchSummary;
+      try {
+        summary = await validateCsvFile({
+          input,
+          output: out,
+          ...(invalidOut ? { invalidOnlyOutput: invalidOut } : {}),
+          directory,
+          sandbox: !live,
+          signal: controller.signal,
+          onProgress: progress.onProgress,
+        });
+      } catch (e) {
+        progress.end();
+        process.stderr.write(`vconsole: ${controller.signal.aborted ? 'cancelled; no result file was kept' : (e as Error).message}\n`);
+        return 2;
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+      progress.end();
+      const result = { ...summary, input, output: out, invalidOutput: invalidOut ?? null, directory: label, environment: live ? 'live' : 'sandbox' };
+      kit.print(values, result, summaryText(summary, out, invalidOut, label));
+      if (summary.rows === 0) {
+        process.stderr.write('vconsole: the file holds no row to check.\n');
+        return 2;
+      }
+      return summary.invalid === 0 ? 0 : 1;
+    };
+
+    if (!live) return run(null, 'the sandbox test data');
+    return kit.withCore(values, async (core) => {
+      const org = kit.ownerPrincipal(core, 'live').organizationId;
+      const ref = liveDirectoryRef(core.deps, org);
+      if (!ref) return run(null, 'no routing directory (structure and checksums only)');
+      return run(createStoreDirectory(core.deps, org, ref), `the routing directory "${ref.name}" imported ${ref.importedAt ?? ''}`.trim());
+    });
+  },
+};
+
+export const routingCommands: ExtraCommand[] = [routingCommand, batchCommand];

@@ -1,0 +1,351 @@
+// Billing for live keys (decisions §9, interface §1.6): one wallet per organization, an append-only ledger whose
+// entries move the balance in the same transaction, prices and enabled services per organization, usage records.
+import { AppError } from '../../../src-shared/app-error';
+import type { Db } from '../../store/database';
+import { iso } from '../clock';
+import type { CoreDeps } from '../context';
+import { newId } from '../ids';
+
+export type WalletStatus = 'active' | 'suspended';
+
+export interface Wallet {
+  organizationId: string;
+  balance: number;
+  currency: string;
+  status: WalletStatus;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+export interface Price {
+  service: string;
+  amount: number;
+  currency: string;
+  updatedAt: string;
+}
+
+export interface UsageRecord {
+  id: string;
+  verificationId: string;
+  service: string;
+  kind: 'charge' | 'reversal';
+  /** Signed minor units: negative for a charge, positive for its reversal. */
+  amount: number;
+  currency: string;
+  ledgerEntryId: string;
+  createdAt: string;
+}
+
+export interface UsageQuery {
+  limit: number;
+  offset: number;
+  service?: string | undefined;
+  kind?: 'charge' | 'reversal' | undefined;
+  verificationId?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+export interface Charge {
+  amount: number;
+  currency: string;
+  status: 'charged' | 'not_charged' | 'reversed';
+}
+
+/** A wallet that was never topped up reads as empty; its currency is the default until the first top-up. */
+export const DEFAULT_CURRENCY = 'USD';
+
+const SERVICE_RE = /^(account:[A-Z]{2}|phone:[A-Z]{2}|identity:[a-z_]{2,40}|face|address|correspondents)$/;
+
+export function validateServiceKey(service: string): string {
+  const s = service.trim();
+  if (!SERVICE_RE.test(s)) {
+    throw new AppError('VALIDATION_ERROR', {
+      details: [
+        {
+          field: 'service',
+          message: 'service must be account:<COUNTRY>, phone:<COUNTRY>, identity:<idType>, face, address or correspondents',
+        },
+      ],
+    });
+  }
+  return s;
+}
+
+function validateCurrency(currency: string): string {
+  const c = currency.trim().toUpperCase();
+  if (!/^[A-Z]{3}$/.test(c)) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: 'currency must be a 3-letter ISO 4217 code' }] });
+  }
+  return c;
+}
+
+function validateAmount(amount: number, field: string, min: number): number {
+  if (!Number.isSafeInteger(amount) || amount < min) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field, message: `${field} must be an integer number of minor units, at least ${min}` }] });
+  }
+  return amount;
+}
+
+interface WalletRow {
+  organization_id: string;
+  balance: number;
+  currency: string;
+  status: WalletStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+function walletRow(db: Db, organizationId: string): WalletRow | undefined {
+  return db.prepare('SELECT * FROM wallets WHERE organization_id = ?').get(organizationId) as WalletRow | undefined;
+}
+
+function toWallet(organizationId: string, row: WalletRow | undefined): Wallet {
+  if (!row) return { organizationId, balance: 0, currency: DEFAULT_CURRENCY, status: 'active', createdAt: null, updatedAt: null };
+  return {
+    organizationId,
+    balance: row.balance,
+    currency: row.currency,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function requireOrganization(db: Db, organizationId: string): void {
+  if (!db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(organizationId)) {
+    throw new AppError('NOT_FOUND', { message: 'No organization with this id exists.' });
+  }
+}
+
+export function getWallet(deps: CoreDeps, organizationId: string): Wallet {
+  return toWallet(organizationId, walletRow(deps.db, organizationId));
+}
+
+/** Credits the wallet (creating it in `currency` on first top-up). A top-up in another currency is refused. */
+export function topUp(deps: CoreDeps, organizationId: string, amount: number, currency: string): Wallet {
+  validateAmount(amount, 'amount', 1);
+  const cur = validateCurrency(currency);
+  const now = iso(deps.clock.now());
+  const { db } = deps;
+  return db
+    .transaction((): Wallet => {
+      requireOrganization(db, organizationId);
+      const row = walletRow(db, organizationId);
+      if (row && row.currency !== cur) {
+        // An empty wallet has no money in its currency yet, so its first top-up may still choose it.
+        if (row.balance !== 0) {
+          throw new AppError('VALIDATION_ERROR', {
+            details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; top up in ${row.currency}` }],
+          });
+        }
+        db.prepare('UPDATE wallets SET currency = ? WHERE organization_id = ?').run(cur, organizationId);
+      }
+      if (!row) {
+        db.prepare(
+          "INSERT INTO wallets (organization_id, balance, currency, status, created_at, updated_at) VALUES (?, 0, ?, 'active', ?, ?)",
+        ).run(organizationId, cur, now, now);
+      }
+      const id = newId('led');
+      db.prepare(
+        "INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, created_at) VALUES (?, ?, ?, ?, 'topup', ?)",
+      ).run(id, organizationId, amount, cur, now);
+      db.prepare('UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE organization_id = ?').run(amount, now, organizationId);
+      return toWallet(organizationId, walletRow(db, organizationId));
+    })
+    .immediate();
+}
+
+/** Suspends or reactivates the wallet; a suspended wallet refuses live verifications with WALLET_SUSPENDED. */
+export function setWalletStatus(deps: CoreDeps, organizationId: string, status: WalletStatus): Wallet {
+  const now = iso(deps.clock.now());
+  const { db } = deps;
+  return db
+    .transaction((): Wallet => {
+      requireOrganization(db, organizationId);
+      db.prepare(
+        `INSERT INTO wallets (organization_id, balance, currency, status, created_at, updated_at) VALUES (?, 0, ?, ?, ?, ?)
+         ON CONFLICT (organization_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
+      ).run(organizationId, DEFAULT_CURRENCY, status, now, now);
+      return toWallet(organizationId, walletRow(db, organizationId));
+    })
+    .immediate();
+}
+
+/** Sets the price of one service (minor units). The price's currency must be the wallet's once a wallet exists. */
+export function setPrice(deps: CoreDeps, organizationId: string, service: string, amount: number, currency: string): Price {
+  const svc = validateServiceKey(service);
+  validateAmount(amount, 'amount', 0);
+  const cur = validateCurrency(currency);
+  const now = iso(deps.clock.now());
+  const { db } = deps;
+  return db
+    .transaction((): Price => {
+      requireOrganization(db, organizationId);
+      const row = walletRow(db, organizationId);
+      if (row && row.balance > 0 && row.currency !== cur) {
+        throw new AppError('VALIDATION_ERROR', {
+          details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; prices must be in ${row.currency}` }],
+        });
+      }
+      db.prepare(
+        `INSERT INTO prices (organization_id, service, amount, currency, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (organization_id, service) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
+           updated_at = excluded.updated_at`,
+      ).run(organizationId, svc, amount, cur, now);
+      return { service: svc, amount, currency: cur, updatedAt: now };
+    })
+    .immediate();
+}
+
+export function listPrices(deps: CoreDeps, organizationId: string): Price[] {
+  const rows = deps.db
+    .prepare('SELECT service, amount, currency, updated_at FROM prices WHERE organization_id = ? ORDER BY service')
+    .all(organizationId) as { service: string; amount: number; currency: string; updated_at: string }[];
+  return rows.map((r) => ({ service: r.service, amount: r.amount, currency: r.currency, updatedAt: r.updated_at }));
+}
+
+export function enableService(deps: CoreDeps, organizationId: string, service: string): { service: string; enabled: true } {
+  const svc = validateServiceKey(service);
+  requireOrganization(deps.db, organizationId);
+  deps.db
+    .prepare('INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+    .run(organizationId, svc, iso(deps.clock.now()));
+  return { service: svc, enabled: true };
+}
+
+export function disableService(deps: CoreDeps, organizationId: string, service: string): { service: string; enabled: false } {
+  const svc = validateServiceKey(service);
+  deps.db.prepare('DELETE FROM enabled_services WHERE organization_id = ? AND service = ?').run(organizationId, svc);
+  return { service: svc, enabled: false };
+}
+
+export function listEnabledServices(deps: CoreDeps, organizationId: string): string[] {
+  return (
+    deps.db.prepare('SELECT service FROM enabled_services WHERE organization_id = ? ORDER BY service').all(organizationId) as {
+      service: string;
+    }[]
+  ).map((r) => r.service);
+}
+
+/**
+ * The gates of decisions §9 in their order, then the charge: enabled (403) → price configured (402) → wallet
+ * active (402) → balance covers (402). Must run inside the caller's (immediate) transaction, which also writes
+ * the verification record, so the check and the debit cannot be separated by another request.
+ */
+export function chargeVerification(db: Db, o: { organizationId: string; service: string; verificationId: string; nowMs: number }): Charge {
+  const enabled = db.prepare('SELECT 1 FROM enabled_services WHERE organization_id = ? AND service = ?').get(o.organizationId, o.service);
+  if (!enabled) throw new AppError('SERVICE_NOT_ENABLED', { message: `The service ${o.service} is not enabled for this organization.` });
+  const price = db.prepare('SELECT amount, currency FROM prices WHERE organization_id = ? AND service = ?').get(o.organizationId, o.service) as
+    | { amount: number; currency: string }
+    | undefined;
+  if (!price) throw new AppError('SERVICE_PRICE_NOT_CONFIGURED', { message: `No price is configured for the service ${o.service}.` });
+  const wallet = walletRow(db, o.organizationId);
+  if (wallet?.status === 'suspended') throw new AppError('WALLET_SUSPENDED');
+  if (price.amount === 0) return { amount: 0, currency: price.currency, status: 'not_charged' };
+  if (!wallet || wallet.balance < price.amount) throw new AppError('INSUFFICIENT_FUNDS');
+  if (wallet.currency !== price.currency) {
+    throw new AppError('SERVICE_PRICE_NOT_CONFIGURED', {
+      message: `The price of ${o.service} is in ${price.currency} but the wallet is held in ${wallet.currency}.`,
+    });
+  }
+  const now = iso(o.nowMs);
+  const ledgerId = newId('led');
+  db.prepare(
+    "INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, service, verification_id, created_at) VALUES (?, ?, ?, ?, 'charge', ?, ?, ?)",
+  ).run(ledgerId, o.organizationId, -price.amount, price.currency, o.service, o.verificationId, now);
+  // The CHECK (balance >= 0) is the last line of defence: even a path that skipped the comparison above cannot overdraw.
+  db.prepare('UPDATE wallets SET balance = balance - ?, updated_at = ? WHERE organization_id = ?').run(price.amount, now, o.organizationId);
+  db.prepare(
+    "INSERT INTO usage_records (id, organization_id, ledger_entry_id, verification_id, service, kind, amount, currency, created_at) VALUES (?, ?, ?, ?, ?, 'charge', ?, ?, ?)",
+  ).run(newId('use'), o.organizationId, ledgerId, o.verificationId, o.service, -price.amount, price.currency, now);
+  return { amount: price.amount, currency: price.currency, status: 'charged' };
+}
+
+/**
+ * Reverses the charge of a verification: a new ledger entry referring to it (never an edit). UNIQUE(refers_to)
+ * makes a second reversal impossible, so a late answer or a recovery pass racing the normal path cannot refund
+ * twice. Returns true when this call reversed it. Run inside the caller's transaction.
+ */
+export function reverseCharge(db: Db, verificationId: string, nowMs: number): boolean {
+  const charge = db
+    .prepare("SELECT id, organization_id, amount, currency, service FROM ledger_entries WHERE verification_id = ? AND kind = 'charge'")
+    .get(verificationId) as { id: string; organization_id: string; amount: number; currency: string; service: string } | undefined;
+  if (!charge) return false;
+  const now = iso(nowMs);
+  const ledgerId = newId('led');
+  const inserted = db
+    .prepare(
+      `INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, service, verification_id, refers_to, created_at)
+       VALUES (?, ?, ?, ?, 'reversal', ?, ?, ?, ?) ON CONFLICT (refers_to) DO NOTHING`,
+    )
+    .run(ledgerId, charge.organization_id, -charge.amount, charge.currency, charge.service, verificationId, charge.id, now);
+  if (inserted.changes !== 1) return false;
+  db.prepare('UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE organization_id = ?').run(-charge.amount, now, charge.organization_id);
+  db.prepare(
+    "INSERT INTO usage_records (id, organization_id, ledger_entry_id, verification_id, service, kind, amount, currency, created_at) VALUES (?, ?, ?, ?, ?, 'reversal', ?, ?, ?)",
+  ).run(newId('use'), charge.organization_id, ledgerId, verificationId, charge.service, -charge.amount, charge.currency, now);
+  return true;
+}
+
+export function listUsage(deps: CoreDeps, organizationId: string, q: UsageQuery): { data: UsageRecord[]; total: number } {
+  const where = ['organization_id = ?'];
+  const args: (string | number)[] = [organizationId];
+  if (q.service) {
+    where.push('service = ?');
+    args.push(q.service);
+  }
+  if (q.kind) {
+    where.push('kind = ?');
+    args.push(q.kind);
+  }
+  if (q.verificationId) {
+    where.push('verification_id = ?');
+    args.push(q.verificationId);
+  }
+  if (q.from) {
+    where.push('created_at >= ?');
+    args.push(new Date(q.from).toISOString());
+  }
+  if (q.to) {
+    // A bare date as `to` includes that whole day.
+    const end = /^\d{4}-\d{2}-\d{2}$/.test(q.to) ? Date.parse(q.to) + 86_400_000 : Date.parse(q.to) + 1;
+    where.push('created_at < ?');
+    args.push(new Date(end).toISOString());
+  }
+  const w = where.join(' AND ');
+  const rows = deps.db
+    .prepare(`SELECT * FROM usage_records WHERE ${w} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
+    .all(...args, q.limit, q.offset) as {
+    id: string;
+    verification_id: string;
+    service: string;
+    kind: 'charge' | 'reversal';
+    amount: number;
+    currency: string;
+    ledger_entry_id: string;
+    created_at: string;
+  }[];
+  const { n } = deps.db.prepare(`SELECT count(*) AS n FROM usage_records WHERE ${w}`).get(...args) as { n: number };
+  return {
+    data: rows.map((r) => ({
+      id: r.id,
+      verificationId: r.verification_id,
+      service: r.service,
+      kind: r.kind,
+      amount: r.amount,
+      currency: r.currency,
+      ledgerEntryId: r.ledger_entry_id,
+      createdAt: r.created_at,
+    })),
+    total: n,
+  };
+}
+
+/** Sum of every ledger entry of the organization; equals the wallet balance (an invariant the tests check). */
+export function ledgerSum(deps: CoreDeps, organizationId: string): number {
+  const { s } = deps.db.prepare('SELECT coalesce(sum(amount), 0) AS s FROM ledger_entries WHERE organization_id = ?').get(organizationId) as {
+    s: number;
+  };
+  return s;
+}

@@ -1,0 +1,448 @@
+// The single-item bank routing checks of decisions §5 (BIC, ABA routing number, correspondents, route) and the
+// 100-item batch, pure over a routing directory. Each `evaluate*` also returns stable reason codes for CSV summaries.
+import { abaChecksumValid, federalReserveDistrict } from '../../../src-shared/validators/aba';
+import { parseBic } from '../../../src-shared/validators/bic';
+import type { CorrespondentEntry, RoutingDirectory } from './directory';
+import { sandboxDirectory } from './sandbox-directory';
+import type {
+  BatchItem,
+  BatchResultItem,
+  BicResult,
+  Correspondent,
+  CorrespondentsResult,
+  RouteResult,
+  RoutingResult,
+} from './schemas';
+
+export interface RoutingContext {
+  /** In sandbox, null means the bundled sandbox fixtures. In live, null means no directory has been imported. */
+  directory: RoutingDirectory | null;
+  sandbox: boolean;
+}
+
+/** Stable machine codes behind the human `reasons`, counted in batch CSV summaries. */
+export type ReasonCode =
+  | 'BIC_MALFORMED'
+  | 'FROM_BIC_MALFORMED'
+  | 'TO_BIC_MALFORMED'
+  | 'CURRENCY_MALFORMED'
+  | 'ROUTING_NUMBER_FORMAT'
+  | 'ROUTING_NUMBER_PREFIX'
+  | 'ROUTING_NUMBER_CHECKSUM'
+  | 'NOT_IN_DIRECTORY'
+  | 'NO_ROUTING_DIRECTORY'
+  | 'NO_ROUTE'
+  | 'TEST_NUMBER_NOT_FOUND';
+
+export interface Evaluation<R> {
+  result: R;
+  codes: ReasonCode[];
+}
+
+const TEST_NUMBER_NOT_FOUND = 'TEST_NUMBER_NOT_FOUND';
+
+function directoryOf(ctx: RoutingContext): RoutingDirectory | null {
+  return ctx.sandbox ? (ctx.directory ?? sandboxDirectory()) : ctx.directory;
+}
+
+function notFound(what: string): { code: string; message: string } {
+  return {
+    code: TEST_NUMBER_NOT_FOUND,
+    message: `${what} is not in the sandbox test data. See GET /api/v1/sandbox/fixtures.`,
+  };
+}
+
+function normaliseBic(value: string): string {
+  return value.trim().replace(/\s/g, '').toUpperCase();
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+
+// ---------------------------------------------------------------------------------------------------------------
+// BIC
+
+export function evaluateBic(bic: string, ctx: RoutingContext): Evaluation<BicResult> {
+  const parsed = parseBic(bic);
+  if (!parsed.ok) {
+    return {
+      result: {
+        status: 'success',
+        valid: false,
+        bic: bic.trim(),
+        institutionCode: null,
+        countryCode: null,
+        locationCode: null,
+        branchCode: null,
+        isPrimaryOffice: null,
+        isTestBic: null,
+        bankName: null,
+        city: null,
+        directoryMatch: null,
+        reasons: parsed.reasons,
+      },
+      codes: ['BIC_MALFORMED'],
+    };
+  }
+  const norm = normaliseBic(bic);
+  const base = { bic: norm, ...parsed.parts };
+  const dir = directoryOf(ctx);
+  if (!dir) {
+    return {
+      result: { status: 'success', valid: true, ...base, bankName: null, city: null, directoryMatch: null },
+      codes: [],
+    };
+  }
+  const entry = dir.findBic(norm);
+  if (entry) {
+    return {
+      result: { status: 'success', valid: true, ...base, bankName: entry.bankName, city: entry.city, directoryMatch: true },
+      codes: [],
+    };
+  }
+  if (ctx.sandbox) {
+    return {
+      result: {
+        status: 'failed',
+        valid: false,
+        ...base,
+        bankName: null,
+        city: null,
+        directoryMatch: false,
+        error: notFound(`The BIC ${norm}`),
+      },
+      codes: ['TEST_NUMBER_NOT_FOUND'],
+    };
+  }
+  return {
+    result: {
+      status: 'success',
+      valid: false,
+      ...base,
+      bankName: null,
+      city: null,
+      directoryMatch: false,
+      reasons: [`The BIC ${norm} is not in the routing directory "${dir.name}".`],
+    },
+    codes: ['NOT_IN_DIRECTORY'],
+  };
+}
+
+export function checkBic(bic: string, ctx: RoutingContext): BicResult {
+  return evaluateBic(bic, ctx).result;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ABA routing number
+
+export function evaluateRoutingNumber(routingNumber: string, ctx: RoutingContext): Evaluation<RoutingResult> {
+  const v = routingNumber.trim();
+  const nineDigits = /^\d{9}$/.test(v);
+  const checksumValid = nineDigits && abaChecksumValid(v);
+  const district = nineDigits ? federalReserveDistrict(v) : null;
+  const prefix = v.slice(0, 2);
+  // 00 (government) and 80 (traveller's cheques) are valid prefixes that name no district.
+  const prefixValid = district !== null || prefix === '00' || prefix === '80';
+  const reasons: string[] = [];
+  const codes: ReasonCode[] = [];
+  if (!nineDigits) {
+    reasons.push(`A US ABA routing number has exactly 9 digits; "${v}" does not.`);
+    codes.push('ROUTING_NUMBER_FORMAT');
+  } else {
+    if (!prefixValid) {
+      reasons.push(`An ABA routing number cannot start with ${prefix} (not a Federal Reserve range).`);
+      codes.push('ROUTING_NUMBER_PREFIX');
+    }
+    if (!checksumValid) {
+      reasons.push('The ABA routing number check digit does not match (3-7-1 checksum).');
+      codes.push('ROUTING_NUMBER_CHECKSUM');
+    }
+  }
+  const base = { routingNumber: v, checksumValid, federalReserveDistrict: district };
+  if (reasons.length > 0) {
+    return {
+      result: { status: 'success', valid: false, ...base, bankName: null, directoryMatch: null, reasons },
+      codes,
+    };
+  }
+  const dir = directoryOf(ctx);
+  if (!dir) {
+    return { result: { status: 'success', valid: true, ...base, bankName: null, directoryMatch: null }, codes: [] };
+  }
+  const entry = dir.findAba(v);
+  if (entry) {
+    return {
+      result: { status: 'success', valid: true, ...base, bankName: entry.bankName, directoryMatch: true },
+      codes: [],
+    };
+  }
+  if (ctx.sandbox) {
+    return {
+      result: {
+        status: 'failed',
+        valid: false,
+        ...base,
+        bankName: null,
+        directoryMatch: false,
+        error: notFound(`The routing number ${v}`),
+      },
+      codes: ['TEST_NUMBER_NOT_FOUND'],
+    };
+  }
+  return {
+    result: {
+      status: 'success',
+      valid: false,
+      ...base,
+      bankName: null,
+      directoryMatch: false,
+      reasons: [`The routing number ${v} is not in the routing directory "${dir.name}".`],
+    },
+    codes: ['NOT_IN_DIRECTORY'],
+  };
+}
+
+export function checkRoutingNumber(routingNumber: string, ctx: RoutingContext): RoutingResult {
+  return evaluateRoutingNumber(routingNumber, ctx).result;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Correspondents
+
+function toCorrespondent(dir: RoutingDirectory, e: CorrespondentEntry): Correspondent {
+  const bic = normaliseBic(e.correspondentBic);
+  const entry = dir.findBic(bic);
+  return {
+    bic,
+    bankName: entry?.bankName ?? null,
+    country: entry?.country ?? bic.slice(4, 6),
+    currency: e.currency.toUpperCase(),
+    confidence: e.confidence,
+  };
+}
+
+export function evaluateCorrespondents(
+  bic: string,
+  currency: string | undefined,
+  ctx: RoutingContext,
+): Evaluation<CorrespondentsResult> {
+  const parsed = parseBic(bic);
+  const ccy = currency?.trim().toUpperCase();
+  const reasons: string[] = [];
+  const codes: ReasonCode[] = [];
+  if (!parsed.ok) {
+    reasons.push(...parsed.reasons);
+    codes.push('BIC_MALFORMED');
+  }
+  if (ccy !== undefined && !CURRENCY.test(ccy)) {
+    reasons.push(`The currency must be an ISO 4217 code of 3 letters; "${currency}" is not.`);
+    codes.push('CURRENCY_MALFORMED');
+  }
+  const norm = parsed.ok ? normaliseBic(bic) : bic.trim();
+  const base = { bic: norm, currency: ccy ?? null };
+  if (reasons.length > 0) {
+    return {
+      result: { status: 'success', valid: false, ...base, bankName: null, correspondents: [], directoryMatch: null, reasons },
+      codes,
+    };
+  }
+  const dir = directoryOf(ctx);
+  if (!dir) {
+    return {
+      result: { status: 'success', valid: true, ...base, bankName: null, correspondents: [], directoryMatch: null },
+      codes: [],
+    };
+  }
+  const entry = dir.findBic(norm);
+  const relations = dir.correspondentsOf(norm, ccy);
+  if (!entry && ctx.sandbox) {
+    return {
+      result: {
+        status: 'failed',
+        valid: false,
+        ...base,
+        bankName: null,
+        correspondents: [],
+        directoryMatch: false,
+        error: notFound(`The BIC ${norm}`),
+      },
+      codes: ['TEST_NUMBER_NOT_FOUND'],
+    };
+  }
+  // A live directory may list relationships for a bank missing from its BIC table; they still count as a match.
+  const matched = entry !== null || relations.length > 0;
+  const correspondents = relations
+    .map((e) => toCorrespondent(dir, e))
+    .sort((a, b) => b.confidence - a.confidence || a.bic.localeCompare(b.bic));
+  return {
+    result: {
+      status: 'success',
+      valid: matched,
+      ...base,
+      bankName: entry?.bankName ?? null,
+      correspondents,
+      directoryMatch: matched,
+      ...(matched ? {} : { reasons: [`The BIC ${norm} is not in the routing directory "${dir.name}".`] }),
+    },
+    codes: matched ? [] : ['NOT_IN_DIRECTORY'],
+  };
+}
+
+export function findCorrespondents(bic: string, currency: string | undefined, ctx: RoutingContext): CorrespondentsResult {
+  return evaluateCorrespondents(bic, currency, ctx).result;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Route
+
+interface PathCandidate {
+  path: string[];
+  hops: 0 | 1;
+  confidence: number;
+}
+
+/** Relationships are compared by the 8-character institution+location: a branch settles through its head office. */
+function same(a: string, b: string): boolean {
+  return normaliseBic(a).slice(0, 8) === normaliseBic(b).slice(0, 8);
+}
+
+/**
+ * Direct: either bank holds an account with the other. One hop through X: from holds at X and X at to, both hold
+ * at X, or to holds at X and X at from. (X holding at both needs a reverse index the directory does not offer.)
+ */
+function findPath(dir: RoutingDirectory, from: string, to: string, ccy: string): PathCandidate | null {
+  if (same(from, to)) return { path: [from, to], hops: 0, confidence: 1 };
+  const outFrom = dir.correspondentsOf(from, ccy);
+  const outTo = dir.correspondentsOf(to, ccy);
+  const candidates: PathCandidate[] = [];
+  for (const e of outFrom) if (same(e.correspondentBic, to)) candidates.push({ path: [from, to], hops: 0, confidence: e.confidence });
+  for (const e of outTo) if (same(e.correspondentBic, from)) candidates.push({ path: [from, to], hops: 0, confidence: e.confidence });
+  if (candidates.length === 0) {
+    for (const e1 of outFrom) {
+      const x = normaliseBic(e1.correspondentBic);
+      for (const e2 of dir.correspondentsOf(x, ccy)) {
+        if (same(e2.correspondentBic, to)) candidates.push({ path: [from, x, to], hops: 1, confidence: e1.confidence * e2.confidence });
+      }
+      for (const e2 of outTo) {
+        if (same(e2.correspondentBic, x)) candidates.push({ path: [from, x, to], hops: 1, confidence: e1.confidence * e2.confidence });
+      }
+    }
+    for (const e1 of outTo) {
+      const y = normaliseBic(e1.correspondentBic);
+      for (const e2 of dir.correspondentsOf(y, ccy)) {
+        if (same(e2.correspondentBic, from)) candidates.push({ path: [from, y, to], hops: 1, confidence: e1.confidence * e2.confidence });
+      }
+    }
+  }
+  candidates.sort(
+    (a, b) => a.hops - b.hops || b.confidence - a.confidence || a.path.join('>').localeCompare(b.path.join('>')),
+  );
+  const best = candidates[0];
+  return best ? { ...best, confidence: Math.round(best.confidence * 1e6) / 1e6 } : null;
+}
+
+export function evaluateRoute(fromBic: string, toBic: string, currency: string, ctx: RoutingContext): Evaluation<RouteResult> {
+  const pf = parseBic(fromBic);
+  const pt = parseBic(toBic);
+  const ccy = currency.trim().toUpperCase();
+  const reasons: string[] = [];
+  const codes: ReasonCode[] = [];
+  if (!pf.ok) {
+    reasons.push(...pf.reasons.map((r) => `fromBic: ${r}`));
+    codes.push('FROM_BIC_MALFORMED');
+  }
+  if (!pt.ok) {
+    reasons.push(...pt.reasons.map((r) => `toBic: ${r}`));
+    codes.push('TO_BIC_MALFORMED');
+  }
+  if (!CURRENCY.test(ccy)) {
+    reasons.push(`The currency must be an ISO 4217 code of 3 letters; "${currency}" is not.`);
+    codes.push('CURRENCY_MALFORMED');
+  }
+  const from = pf.ok ? normaliseBic(fromBic) : fromBic.trim();
+  const to = pt.ok ? normaliseBic(toBic) : toBic.trim();
+  const base = { fromBic: from, toBic: to, currency: ccy };
+  const noRoute = { path: [] as string[], hops: null, confidence: null };
+  if (reasons.length > 0) {
+    return { result: { status: 'success', valid: false, ...base, ...noRoute, directoryMatch: null, reasons }, codes };
+  }
+  const dir = directoryOf(ctx);
+  if (!dir) {
+    return {
+      result: {
+        status: 'success',
+        valid: false,
+        ...base,
+        ...noRoute,
+        directoryMatch: null,
+        reasons: ['No routing directory is imported, so correspondent routes cannot be checked.'],
+      },
+      codes: ['NO_ROUTING_DIRECTORY'],
+    };
+  }
+  const fromEntry = dir.findBic(from);
+  const toEntry = dir.findBic(to);
+  const matched = fromEntry !== null && toEntry !== null;
+  if (!matched && ctx.sandbox) {
+    const missing = [fromEntry ? null : from, toEntry ? null : to].filter((b): b is string => b !== null);
+    return {
+      result: {
+        status: 'failed',
+        valid: false,
+        ...base,
+        ...noRoute,
+        directoryMatch: false,
+        error: notFound(`The BIC ${missing.join(' and ')}`),
+      },
+      codes: ['TEST_NUMBER_NOT_FOUND'],
+    };
+  }
+  const found = findPath(dir, from, to, ccy);
+  if (!found) {
+    return {
+      result: {
+        status: 'success',
+        valid: false,
+        ...base,
+        ...noRoute,
+        directoryMatch: matched,
+        reasons: [`No direct or one-hop ${ccy} correspondent route from ${from} to ${to} is on file.`],
+      },
+      codes: ['NO_ROUTE'],
+    };
+  }
+  return {
+    result: { status: 'success', valid: true, ...base, ...found, directoryMatch: matched },
+    codes: [],
+  };
+}
+
+export function checkRoute(fromBic: string, toBic: string, currency: string, ctx: RoutingContext): RouteResult {
+  return evaluateRoute(fromBic, toBic, currency, ctx).result;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Batch
+
+export function evaluateItem(item: BatchItem, ctx: RoutingContext): Evaluation<BicResult | RoutingResult | RouteResult> {
+  switch (item.type) {
+    case 'bic':
+      return evaluateBic(item.bic, ctx);
+    case 'routing':
+      return evaluateRoutingNumber(item.routingNumber, ctx);
+    case 'route':
+      return evaluateRoute(item.fromBic, item.toBic, item.currency, ctx);
+  }
+}
+
+/** Checks 1..100 items (the caller answers 422 BATCH_TOO_LARGE beyond that); a failed item counts as invalid. */
+export function runBatch(
+  items: readonly BatchItem[],
+  ctx: RoutingContext,
+): { results: BatchResultItem[]; summary: { total: number; valid: number; invalid: number } } {
+  const results = items.map((item, index) => {
+    const { result } = evaluateItem(item, ctx);
+    return { index, type: item.type, ...result } as BatchResultItem;
+  });
+  const valid = results.filter((r) => r.valid).length;
+  return { results, summary: { total: results.length, valid, invalid: results.length - valid } };
+}

@@ -1,0 +1,458 @@
+// Webhook deliveries (interface §2.8, §3.3, §6; decisions §7): fan-out of outbox events into durable delivery
+// rows, one scheduled attempt with its bookkeeping, history, and the console's developer tools (retry now,
+// replay byte for byte or re-signed, forwarding to a local receiver).
+import { AppError } from '../../../src-shared/app-error';
+import type {
+  Delivery,
+  DeliveryAttempt,
+  DeliveryDetail,
+  DeliveryListQuery,
+  DeliveryStatus,
+  ReplayResult,
+  WebhookEvent,
+} from '../../../src-shared/schemas/webhooks';
+import { iso } from '../clock';
+import type { CoreDeps } from '../context';
+import { newId } from '../ids';
+import type { CoreRuntime } from '../runtime';
+import { deliveryHeaders, isLocalReceiverUrl, localReceiverUrl, send, type SendOutcome, type SentHeaders } from './sender';
+import { checkWebhookUrlForRegistration } from './url-policy';
+import {
+  getRow,
+  markWebhookFailed,
+  signingSecrets,
+  urlPolicyOf,
+  type Scope,
+  type WebhookRow,
+} from './webhooks-service';
+
+export const MAX_ATTEMPTS = 5;
+/** Waits between consecutive attempts in "minutes" (interface §6): attempts at 0, 1, 4, 13 and 40. */
+export const RETRY_DELAYS_MINUTES = [1, 3, 9, 27] as const;
+/** Longest Retry-After honoured, in "minutes", so one endpoint cannot park a delivery for days. */
+export const MAX_RETRY_AFTER_MINUTES = 60;
+/** An attempt in flight holds its delivery this long; a crash mid-attempt frees it for a repeat after that. */
+export const ATTEMPT_LEASE_MS = 60_000;
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  organization_id: string;
+  environment: string;
+  event_id: string;
+  event_type: string;
+  verification_id: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at_ms: number | null;
+  lease_until_ms: number | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_response_body: string | null;
+  last_response_headers: string | null;
+  last_error: string | null;
+  sent_headers: string | null;
+  created_at_ms: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface AttemptRow {
+  attempt: number | null;
+  kind: DeliveryAttempt['kind'];
+  url: string;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+  next_attempt_at: string | null;
+}
+
+interface OutboxRow {
+  id: string;
+  organization_id: string;
+  environment: string;
+  event_type: string;
+  verification_id: string;
+  payload: string;
+  created_at: string;
+}
+
+/**
+ * Turns undispatched outbox events into one pending delivery per subscribed active webhook and marks the events
+ * dispatched, all in one transaction. A webhook only receives events from after it became active, so events of
+ * a failed or paused period are never delivered later (interface §3.2).
+ */
+export function fanOut(deps: CoreDeps, limit = 100): number {
+  return deps.db
+    .transaction((): number => {
+      const events = deps.db
+        .prepare(`SELECT * FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`)
+        .all(limit) as OutboxRow[];
+      if (events.length === 0) return 0;
+      const nowMs = deps.clock.now();
+      const now = iso(nowMs);
+      const hooksOf = deps.db.prepare(
+        `SELECT id, events, active_since_ms FROM webhooks
+         WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`,
+      );
+      const insert = deps.db.prepare(
+        `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
+           verification_id, payload, status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+      );
+      const mark = deps.db.prepare('UPDATE outbox_events SET dispatched_at = ? WHERE id = ?');
+      for (const e of events) {
+        const eventMs = Date.parse(e.created_at);
+        const hooks = hooksOf.all(e.organization_id, e.environment) as { id: string; events: string; active_since_ms: number }[];
+        for (const h of hooks) {
+          if (!(JSON.parse(h.events) as string[]).includes(e.event_type)) continue;
+          if (h.active_since_ms > eventMs) continue;
+          insert.run(newId('del'), h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now);
+        }
+        mark.run(now, e.id);
+      }
+      return events.length;
+    })
+    .immediate();
+}
+
+/** Leases up to `limit` deliveries whose next attempt is due. */
+export function claimDue(deps: CoreDeps, limit: number): string[] {
+  return deps.db
+    .transaction((): string[] => {
+      const nowMs = deps.clock.now();
+      const ids = (
+        deps.db
+          .prepare(
+            `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
+             AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?`,
+          )
+          .all(nowMs, nowMs, limit) as { id: string }[]
+      ).map((r) => r.id);
+      const lease = deps.db.prepare('UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?');
+      for (const id of ids) lease.run(nowMs + ATTEMPT_LEASE_MS, id);
+      return ids;
+    })
+    .immediate();
+}
+
+/** When the next pending attempt (or an expired lease) is due; null when nothing is pending. */
+export function nextDueAt(deps: CoreDeps): number | null {
+  const row = deps.db
+    .prepare(
+      `SELECT min(max(next_attempt_at_ms, coalesce(lease_until_ms, 0))) AS t FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
+    )
+    .get() as { t: number | null };
+  return row.t;
+}
+
+function deliveryRow(deps: CoreDeps, id: string): DeliveryRow | undefined {
+  return deps.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+}
+
+function webhookRowById(deps: CoreDeps, id: string): WebhookRow | undefined {
+  return deps.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as WebhookRow | undefined;
+}
+
+function insertAttempt(
+  deps: CoreDeps,
+  deliveryId: string,
+  a: { attempt: number | null; kind: DeliveryAttempt['kind']; url: string; startedMs: number; outcome: SendOutcome; nextAttemptMs: number | null },
+): void {
+  deps.db
+    .prepare(
+      `INSERT INTO webhook_attempts (delivery_id, attempt, kind, url, started_at, duration_ms, status_code, error,
+         response_body, response_headers, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      deliveryId,
+      a.attempt,
+      a.kind,
+      a.url,
+      iso(a.startedMs),
+      a.outcome.durationMs,
+      a.outcome.statusCode,
+      a.outcome.error,
+      a.outcome.responseBody,
+      a.outcome.responseHeaders ? JSON.stringify(a.outcome.responseHeaders) : null,
+      a.nextAttemptMs === null ? null : iso(a.nextAttemptMs),
+    );
+}
+
+const FORWARD_KEY = (organizationId: string): string => `webhooks.forward:${organizationId}`;
+
+export function getForward(deps: CoreDeps, organizationId: string): string | null {
+  const row = deps.db.prepare('SELECT value FROM settings WHERE key = ?').get(FORWARD_KEY(organizationId)) as { value: string } | undefined;
+  return row?.value ?? null;
+}
+
+/** Sets (or clears with null) the organization's local receiver that gets a copy of every delivery as it is sent. */
+export function setForward(rt: CoreRuntime, organizationId: string, url: string | null): { url: string | null } {
+  if (url === null || url.trim() === '') {
+    rt.deps.db.prepare('DELETE FROM settings WHERE key = ?').run(FORWARD_KEY(organizationId));
+    return { url: null };
+  }
+  const checked = localReceiverUrl(rt, url.trim());
+  if (!checked.ok) throw new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', message: checked.reason }] });
+  rt.deps.db
+    .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+    .run(FORWARD_KEY(organizationId), checked.url);
+  return { url: checked.url };
+}
+
+async function forwardCopy(rt: CoreRuntime, d: DeliveryRow, headers: SentHeaders): Promise<void> {
+  const target = getForward(rt.deps, d.organization_id);
+  if (!target) return;
+  const startedMs = rt.deps.clock.now();
+  const outcome = await send(rt, target, d.payload, headers, { local: true });
+  insertAttempt(rt.deps, d.id, { attempt: null, kind: 'forward', url: target, startedMs, outcome, nextAttemptMs: null });
+}
+
+function scaledRetryAfterMs(rt: CoreRuntime, seconds: number | null): number {
+  if (seconds === null) return 0;
+  // Retry-After is in real seconds; the developer --retry-unit-ms option shrinks the whole schedule, this included.
+  const minutes = Math.min(seconds / 60, MAX_RETRY_AFTER_MINUTES);
+  return Math.ceil(minutes * rt.deps.config.retryUnitMs);
+}
+
+/**
+ * Makes the next scheduled attempt of a leased delivery: POST, record the attempt, then success, the next
+ * attempt time, or (after the fifth failure) a failed delivery and a failed webhook. Safe to run twice.
+ */
+export async function runScheduledAttempt(rt: CoreRuntime, deliveryId: string, kind: 'scheduled' | 'manual' = 'scheduled'): Promise<void> {
+  const { deps } = rt;
+  const d = deliveryRow(deps, deliveryId);
+  if (!d) return;
+  if (kind === 'scheduled' && d.status !== 'pending') return;
+  const hook = webhookRowById(deps, d.webhook_id);
+  if (!hook || hook.deleted_at !== null || (kind === 'scheduled' && hook.status !== 'active')) {
+    if (d.status === 'pending') {
+      deps.db
+        .prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, lease_until_ms = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'`)
+        .run(hook?.deleted_at ? 'webhook deleted' : `webhook ${hook?.status ?? 'missing'}`, iso(deps.clock.now()), d.id);
+    }
+    return;
+  }
+  const startedMs = deps.clock.now();
+  const headers = deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body: d.payload, secrets: signingSecrets(hook, startedMs), nowMs: startedMs });
+  const [outcome] = await Promise.all([
+    send(rt, hook.url, d.payload, headers),
+    forwardCopy(rt, d, headers).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed')),
+  ]);
+  const endMs = deps.clock.now();
+  let failedWebhook = false;
+  deps.db.transaction(() => {
+    const fresh = deliveryRow(deps, d.id);
+    if (!fresh) return;
+    // A scheduled attempt that lost its delivery meanwhile (cancelled, or a duplicate run) is still logged.
+    const counts = kind === 'manual' || (fresh.status === 'pending' && fresh.attempts === d.attempts);
+    const attempt = counts ? fresh.attempts + 1 : null;
+    let status: DeliveryStatus = fresh.status;
+    let next: number | null = fresh.next_attempt_at_ms;
+    if (counts) {
+      if (outcome.ok) {
+        status = 'success';
+        next = null;
+      } else if (kind === 'manual') {
+        next = fresh.status === 'pending' ? fresh.next_attempt_at_ms : null;
+      } else if (attempt! >= MAX_ATTEMPTS) {
+        status = 'failed';
+        next = null;
+        failedWebhook = true;
+      } else {
+        const delay = RETRY_DELAYS_MINUTES[attempt! - 1]! * deps.config.retryUnitMs;
+        next = Math.max(startedMs + delay, endMs + scaledRetryAfterMs(rt, outcome.retryAfterSeconds));
+      }
+    }
+    insertAttempt(deps, d.id, { attempt, kind: counts ? kind : 'scheduled', url: hook.url, startedMs, outcome, nextAttemptMs: status === 'pending' ? next : null });
+    if (counts) {
+      deps.db
+        .prepare(
+          `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at_ms = ?, lease_until_ms = NULL,
+             last_attempt_at = ?, last_status_code = ?, last_response_body = ?, last_response_headers = ?, last_error = ?,
+             sent_headers = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(
+          status,
+          attempt,
+          status === 'pending' ? next : null,
+          iso(startedMs),
+          outcome.statusCode,
+          outcome.responseBody,
+          outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
+          outcome.error,
+          JSON.stringify(headers),
+          iso(endMs),
+          d.id,
+        );
+    }
+    if (failedWebhook) markWebhookFailed(deps, hook.id);
+  })();
+  deps.log.info(
+    { deliveryId: d.id, webhookId: hook.id, kind, ok: outcome.ok, statusCode: outcome.statusCode, error: outcome.error },
+    'webhook delivery attempt',
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// History
+
+function parseJson<T>(s: string | null): T | null {
+  if (s === null) return null;
+  try {
+    return JSON.parse(s) as T;
+  } catch {
+    return null;
+  }
+}
+
+export function toDelivery(r: DeliveryRow): Delivery {
+  const hasResponse = r.last_status_code !== null || r.last_response_body !== null;
+  return {
+    id: r.id,
+    webhookId: r.webhook_id,
+    verificationId: r.verification_id,
+    eventId: r.event_id,
+    eventType: r.event_type as WebhookEvent,
+    status: r.status,
+    attempts: r.attempts,
+    lastAttemptAt: r.last_attempt_at,
+    nextAttemptAt: r.status === 'pending' && r.next_attempt_at_ms !== null ? iso(r.next_attempt_at_ms) : null,
+    payload: parseJson<Record<string, unknown>>(r.payload) ?? {},
+    response: hasResponse
+      ? { statusCode: r.last_status_code, body: r.last_response_body, headers: parseJson<Record<string, string>>(r.last_response_headers) }
+      : null,
+    error: r.last_error,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function listDeliveries(deps: CoreDeps, scope: Scope, webhookId: string, q: DeliveryListQuery): { data: Delivery[]; total: number } {
+  getRow(deps, scope, webhookId);
+  const where = q.status ? 'webhook_id = ? AND status = ?' : 'webhook_id = ?';
+  const args = q.status ? [webhookId, q.status] : [webhookId];
+  const rows = deps.db
+    .prepare(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at_ms DESC, rowid DESC LIMIT ? OFFSET ?`)
+    .all(...args, q.limit, q.offset) as DeliveryRow[];
+  const { n } = deps.db.prepare(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${where}`).get(...args) as { n: number };
+  return { data: rows.map(toDelivery), total: n };
+}
+
+/** One delivery of a live webhook in the caller's scope; webhookId narrows it when the path names one. */
+function scopedDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, webhookId?: string): { d: DeliveryRow; hook: WebhookRow } {
+  const d = deliveryRow(deps, deliveryId);
+  const notFound = new AppError('NOT_FOUND', { message: 'No webhook delivery with this id exists.' });
+  if (!d || d.organization_id !== scope.organizationId || d.environment !== scope.environment) throw notFound;
+  if (webhookId !== undefined && d.webhook_id !== webhookId) throw notFound;
+  const hook = webhookRowById(deps, d.webhook_id);
+  if (!hook || hook.deleted_at !== null) throw notFound;
+  return { d, hook };
+}
+
+export function getDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, webhookId?: string): DeliveryDetail {
+  if (webhookId !== undefined) getRow(deps, scope, webhookId);
+  const { d } = scopedDelivery(deps, scope, deliveryId, webhookId);
+  const attempts = deps.db
+    .prepare(
+      `SELECT attempt, kind, url, started_at, duration_ms, status_code, error, response_body, next_attempt_at
+       FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq`,
+    )
+    .all(d.id) as AttemptRow[];
+  return {
+    ...toDelivery(d),
+    attemptLog: attempts.map((a) => ({
+      attempt: a.attempt,
+      kind: a.kind,
+      url: a.url,
+      startedAt: a.started_at,
+      durationMs: a.duration_ms,
+      statusCode: a.status_code,
+      error: a.error,
+      responseBody: a.response_body,
+      nextAttemptAt: a.next_attempt_at,
+    })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Developer tools (console and CLI only; decisions §7 last bullet)
+
+/**
+ * Attempts a delivery now. A pending one makes its next scheduled attempt at once (it counts towards the five);
+ * a finished one gets one extra manual attempt that can turn it into a success but never fails the webhook.
+ */
+export async function retryNow(rt: CoreRuntime, scope: Scope, deliveryId: string): Promise<DeliveryDetail> {
+  const { deps } = rt;
+  const { d, hook } = scopedDelivery(deps, scope, deliveryId);
+  if (d.status === 'pending') {
+    const nowMs = deps.clock.now();
+    const claimed =
+      deps.db
+        .prepare(
+          `UPDATE webhook_deliveries SET lease_until_ms = ?, next_attempt_at_ms = min(next_attempt_at_ms, ?)
+           WHERE id = ? AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= ?)`,
+        )
+        .run(nowMs + ATTEMPT_LEASE_MS, nowMs, d.id, nowMs).changes === 1;
+    if (claimed) await runScheduledAttempt(rt, d.id, 'scheduled');
+  } else {
+    void hook;
+    await runScheduledAttempt(rt, d.id, 'manual');
+  }
+  return getDelivery(deps, scope, deliveryId);
+}
+
+export interface ReplayOptions {
+  /** 'webhook' = the endpoint's URL; otherwise a URL (a local receiver, or any URL the webhook rules allow). */
+  target: 'webhook' | string;
+  /** false: the stored bytes with the headers of the last attempt, signatures included; true: fresh timestamp and signatures. */
+  resign: boolean;
+}
+
+/** Sends a stored delivery again without touching its status or schedule; the send is logged as a replay. */
+export async function replayDelivery(rt: CoreRuntime, scope: Scope, deliveryId: string, opts: ReplayOptions): Promise<ReplayResult> {
+  const { deps } = rt;
+  const { d, hook } = scopedDelivery(deps, scope, deliveryId);
+  let url = hook.url;
+  let local = false;
+  if (opts.target !== 'webhook') {
+    if (isLocalReceiverUrl(opts.target)) {
+      const checked = localReceiverUrl(rt, opts.target);
+      if (!checked.ok) throw new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', message: checked.reason }] });
+      url = checked.url;
+      local = true;
+    } else {
+      const verdict = await checkWebhookUrlForRegistration(opts.target, urlPolicyOf(rt));
+      if (!verdict.ok) throw new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', message: verdict.reason }] });
+      url = verdict.url.href;
+    }
+  }
+  const stored = parseJson<SentHeaders>(d.sent_headers);
+  const startedMs = deps.clock.now();
+  const useOriginal = !opts.resign && stored !== null;
+  const headers = useOriginal
+    ? stored
+    : deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body: d.payload, secrets: signingSecrets(hook, startedMs), nowMs: startedMs });
+  const outcome = await send(rt, url, d.payload, headers, { local });
+  insertAttempt(deps, d.id, { attempt: null, kind: 'replay', url, startedMs, outcome, nextAttemptMs: null });
+  return {
+    deliveryId: d.id,
+    url,
+    signature: useOriginal ? 'original' : 'fresh',
+    ok: outcome.ok,
+    statusCode: outcome.statusCode,
+    error: outcome.error,
+    durationMs: outcome.durationMs,
+  };
+}
+
+/** The delivery's organization and environment (the CLI acts as the installation's owner and has no scope). */
+export function deliveryScope(deps: CoreDeps, deliveryId: string): Scope {
+  const d = deliveryRow(deps, deliveryId);
+  if (!d) throw new AppError('NOT_FOUND', { message: 'No webhook delivery with this id exists.' });
+  return { organizationId: d.organization_id, environment: d.environment as Scope['environment'] };
+}

@@ -1,0 +1,235 @@
+// Webhook endpoints (interface §2.7, §3.2, §4.3; decisions §7): register, list, read, update (status, URL,
+// events, secret rotation with a 24 h overlap) and delete, scoped to the caller's organization and environment.
+// Secrets are shown once and never leave this module otherwise.
+import { AppError } from '../../../src-shared/app-error';
+import type { Environment } from '../../../src-shared/schemas/common';
+import type {
+  CreateWebhookRequest,
+  UpdateWebhookRequest,
+  Webhook,
+  WebhookEvent,
+  WebhookListQuery,
+  WebhookStatus,
+  WebhookUpdateResult,
+  WebhookWithSecret,
+} from '../../../src-shared/schemas/webhooks';
+import { iso } from '../clock';
+import type { CoreDeps } from '../context';
+import { newId } from '../ids';
+import type { Principal } from '../principal';
+import type { CoreRuntime } from '../runtime';
+import { generateWebhookSecret } from './signing';
+import { checkWebhookUrlForRegistration, type Resolver, type UrlPolicy } from './url-policy';
+
+/** How long the previous secret keeps signing after a rotation (decisions §7). */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhookRow {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  url: string;
+  events: string;
+  status: WebhookStatus;
+  description: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at_ms: number | null;
+  active_since_ms: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export type Scope = Pick<Principal, 'organizationId' | 'environment'>;
+
+export function toWebhook(r: WebhookRow, nowMs: number): Webhook {
+  const overlap = r.previous_secret !== null && r.previous_secret_expires_at_ms !== null && r.previous_secret_expires_at_ms > nowMs;
+  return {
+    id: r.id,
+    url: r.url,
+    events: JSON.parse(r.events) as WebhookEvent[],
+    status: r.status,
+    description: r.description,
+    environment: r.environment,
+    secretPrefix: r.secret.slice(0, 10),
+    previousSecretExpiresAt: overlap ? iso(r.previous_secret_expires_at_ms!) : null,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The secrets that sign a delivery now: the current one first, then the previous one during the overlap. */
+export function signingSecrets(r: Pick<WebhookRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms'>, nowMs: number): string[] {
+  const out = [r.secret];
+  if (r.previous_secret && r.previous_secret_expires_at_ms !== null && r.previous_secret_expires_at_ms > nowMs) out.push(r.previous_secret);
+  return out;
+}
+
+/** The URL policy of this runtime: developer allow-list plus our own listener, read lazily (the port comes late). */
+export function urlPolicyOf(rt: CoreRuntime): UrlPolicy {
+  return {
+    allowHosts: rt.deps.config.allowWebhookHosts,
+    get ownListeners() {
+      const base = rt.info().apiBaseUrl;
+      if (!base) return [];
+      const u = new URL(base);
+      return [{ host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)) }];
+    },
+  };
+}
+
+/** Resolver override for tests (no DNS traffic); null means the system resolver. */
+let registrationResolver: Resolver | null = null;
+export function setRegistrationResolverForTests(r: Resolver | null): void {
+  registrationResolver = r;
+}
+
+async function checkedUrl(rt: CoreRuntime, raw: string): Promise<string> {
+  const verdict = registrationResolver
+    ? await checkWebhookUrlForRegistration(raw, urlPolicyOf(rt), registrationResolver)
+    : await checkWebhookUrlForRegistration(raw, urlPolicyOf(rt));
+  if (!verdict.ok) {
+    throw new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', message: verdict.reason }] });
+  }
+  // The canonical form is what was checked, and what the dispatcher will dial.
+  return verdict.url.href;
+}
+
+function uniqueEvents(events: readonly WebhookEvent[]): WebhookEvent[] {
+  return [...new Set(events)];
+}
+
+export function getRow(deps: CoreDeps, scope: Scope, id: string): WebhookRow {
+  const row = deps.db
+    .prepare('SELECT * FROM webhooks WHERE id = ? AND organization_id = ? AND environment = ? AND deleted_at IS NULL')
+    .get(id, scope.organizationId, scope.environment) as WebhookRow | undefined;
+  if (!row) throw new AppError('NOT_FOUND', { message: 'No webhook with this id exists.' });
+  return row;
+}
+
+export async function createWebhook(rt: CoreRuntime, scope: Scope, input: CreateWebhookRequest): Promise<WebhookWithSecret> {
+  const url = await checkedUrl(rt, input.url);
+  const { deps } = rt;
+  const nowMs = deps.clock.now();
+  const now = iso(nowMs);
+  const secret = generateWebhookSecret();
+  const row: WebhookRow = {
+    id: newId('whk'),
+    organization_id: scope.organizationId,
+    environment: scope.environment,
+    url,
+    events: JSON.stringify(uniqueEvents(input.events)),
+    status: 'active',
+    description: input.description ?? null,
+    secret,
+    previous_secret: null,
+    previous_secret_expires_at_ms: null,
+    active_since_ms: nowMs,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+  deps.db
+    .prepare(
+      `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, active_since_ms, created_at, updated_at)
+       VALUES (@id, @organization_id, @environment, @url, @events, @status, @description, @secret, @active_since_ms, @created_at, @updated_at)`,
+    )
+    .run(row);
+  deps.log.info({ webhookId: row.id, organizationId: scope.organizationId }, 'webhook registered');
+  return { ...toWebhook(row, nowMs), secret };
+}
+
+export function listWebhooks(deps: CoreDeps, scope: Scope, q: WebhookListQuery): { data: Webhook[]; total: number } {
+  const where = ['organization_id = ?', 'environment = ?', 'deleted_at IS NULL'];
+  const args: unknown[] = [scope.organizationId, scope.environment];
+  if (q.status) {
+    where.push('status = ?');
+    args.push(q.status);
+  }
+  if (q.event) {
+    where.push('EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?)');
+    args.push(q.event);
+  }
+  const clause = where.join(' AND ');
+  const rows = deps.db
+    .prepare(`SELECT * FROM webhooks WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
+    .all(...args, q.limit, q.offset) as WebhookRow[];
+  const { n } = deps.db.prepare(`SELECT count(*) AS n FROM webhooks WHERE ${clause}`).get(...args) as { n: number };
+  const nowMs = deps.clock.now();
+  return { data: rows.map((r) => toWebhook(r, nowMs)), total: n };
+}
+
+export function getWebhook(deps: CoreDeps, scope: Scope, id: string): Webhook {
+  return toWebhook(getRow(deps, scope, id), deps.clock.now());
+}
+
+/** Ends the schedule of every pending delivery of a webhook (paused, failed or deleted: interface §3.2). */
+export function cancelPendingDeliveries(deps: CoreDeps, webhookId: string, reason: string): number {
+  const now = iso(deps.clock.now());
+  return deps.db
+    .prepare(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, last_error = ?, updated_at = ?
+       WHERE webhook_id = ? AND status = 'pending'`,
+    )
+    .run(reason, now, webhookId).changes;
+}
+
+export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, patch: UpdateWebhookRequest): Promise<WebhookUpdateResult> {
+  const { deps } = rt;
+  getRow(deps, scope, id); // 404 before any URL check or DNS lookup
+  const url = patch.url !== undefined ? await checkedUrl(rt, patch.url) : undefined;
+  return deps.db.transaction((): WebhookUpdateResult => {
+    const row = getRow(deps, scope, id);
+    const nowMs = deps.clock.now();
+    const next: WebhookRow = { ...row, updated_at: iso(nowMs) };
+    if (url !== undefined) next.url = url;
+    if (patch.events !== undefined) next.events = JSON.stringify(uniqueEvents(patch.events));
+    if (patch.description !== undefined) next.description = patch.description;
+    if (patch.status !== undefined && patch.status !== row.status) {
+      next.status = patch.status;
+      // Only events after this moment reach a re-enabled endpoint (interface §3.2).
+      if (patch.status === 'active') next.active_since_ms = nowMs;
+      else cancelPendingDeliveries(deps, id, 'webhook paused (status inactive)');
+    }
+    let secret: string | undefined;
+    if (patch.rotateSecret) {
+      secret = generateWebhookSecret();
+      next.previous_secret = row.secret;
+      next.previous_secret_expires_at_ms = nowMs + SECRET_OVERLAP_MS;
+      next.secret = secret;
+    }
+    deps.db
+      .prepare(
+        `UPDATE webhooks SET url = @url, events = @events, status = @status, description = @description, secret = @secret,
+           previous_secret = @previous_secret, previous_secret_expires_at_ms = @previous_secret_expires_at_ms,
+           active_since_ms = @active_since_ms, updated_at = @updated_at WHERE id = @id`,
+      )
+      .run(next);
+    return secret !== undefined ? { ...toWebhook(next, nowMs), secret } : toWebhook(next, nowMs);
+  })();
+}
+
+export function deleteWebhook(deps: CoreDeps, scope: Scope, id: string): void {
+  deps.db.transaction(() => {
+    getRow(deps, scope, id);
+    const now = iso(deps.clock.now());
+    cancelPendingDeliveries(deps, id, 'webhook deleted');
+    // The row stays for the deliveries' foreign key; its secrets are wiped so nothing can sign for it again.
+    deps.db
+      .prepare(
+        `UPDATE webhooks SET deleted_at = ?, updated_at = ?, status = 'inactive', secret = '', previous_secret = NULL,
+           previous_secret_expires_at_ms = NULL WHERE id = ?`,
+      )
+      .run(now, now, id);
+  })();
+}
+
+/** Called by the dispatcher after the last scheduled attempt failed. */
+export function markWebhookFailed(deps: CoreDeps, webhookId: string): void {
+  const now = iso(deps.clock.now());
+  const changed = deps.db
+    .prepare(`UPDATE webhooks SET status = 'failed', updated_at = ? WHERE id = ? AND status = 'active' AND deleted_at IS NULL`)
+    .run(now, webhookId).changes;
+  if (changed > 0) cancelPendingDeliveries(deps, webhookId, 'webhook failed: retries exhausted on another delivery');
+}

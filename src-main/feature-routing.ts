@@ -1,0 +1,60 @@
+// The bank-routing feature (interface §4.2, decisions §5): the /verifications/* routes, the console channels for
+// checks, live directory imports and batch-CSV jobs, and the stop() that cancels running batches on shutdown.
+import type { z } from 'zod';
+import { routingChannels } from '../src-shared/channels-routing';
+import type { ConsoleContext, Handlers } from './console/handlers';
+import { owner } from './console/handlers';
+import { batchJobsFor } from './core/routing/batch-jobs';
+import { previewCsv } from './core/routing/csv-batch';
+import { importDirectoryCsv, listDirectoryImports } from './core/routing/directory-store';
+import { answerBatch, answerBic, answerCorrespondents, answerRoutingNumber } from './core/routing/routing-service';
+import type { CoreRuntime } from './core/runtime';
+import type { Feature } from './features';
+import { registerRoutingRoutes } from './http/routes/routing';
+import { AppError } from '../src-shared/app-error';
+
+type RoutingChannels = typeof routingChannels;
+export type RoutingHandlers = {
+  [K in keyof RoutingChannels]: (input: z.output<RoutingChannels[K]['input']>) => Promise<z.output<RoutingChannels[K]['output']>>;
+};
+
+function jobsOf(rt: CoreRuntime) {
+  return batchJobsFor(rt.deps, rt.info().dataDir);
+}
+
+export function routingConsoleHandlers(ctx: ConsoleContext): RoutingHandlers {
+  const { rt } = ctx;
+  const org = () => owner(ctx).organizationId;
+  return {
+    'routing:bic': async ({ environment, request }) => answerBic(rt.deps, owner(ctx, environment), request),
+    'routing:routingNumber': async ({ environment, request }) => answerRoutingNumber(rt.deps, owner(ctx, environment), request),
+    'routing:correspondents': async ({ environment, request }) => answerCorrespondents(rt.deps, owner(ctx, environment), request),
+    'routing:batch': async ({ environment, request }) => answerBatch(rt.deps, owner(ctx, environment), request),
+    'routing:import': async ({ path, kind, name }) => importDirectoryCsv(rt.deps, org(), { path, ...(name ? { name } : {}) }, kind),
+    'routing:directories': async () => listDirectoryImports(rt.deps, org()),
+    'batch:preview': async ({ path }) => {
+      try {
+        return await previewCsv(path, 10);
+      } catch (e) {
+        throw new AppError('VALIDATION_ERROR', { details: [{ field: 'path', message: `cannot read the file: ${(e as Error).message}` }] });
+      }
+    },
+    'batch:start': async ({ path, environment, mapping }) => jobsOf(rt).start(owner(ctx, environment), { path, mapping }),
+    'batch:progress': async ({ id }) => jobsOf(rt).get(org(), id),
+    'batch:cancel': async ({ id }) => jobsOf(rt).cancel(org(), id),
+    'batch:list': async ({ limit, offset }) => jobsOf(rt).list(org(), { limit, offset }),
+    'batch:results': async (q) => jobsOf(rt).results(org(), q),
+  };
+}
+
+export const routingFeature: Feature = {
+  name: 'routing',
+  httpRoutes: registerRoutingRoutes,
+  // Until channels.ts merges routingChannels these names are outside ChannelName, hence the widening cast.
+  consoleHandlers: (ctx) => routingConsoleHandlers(ctx) as unknown as Partial<Handlers>,
+  start: (f) => {
+    const jobs = jobsOf(f.rt);
+    jobs.recover();
+    return { stop: () => jobs.stopAll() };
+  },
+};

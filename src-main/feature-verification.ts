@@ -1,0 +1,85 @@
+// The verification product beyond bank accounts — phone, identity, Ghana Card facial, address — and live billing:
+// their kinds, the sync-charge guard job, HTTP routes and console handlers, as one Feature for features.ts.
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { VerificationChannels } from '../src-shared/channels-verification';
+import type { Environment } from '../src-shared/schemas/common';
+import {
+  disableService,
+  enableService,
+  getWallet,
+  listEnabledServices,
+  listPrices,
+  listUsage,
+  setPrice,
+  setWalletStatus,
+  topUp,
+} from './core/billing/billing';
+import { fingerprint, runIdempotent } from './core/idempotency/idempotency';
+import { addressSpec } from './core/verification/address-spec';
+import { resolveStaleSync, SYNC_GUARD_JOB } from './core/verification/engine';
+import { faceSpec } from './core/verification/face-spec';
+import { identitySpec } from './core/verification/identity-spec';
+import { phoneSpec } from './core/verification/phone-spec';
+import type { KindSpec, VerificationKind } from './core/verification/types';
+import { submit } from './core/verification/verification-service';
+import { owner, type ConsoleContext, type Handlers } from './console/handlers';
+import type { Feature } from './features';
+import { registerBillingRoutes } from './http/routes/billing';
+import { registerVerifyMoreRoutes } from './http/routes/verify-more';
+
+type VerificationHandlers = {
+  [K in keyof VerificationChannels]: (input: z.output<VerificationChannels[K]['input']>) => Promise<z.input<VerificationChannels[K]['output']>>;
+};
+
+function consoleHandlers(ctx: ConsoleContext): VerificationHandlers {
+  const { rt } = ctx;
+  // Each console submission is a new request with its own idempotency key, through the same path as the API.
+  const verify = async (kind: VerificationKind, path: string, environment: Environment, request: object) => {
+    const p = owner(ctx, environment);
+    const res = await runIdempotent(rt.deps, `${p.organizationId}:${p.environment}`, `console-${randomUUID()}`, fingerprint('POST', path, request), async () => {
+      const s = await submit(rt.verification, p, kind, request);
+      return { statusCode: s.statusCode, body: s.body, persist: s.persist };
+    });
+    return JSON.parse(res.body) as { id: string; status: 'pending' | 'success' | 'failed' | 'error' };
+  };
+  const org = () => owner(ctx).organizationId;
+  return {
+    'verify:phone': ({ environment, request }) => verify('phone', '/verify/phone', environment, request),
+    'verify:identity': ({ environment, request }) => verify('identity', '/verify/identity', environment, request),
+    'verify:face': ({ environment, request }) => verify('face', '/verify/face', environment, request),
+    'verify:address': ({ environment, request }) => verify('address', '/verify/address', environment, request),
+    'wallet:get': async () => getWallet(rt.deps, org()),
+    'wallet:topUp': async ({ amount, currency }) => topUp(rt.deps, org(), amount, currency),
+    'wallet:setStatus': async ({ status }) => setWalletStatus(rt.deps, org(), status),
+    'usage:list': async ({ query }) => {
+      const q = { ...query, limit: query.limit ?? 20, offset: query.offset ?? 0 };
+      const { data, total } = listUsage(rt.deps, org(), q);
+      return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+    },
+    'prices:list': async () => listPrices(rt.deps, org()),
+    'prices:set': async ({ service, amount, currency }) => setPrice(rt.deps, org(), service, amount, currency),
+    'services:list': async () => listEnabledServices(rt.deps, org()),
+    'services:enable': async ({ service }) => enableService(rt.deps, org(), service),
+    'services:disable': async ({ service }) => disableService(rt.deps, org(), service),
+  };
+}
+
+export const verificationFeature: Feature = {
+  name: 'verification-product',
+  specs: {
+    phone: phoneSpec as KindSpec<unknown>,
+    identity: identitySpec as KindSpec<unknown>,
+    face: faceSpec as KindSpec<unknown>,
+    address: addressSpec as KindSpec<unknown>,
+  },
+  jobHandlers: (f) => ({
+    [SYNC_GUARD_JOB]: (job) => resolveStaleSync(f.rt.verification, (job.payload as { verificationId: string }).verificationId),
+  }),
+  httpRoutes: (door) => {
+    registerVerifyMoreRoutes(door);
+    registerBillingRoutes(door);
+  },
+  // Typed against verificationChannels; becomes a plain Partial<Handlers> once that map is merged into CHANNELS.
+  consoleHandlers: (ctx) => consoleHandlers(ctx) as unknown as Partial<Handlers>,
+};

@@ -1,0 +1,65 @@
+// The webhooks feature: management and history routes, console channels, and the dispatcher loop that turns
+// outbox events into signed, retried deliveries (interface §2.7–§2.8, §6; decisions §7).
+import type { z } from 'zod';
+import { webhookChannels } from '../src-shared/channels-webhooks';
+import type { ConsoleContext, Handlers } from './console/handlers';
+import { owner } from './console/handlers';
+import { getDelivery, getForward, listDeliveries, replayDelivery, retryNow, setForward } from './core/webhooks/deliveries';
+import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from './core/webhooks/webhooks-service';
+import type { Feature } from './features';
+import { registerWebhookRoutes } from './http/routes/webhooks';
+import { WebhookDispatcher } from './jobs/webhook-dispatcher';
+
+type WebhookChannels = typeof webhookChannels;
+export type WebhookHandlers = {
+  [K in keyof WebhookChannels]: (input: z.output<WebhookChannels[K]['input']>) => Promise<z.output<WebhookChannels[K]['output']>>;
+};
+
+const page = (q: { limit?: number | undefined; offset?: number | undefined } | undefined) => ({ limit: q?.limit ?? 20, offset: q?.offset ?? 0 });
+
+export function webhookConsoleHandlers(ctx: ConsoleContext): WebhookHandlers {
+  const { rt } = ctx;
+  return {
+    'webhooks:list': async ({ environment, query }) => {
+      const q = { ...query, ...page(query) };
+      const { data, total } = listWebhooks(rt.deps, owner(ctx, environment), q);
+      return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+    },
+    'webhooks:create': async ({ environment, request }) => createWebhook(rt, owner(ctx, environment), request),
+    'webhooks:update': async ({ environment, id, patch }) => {
+      const { secret: _none, ...hook } = await updateWebhook(rt, owner(ctx, environment), id, patch);
+      return hook;
+    },
+    'webhooks:rotate': async ({ environment, id }) => {
+      const res = await updateWebhook(rt, owner(ctx, environment), id, { rotateSecret: true });
+      return { ...res, secret: res.secret! };
+    },
+    'webhooks:delete': async ({ environment, id }) => {
+      deleteWebhook(rt.deps, owner(ctx, environment), id);
+      return { id, deleted: true as const };
+    },
+    'webhooks:deliveries': async ({ environment, webhookId, query }) => {
+      const q = { ...query, ...page(query) };
+      const { data, total } = listDeliveries(rt.deps, owner(ctx, environment), webhookId, q);
+      return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+    },
+    'webhooks:delivery': async ({ environment, id }) => getDelivery(rt.deps, owner(ctx, environment), id),
+    'webhooks:replay': async ({ environment, id, to, resign }) =>
+      replayDelivery(rt, owner(ctx, environment), id, { target: to ?? 'webhook', resign }),
+    'webhooks:retryNow': async ({ environment, id }) => retryNow(rt, owner(ctx, environment), id),
+    'webhooks:setForward': async ({ url }) => setForward(rt, owner(ctx).organizationId, url),
+    'webhooks:getForward': async () => ({ url: getForward(rt.deps, owner(ctx).organizationId) }),
+  };
+}
+
+export const webhooksFeature: Feature = {
+  name: 'webhooks',
+  httpRoutes: registerWebhookRoutes,
+  // Until channels.ts merges webhookChannels these names are outside ChannelName, hence the widening cast.
+  consoleHandlers: (ctx) => webhookConsoleHandlers(ctx) as unknown as Partial<Handlers>,
+  start: (f) => {
+    const dispatcher = new WebhookDispatcher(f.rt);
+    dispatcher.start();
+    return { stop: () => dispatcher.stop() };
+  },
+};

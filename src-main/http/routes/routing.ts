@@ -1,0 +1,92 @@
+// Bank routing routes (interface §4.2, decisions §5): BIC, ABA routing number, correspondents (idempotent, billed
+// in live) and the 100-item batch. Malformed identifiers are answers (200, valid:false), not 422s.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../../src-shared/app-error';
+import { ErrorBodySchema } from '../../../src-shared/schemas/common';
+import {
+  BatchAnswerSchema,
+  BatchRequestSchema,
+  BicAnswerSchema,
+  BicRequestSchema,
+  CorrespondentsAnswerSchema,
+  CorrespondentsRequestSchema,
+  isBatchTooLarge,
+  RoutingNumberAnswerSchema,
+  RoutingNumberRequestSchema,
+} from '../../../src-shared/schemas/routing';
+import { answerBatch, answerBic, answerCorrespondents, answerRoutingNumber } from '../../core/routing/routing-service';
+import { principalOf } from '../auth';
+import type { HttpDoor } from '../app';
+import { sendIdempotent } from './verify';
+
+const errors = { 401: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
+const billingErrors = { 402: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema };
+const IdemHeaders = z.object({ 'idempotency-key': z.string().optional().meta({ description: 'Required: 1 to 255 printable ASCII characters.' }) });
+const common = { tags: ['routing'], security: [{ apiKey: [] }] };
+
+export function registerRoutingRoutes(door: HttpDoor): void {
+  const { rt } = door;
+  const app = door.app.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    '/verifications/bic',
+    {
+      onRequest: door.auth('apiKey'),
+      schema: { ...common, summary: 'Validate a BIC/SWIFT code (ISO 9362)', body: BicRequestSchema, response: { 200: BicAnswerSchema, ...errors } },
+    },
+    async (req) => answerBic(rt.deps, principalOf(req), req.body),
+  );
+
+  app.post(
+    '/verifications/routing-codes',
+    {
+      onRequest: door.auth('apiKey'),
+      schema: {
+        ...common,
+        summary: 'Validate a US ABA routing number (9 digits, 3-7-1 checksum)',
+        body: RoutingNumberRequestSchema,
+        response: { 200: RoutingNumberAnswerSchema, ...errors },
+      },
+    },
+    async (req) => answerRoutingNumber(rt.deps, principalOf(req), req.body),
+  );
+
+  const correspondentsPath = '/verifications/correspondents';
+  app.post(
+    correspondentsPath,
+    {
+      onRequest: door.auth('apiKey'),
+      schema: {
+        ...common,
+        summary: 'List the correspondent banks on file for a BIC, best first (billed in live)',
+        headers: IdemHeaders,
+        body: CorrespondentsRequestSchema,
+        response: { 200: CorrespondentsAnswerSchema, ...errors, ...billingErrors },
+      },
+    },
+    async (req, reply) =>
+      sendIdempotent(rt, req, reply, correspondentsPath, async () => ({
+        statusCode: 200,
+        body: answerCorrespondents(rt.deps, principalOf(req), req.body),
+      })),
+  );
+
+  app.post(
+    '/verifications/batch',
+    {
+      onRequest: door.auth('apiKey'),
+      // Before schema validation, so that 101 well-formed items are BATCH_TOO_LARGE rather than VALIDATION_ERROR.
+      preValidation: async (req) => {
+        if (isBatchTooLarge(req.body)) throw new AppError('BATCH_TOO_LARGE');
+      },
+      schema: {
+        ...common,
+        summary: 'Validate up to 100 mixed BIC, routing-number and route items',
+        body: BatchRequestSchema,
+        response: { 200: BatchAnswerSchema, ...errors },
+      },
+    },
+    async (req) => answerBatch(rt.deps, principalOf(req), req.body),
+  );
+}

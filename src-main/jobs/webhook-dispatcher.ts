@@ -1,0 +1,91 @@
+// The webhook dispatcher loop: fans new outbox events out into deliveries and makes every due attempt. All of
+// its state is in the store (deliveries with their next attempt time and a lease), so a kill at any moment
+// loses nothing and the schedule resumes after a restart.
+import type { CoreRuntime } from '../core/runtime';
+import { claimDue, fanOut, nextDueAt, runScheduledAttempt } from '../core/webhooks/deliveries';
+import { closeAgents } from '../core/webhooks/sender';
+
+export interface DispatcherOptions {
+  /** Longest sleep between looks at the outbox (events arrive from the verification worker without a wake-up). */
+  pollMs?: number;
+  concurrency?: number;
+}
+
+export class WebhookDispatcher {
+  private running = false;
+  private inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private wakeResolve: (() => void) | undefined;
+  private loopDone: Promise<void> | undefined;
+
+  constructor(
+    private readonly rt: CoreRuntime,
+    private readonly o: DispatcherOptions = {},
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  wake(): void {
+    this.wakeResolve?.();
+  }
+
+  /** Stops claiming, lets attempts in flight finish (each is bounded by the 10 s timeout) and closes sockets. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loopDone;
+    await Promise.allSettled([...this.inFlight]);
+    await closeAgents(this.rt);
+  }
+
+  /** One pass: fan out everything waiting and start every due attempt. Returns how many attempts started. */
+  tick(): number {
+    const { deps } = this.rt;
+    while (fanOut(deps) > 0) {
+      /* drain the outbox in batches */
+    }
+    const free = (this.o.concurrency ?? 8) - this.inFlight.size;
+    if (free <= 0) return 0;
+    const ids = claimDue(deps, free);
+    for (const id of ids) {
+      const p = runScheduledAttempt(this.rt, id)
+        .catch((err: unknown) => deps.log.error({ deliveryId: id, err: String(err) }, 'webhook attempt crashed'))
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.wake();
+        });
+      this.inFlight.add(p);
+    }
+    return ids.length;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      try {
+        this.tick();
+      } catch (err) {
+        this.rt.deps.log.error({ err: String(err) }, 'webhook dispatcher pass failed');
+      }
+      await this.sleep();
+    }
+  }
+
+  private sleep(): Promise<void> {
+    const poll = this.o.pollMs ?? 200;
+    const full = this.inFlight.size >= (this.o.concurrency ?? 8);
+    const next = full ? null : nextDueAt(this.rt.deps);
+    const wait = next === null ? poll : Math.max(0, Math.min(poll, next - this.rt.deps.clock.now()));
+    return new Promise((resolve) => {
+      this.wakeResolve = () => {
+        if (this.timer) clearTimeout(this.timer);
+        this.wakeResolve = undefined;
+        resolve();
+      };
+      this.timer = setTimeout(() => this.wakeResolve?.(), wait);
+    });
+  }
+}

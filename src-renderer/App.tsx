@@ -1,0 +1,66 @@
+// The console root: theme and notifications, the start sequence (session, app:info, first-run setup) and the
+// readiness marker on #root that e2e tests wait for.
+import '@mantine/core/styles.css';
+import '@mantine/notifications/styles.css';
+import '@mantine/spotlight/styles.css';
+import 'mantine-datatable/styles.layer.css';
+import { useCallback, useEffect, useState } from 'react';
+import { Center, Loader, MantineProvider } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
+import type { AppInfo } from '../src-shared/channels';
+import { ConsoleError, SessionExpiredError, call, onSessionExpired, startSession } from './client/bridge';
+import { ConsoleShell } from './app/console-shell';
+import { FullPageMessage } from './app/full-page-message';
+import { useConsole } from './app/store';
+import { themeFor } from './app/theme';
+import { SetupScreen } from './features/setup/setup-screen';
+
+type Phase = { kind: 'loading' } | { kind: 'expired' } | { kind: 'error'; message: string; hint?: string } | { kind: 'ready'; info: AppInfo };
+
+const EXPIRED_MESSAGE = 'This console link was already used or has expired. Run `vconsole serve` again or use the link it printed.';
+
+export function App() {
+  const environment = useConsole((s) => s.environment);
+  const [phase, setPhase] = useState<Phase>({ kind: 'loading' });
+
+  const load = useCallback(async () => {
+    try {
+      await startSession();
+      const info = await call('app:info', {});
+      setPhase({ kind: 'ready', info });
+    } catch (e) {
+      if (e instanceof SessionExpiredError) setPhase({ kind: 'expired' });
+      else if (e instanceof ConsoleError) setPhase({ kind: 'error', message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
+      else setPhase({ kind: 'error', message: 'The console could not start.', hint: 'Check that the service is running, then reload.' });
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+    return onSessionExpired(() => setPhase({ kind: 'expired' }));
+  }, [load]);
+
+  // Set after the screen for this phase has been committed, so "loaded" means something is on screen.
+  useEffect(() => {
+    const root = document.getElementById('root');
+    if (!root) return;
+    root.dataset['appState'] = phase.kind === 'loading' ? 'loading' : phase.kind === 'ready' ? 'loaded' : 'error';
+  }, [phase]);
+
+  return (
+    <MantineProvider theme={themeFor(environment)} defaultColorScheme="light">
+      <Notifications position="top-right" />
+      {phase.kind === 'loading' && (
+        <Center h="100vh">
+          <Loader />
+        </Center>
+      )}
+      {phase.kind === 'expired' && <FullPageMessage title="Console link expired" message={EXPIRED_MESSAGE} />}
+      {phase.kind === 'error' && (
+        <FullPageMessage title="The console could not start" message={phase.message} {...(phase.hint ? { hint: phase.hint } : {})} onRetry={() => void load()} />
+      )}
+      {phase.kind === 'ready' &&
+        (phase.info.needsSetup ? <SetupScreen onDone={() => void load()} /> : <ConsoleShell info={phase.info} />)}
+    </MantineProvider>
+  );
+}

@@ -1,0 +1,119 @@
+// The typed console client: one `invoke` over whichever door the page was opened through (Electron preload or
+// the headless web bridge), and `call` which turns a failed result into a ConsoleError for UI code.
+import type { BridgeError, BridgeResult, ChannelInput, ChannelName, ChannelOutput } from '../../src-shared/channels';
+
+export class ConsoleError extends Error {
+  readonly code: string;
+  readonly hint: string | undefined;
+  readonly details: { field: string; message: string }[];
+
+  constructor(error: BridgeError) {
+    super(error.message);
+    this.name = 'ConsoleError';
+    this.code = error.code;
+    this.hint = error.hint;
+    this.details = error.details ?? [];
+  }
+}
+
+/** Thrown by `startSession` when the one-time link was used already; the app shows a full-page message. */
+export class SessionExpiredError extends Error {
+  constructor() {
+    super('This console link was already used or has expired.');
+    this.name = 'SessionExpiredError';
+  }
+}
+
+type SessionListener = () => void;
+const expiredListeners = new Set<SessionListener>();
+
+/** Lets the app switch to the expired-link screen if the web session is lost after start. */
+export function onSessionExpired(fn: SessionListener): () => void {
+  expiredListeners.add(fn);
+  return () => expiredListeners.delete(fn);
+}
+
+export function isElectron(): boolean {
+  return typeof window !== 'undefined' && typeof window.vc?.invoke === 'function';
+}
+
+let session: Promise<void> | null = null;
+
+/**
+ * Exchanges the `#token=` fragment for the session cookie. Without a token the call still succeeds when the
+ * browser already holds a session (a reload), so only a spent or missing link ends in SessionExpiredError.
+ */
+export function startSession(): Promise<void> {
+  if (isElectron()) return Promise.resolve();
+  session ??= (async () => {
+    const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+    const token = match?.[1] ? decodeURIComponent(match[1]) : '';
+    const res = await fetch('session', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+    // The token is single-use: drop it from the address bar and history either way.
+    if (match) history.replaceState(null, '', location.pathname + location.search);
+    if (res.status === 401) throw new SessionExpiredError();
+    if (!res.ok) throw new ConsoleError({ code: 'SESSION_FAILED', message: `The console could not start a session (HTTP ${res.status}).` });
+  })();
+  return session;
+}
+
+function networkError(): BridgeResult<never> {
+  return {
+    ok: false,
+    error: { code: 'NETWORK_ERROR', message: 'The console could not reach the service.', hint: 'Check that the service is still running, then retry.' },
+  };
+}
+
+async function webInvoke(channel: string, input: unknown): Promise<BridgeResult<unknown>> {
+  await startSession();
+  let res: Response;
+  try {
+    res = await fetch(`bridge/${encodeURIComponent(channel)}`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(input ?? {}),
+    });
+  } catch {
+    return networkError();
+  }
+  if (res.status === 401) {
+    for (const fn of expiredListeners) fn();
+    return { ok: false, error: { code: 'TOKEN_INVALID', message: 'The console session has ended.', hint: 'Open the console through a new link.' } };
+  }
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    return networkError();
+  }
+  if (body && typeof body === 'object' && 'ok' in body) return body as BridgeResult<unknown>;
+  // A door-level refusal (403 and the like) arrives as the HTTP error body, not as a BridgeResult.
+  const e = body as { code?: unknown; message?: unknown };
+  return {
+    ok: false,
+    error: { code: typeof e.code === 'string' ? e.code : 'HTTP_' + res.status, message: typeof e.message === 'string' ? e.message : `HTTP ${res.status}` },
+  };
+}
+
+export async function invoke<K extends ChannelName>(channel: K, input: ChannelInput<K>): Promise<BridgeResult<ChannelOutput<K>>> {
+  if (isElectron() && window.vc) {
+    try {
+      return (await window.vc.invoke(channel, input)) as BridgeResult<ChannelOutput<K>>;
+    } catch {
+      return networkError();
+    }
+  }
+  return (await webInvoke(channel, input)) as BridgeResult<ChannelOutput<K>>;
+}
+
+export async function call<K extends ChannelName>(channel: K, input: ChannelInput<K>): Promise<ChannelOutput<K>> {
+  const result = await invoke(channel, input);
+  if (!result.ok) throw new ConsoleError(result.error);
+  return result.value;
+}

@@ -1,0 +1,111 @@
+// First run: creates the organization and its owner, then shows the two initial API keys exactly once.
+import { useState, type FormEvent } from 'react';
+import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import type { ChannelOutput } from '../../../src-shared/channels';
+import { ConsoleError, call } from '../../client/bridge';
+import { notifyError } from '../../app/notify';
+import { ONCE_ONLY_WARNING_BOTH, SecretKey } from '../keys/secret-key';
+
+type Fields = 'organizationName' | 'email' | 'password';
+
+export function SetupScreen({ onDone }: { onDone: () => void }) {
+  const [organizationName, setOrganizationName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<Partial<Record<Fields, string>>>({});
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<ChannelOutput<'setup:bootstrap'> | null>(null);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const next: Partial<Record<Fields, string>> = {};
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) next.email = 'Enter a valid email address.';
+    if (password.length < 8) next.password = 'Use at least 8 characters.';
+    if (organizationName.trim().length > 100) next.organizationName = 'Use at most 100 characters.';
+    setErrors(next);
+    if (Object.keys(next).length > 0) return;
+    setBusy(true);
+    try {
+      const name = organizationName.trim();
+      setResult(await call('setup:bootstrap', { email: email.trim(), password, ...(name ? { organizationName: name } : {}) }));
+    } catch (err) {
+      if (err instanceof ConsoleError && err.details.length > 0) {
+        setErrors(Object.fromEntries(err.details.map((d) => [d.field, d.message])));
+      }
+      notifyError(err, 'Setup failed');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (result) {
+    return (
+      <Center mih="100vh" p="md">
+        <Paper withBorder shadow="sm" p="xl" w={640} data-testid="setup-keys">
+          <Stack>
+            <Title order={2}>Your API keys</Title>
+            <Text>
+              The organization is ready and {result.owner.email} is its owner. Here are its first two API keys, one per
+              environment.
+            </Text>
+            <Alert color="orange" icon={<IconAlertTriangle size={18} />} title="You will not see these again">
+              {ONCE_ONLY_WARNING_BOTH}
+            </Alert>
+            <SecretKey label="Sandbox key (test data, never charged)" value={result.keys.sandbox.key} testId="setup-key-sandbox" />
+            <SecretKey label="Live key (real checks, charged)" value={result.keys.live.key} testId="setup-key-live" />
+            <Button data-testid="setup-continue" onClick={onDone} mt="sm">
+              I have saved both keys — continue
+            </Button>
+          </Stack>
+        </Paper>
+      </Center>
+    );
+  }
+
+  return (
+    <Center mih="100vh" p="md">
+      <Paper withBorder shadow="sm" p="xl" w={460}>
+        <form onSubmit={(e) => void submit(e)} noValidate>
+          <Stack>
+            <Title order={2}>Set up Verification Console</Title>
+            <Text c="dimmed" size="sm">
+              Create the organization and its owner account. This runs once per installation.
+            </Text>
+            <TextInput
+              data-testid="setup-org"
+              label="Organization name"
+              placeholder="Acme Payments"
+              value={organizationName}
+              onChange={(e) => setOrganizationName(e.currentTarget.value)}
+              error={errors.organizationName}
+            />
+            <TextInput
+              data-testid="setup-email"
+              label="Owner email"
+              type="email"
+              required
+              autoComplete="username"
+              value={email}
+              onChange={(e) => setEmail(e.currentTarget.value)}
+              error={errors.email}
+            />
+            <PasswordInput
+              data-testid="setup-password"
+              label="Password"
+              description="At least 8 characters."
+              required
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.currentTarget.value)}
+              error={errors.password}
+            />
+            <Button type="submit" data-testid="setup-submit" loading={busy}>
+              Create organization
+            </Button>
+          </Stack>
+        </form>
+      </Paper>
+    </Center>
+  );
+}

@@ -1,0 +1,112 @@
+// The outcome of one verification: status first (it decides what the rest means), then the error, then the
+// fields the provider returned. A pending result can be polled.
+import { ActionIcon, Alert, Badge, Button, Code, CopyButton, Group, Paper, SimpleGrid, Stack, Text, Tooltip } from '@mantine/core';
+import { IconCheck, IconCopy, IconRefresh } from '@tabler/icons-react';
+import type { VerificationRecord } from '../../../src-shared/schemas/verification';
+import { formatMoney, STATUS_COLOR } from '../../app/format';
+
+export type PartialRecord = Partial<VerificationRecord> & Pick<VerificationRecord, 'id' | 'status'>;
+
+const HEADLINE: Record<VerificationRecord['status'], string> = {
+  success: 'Verified',
+  failed: 'Verification failed',
+  error: 'No answer — retry later',
+  pending: 'Pending — the answer is on its way',
+};
+
+const EXPLAIN: Record<VerificationRecord['status'], string> = {
+  success: 'The provider confirmed the account.',
+  failed: 'The account did not pass the check. This is a final answer for these details.',
+  error: 'No provider could give an answer in time. Nothing is final: submit again later.',
+  pending: 'The check runs in the background. Poll for the result, or wait for the webhook.',
+};
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <Stack gap={0}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <div>{children}</div>
+    </Stack>
+  );
+}
+
+export function CopyId({ id }: { id: string }) {
+  return (
+    <Group gap={4} wrap="nowrap" align="flex-start">
+      <Code data-testid="verification-id" style={{ wordBreak: 'break-all' }}>
+        {id}
+      </Code>
+      <CopyButton value={id}>
+        {({ copied, copy }) => (
+          <Tooltip label={copied ? 'Copied' : 'Copy id'} withArrow>
+            <ActionIcon size="sm" variant="subtle" color={copied ? 'green' : 'gray'} onClick={copy} aria-label="Copy verification id">
+              {copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
+            </ActionIcon>
+          </Tooltip>
+        )}
+      </CopyButton>
+    </Group>
+  );
+}
+
+export function VerificationResult({ record, onPoll, polling }: { record: PartialRecord; onPoll?: () => void; polling?: boolean }) {
+  const color = STATUS_COLOR[record.status] ?? 'gray';
+  return (
+    <Paper withBorder p="md" data-testid="verification-result" data-status={record.status} style={{ borderLeft: `5px solid var(--mantine-color-${color}-6)` }}>
+      <Stack gap="sm">
+        <Group justify="space-between">
+          <Group gap="xs">
+            <Badge color={color} size="lg" variant="filled" data-testid="verification-status">
+              {record.status}
+            </Badge>
+            <Text fw={700} size="lg" c={color}>
+              {HEADLINE[record.status]}
+            </Text>
+          </Group>
+          {record.status === 'pending' && onPoll && (
+            <Button size="xs" variant="light" leftSection={<IconRefresh size={14} />} loading={polling} onClick={onPoll} data-testid="poll-result">
+              Check again
+            </Button>
+          )}
+        </Group>
+        <Text size="sm" c="dimmed">
+          {EXPLAIN[record.status]}
+        </Text>
+        {record.error && (
+          <Alert color={color} variant="light" title={<Code>{record.error.code}</Code>} data-testid="verification-error">
+            {record.error.message}
+          </Alert>
+        )}
+        <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="sm">
+          {record.accountName !== undefined && (
+            <Field label="Account name">
+              <Text fw={600} data-testid="result-account-name">
+                {record.accountName}
+              </Text>
+            </Field>
+          )}
+          {record.bankName !== undefined && <Field label="Bank">{record.bankName}</Field>}
+          {record.checkType !== undefined && (
+            <Field label="Check type">
+              <Code>{record.checkType}</Code>
+            </Field>
+          )}
+          {record.source !== undefined && <Field label="Source">{record.source === 'cache' ? 'cache (recent answer reused)' : 'live provider call'}</Field>}
+          <Field label="Verification id">
+            <CopyId id={record.id} />
+          </Field>
+          {record.charge && (
+            <Field label="Charge">
+              {formatMoney(record.charge.amount, record.charge.currency)}{' '}
+              <Badge size="xs" variant="outline" color={record.charge.status === 'charged' ? 'orange' : 'gray'}>
+                {record.charge.status.replace('_', ' ')}
+              </Badge>
+            </Field>
+          )}
+        </SimpleGrid>
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,10 @@
+// The surface the Electron preload exposes to the page; absent when the console runs in a browser.
+import type { BridgeResult } from '../src-shared/channels';
+
+declare global {
+  interface Window {
+    vc?: { invoke(channel: string, input: unknown): Promise<BridgeResult<unknown>> };
+  }
+}
+
+export {};

@@ -1,0 +1,57 @@
+// Console channels of the webhooks domain (merged into CHANNELS by channels.ts): management, delivery history
+// and the developer tools of decisions §7 (replay, retry now, forwarding to a local receiver).
+import { z } from 'zod';
+import { EnvironmentSchema, PaginationSchema } from './schemas/common';
+import {
+  CreateWebhookRequestSchema,
+  DeliveryDetailSchema,
+  DeliveryListQuerySchema,
+  DeliverySchema,
+  ForwardSettingSchema,
+  ReplayResultSchema,
+  UpdateWebhookRequestSchema,
+  WebhookListQuerySchema,
+  WebhookSchema,
+  WebhookWithSecretSchema,
+} from './schemas/webhooks';
+
+interface ChannelDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  input: I;
+  output: O;
+}
+
+function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O): ChannelDef<I, O> {
+  return { input, output };
+}
+
+const Env = { environment: EnvironmentSchema.default('sandbox') };
+const Id = z.string().max(100);
+
+export const webhookChannels = {
+  'webhooks:list': channel(
+    z.object({ ...Env, query: WebhookListQuerySchema.partial().optional() }),
+    z.object({ data: z.array(WebhookSchema), pagination: PaginationSchema }),
+  ),
+  'webhooks:create': channel(z.object({ ...Env, request: CreateWebhookRequestSchema }), WebhookWithSecretSchema),
+  'webhooks:update': channel(z.object({ ...Env, id: Id, patch: UpdateWebhookRequestSchema.omit({ rotateSecret: true }) }), WebhookSchema),
+  'webhooks:rotate': channel(z.object({ ...Env, id: Id }), WebhookWithSecretSchema),
+  'webhooks:delete': channel(z.object({ ...Env, id: Id }), z.object({ id: z.string(), deleted: z.literal(true) })),
+  'webhooks:deliveries': channel(
+    z.object({ ...Env, webhookId: Id, query: DeliveryListQuerySchema.partial().optional() }),
+    z.object({ data: z.array(DeliverySchema), pagination: PaginationSchema }),
+  ),
+  'webhooks:delivery': channel(z.object({ ...Env, id: Id }), DeliveryDetailSchema),
+  'webhooks:replay': channel(
+    z.object({
+      ...Env,
+      id: Id,
+      /** Omitted: the webhook's own URL. A local receiver (http://localhost:PORT) is allowed here. */
+      to: z.string().trim().min(1).max(2048).optional(),
+      resign: z.boolean().default(false),
+    }),
+    ReplayResultSchema,
+  ),
+  'webhooks:retryNow': channel(z.object({ ...Env, id: Id }), DeliveryDetailSchema),
+  'webhooks:setForward': channel(z.object({ url: z.string().trim().max(2048).nullable() }), ForwardSettingSchema),
+  'webhooks:getForward': channel(z.object({}).strict(), ForwardSettingSchema),
+};

@@ -1,0 +1,50 @@
+// Billing shapes (decisions §9): the wallet, usage records and their list filters, prices and enabled services.
+import { z } from 'zod';
+import { IsoTimestamp } from './common';
+
+export const WalletSchema = z
+  .object({
+    organizationId: z.string(),
+    balance: z.number().int().meta({ description: 'Minor units (cents).' }),
+    currency: z.string(),
+    status: z.enum(['active', 'suspended']),
+    createdAt: IsoTimestamp.nullable(),
+    updatedAt: IsoTimestamp.nullable(),
+  })
+  .meta({ id: 'Wallet' });
+export type WalletView = z.infer<typeof WalletSchema>;
+
+export const UsageRecordSchema = z
+  .object({
+    id: z.string(),
+    verificationId: z.string(),
+    service: z.string(),
+    kind: z.enum(['charge', 'reversal']),
+    amount: z.number().int().meta({ description: 'Signed minor units: negative for a charge, positive for its reversal.' }),
+    currency: z.string(),
+    ledgerEntryId: z.string(),
+    createdAt: IsoTimestamp,
+  })
+  .meta({ id: 'UsageRecord' });
+
+export const UsageQuerySchema = z.object({
+  service: z.string().max(60).optional(),
+  kind: z.enum(['charge', 'reversal']).optional(),
+  verificationId: z.string().max(100).optional(),
+  from: z.iso.date().or(z.iso.datetime()).optional(),
+  to: z.iso.date().or(z.iso.datetime()).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+});
+export type UsageQueryInput = z.infer<typeof UsageQuerySchema>;
+
+export const ServiceKeySchema = z
+  .string()
+  .trim()
+  .regex(/^(account:[A-Z]{2}|phone:[A-Z]{2}|identity:[a-z_]{2,40}|face|address|correspondents)$/, 'must be account:<COUNTRY>, phone:<COUNTRY>, identity:<idType>, face, address or correspondents');
+
+export const PriceSchema = z.object({ service: z.string(), amount: z.number().int(), currency: z.string(), updatedAt: IsoTimestamp });
+export const Currency = z.string().regex(/^[A-Za-z]{3}$/).transform((c) => c.toUpperCase());
+export const TopUpInputSchema = z.object({ amount: z.number().int().min(1).max(1_000_000_000_000), currency: Currency });
+export const SetPriceInputSchema = z.object({ service: ServiceKeySchema, amount: z.number().int().min(0).max(1_000_000_000), currency: Currency });
+export const ServiceInputSchema = z.object({ service: ServiceKeySchema });

@@ -1,0 +1,64 @@
+// Phone, identity, Ghana Card facial and address verification requests (interface §2.4–§2.5, decisions §4).
+// Layer 1 only (types, required fields); corridor rules live in phone-markets.ts and identity-rules.ts.
+import { z } from 'zod';
+import { ModeSchema } from './verification';
+
+const Country = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+  .transform((c) => c.toUpperCase());
+
+export const PhoneRequestSchema = z
+  .strictObject({
+    phoneNumber: z.string().trim().min(1).max(32),
+    country: Country,
+    networkCode: z.string().trim().max(20).optional(),
+    mode: ModeSchema.optional(),
+  })
+  .meta({ id: 'PhoneVerificationRequest' });
+export type PhoneRequest = z.infer<typeof PhoneRequestSchema>;
+
+export const IdTypeSchema = z.enum(['national_id', 'drivers_license', 'passport', 'ghana_card']);
+
+export const IdentityRequestSchema = z
+  .strictObject({
+    country: Country,
+    idType: IdTypeSchema,
+    idNumber: z.string().trim().min(1).max(40),
+    validation: z
+      .strictObject({
+        firstName: z.string().trim().min(1).max(100).optional(),
+        lastName: z.string().trim().min(1).max(100).optional(),
+        dateOfBirth: z.iso.date().optional(),
+      })
+      .optional(),
+    mode: ModeSchema.optional(),
+  })
+  .meta({ id: 'IdentityVerificationRequest' });
+export type IdentityRequest = z.infer<typeof IdentityRequestSchema>;
+
+/** Decoded selfie limit (decisions §4); base64 adds a third, plus JSON around it. */
+export const MAX_SELFIE_BYTES = 2 * 1024 * 1024;
+export const FACE_BODY_LIMIT = 4 * 1024 * 1024;
+
+export const FaceRequestSchema = z
+  .strictObject({
+    country: Country,
+    idNumber: z.string().trim().min(1).max(40),
+    selfieImage: z.string().min(1).meta({ description: 'Base64 JPEG or PNG (a data: URL prefix is accepted), at most 2 MB decoded.' }),
+  })
+  .meta({ id: 'FaceVerificationRequest' });
+export type FaceRequest = z.infer<typeof FaceRequestSchema>;
+
+export const AddressRequestSchema = z
+  .strictObject({
+    country: Country,
+    addressLine1: z.string().trim().min(1).max(200),
+    addressLine2: z.string().trim().min(1).max(200).optional(),
+    city: z.string().trim().min(1).max(100),
+    region: z.string().trim().min(1).max(100).optional(),
+    postalCode: z.string().trim().min(1).max(20).optional(),
+    subject: z.strictObject({ firstName: z.string().trim().min(1).max(100), lastName: z.string().trim().min(1).max(100) }).optional(),
+  })
+  .meta({ id: 'AddressVerificationRequest' });
+export type AddressRequest = z.infer<typeof AddressRequestSchema>;

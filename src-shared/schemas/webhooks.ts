@@ -1,0 +1,133 @@
+// Webhook endpoints and deliveries (interface §2.7, §2.8, §4.3; decisions §7): request and response shapes
+// shared by the HTTP routes, the console channels and the renderer.
+import { z } from 'zod';
+import { EnvironmentSchema, IsoTimestamp, PageQuerySchema } from './common';
+
+export const WEBHOOK_EVENTS = ['verification.completed', 'verification.failed'] as const;
+export const WebhookEventSchema = z.enum(WEBHOOK_EVENTS);
+export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
+
+export const WebhookStatusSchema = z.enum(['active', 'inactive', 'failed']);
+export type WebhookStatus = z.infer<typeof WebhookStatusSchema>;
+
+export const DeliveryStatusSchema = z.enum(['pending', 'success', 'failed']);
+export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
+
+const UrlField = z.string().trim().min(1).max(2048);
+const EventsField = z.array(WebhookEventSchema).min(1).max(WEBHOOK_EVENTS.length * 4);
+const DescriptionField = z.string().trim().max(500);
+
+export const CreateWebhookRequestSchema = z
+  .object({ url: UrlField, events: EventsField, description: DescriptionField.optional() })
+  .strict();
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;
+
+export const UpdateWebhookRequestSchema = z
+  .object({
+    url: UrlField.optional(),
+    events: EventsField.optional(),
+    // `failed` is set by the dispatcher only; a client re-enables with `active` (interface §3.2).
+    status: z.enum(['active', 'inactive']).optional(),
+    description: DescriptionField.nullable().optional(),
+    rotateSecret: z.boolean().optional(),
+  })
+  .strict();
+export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequestSchema>;
+
+export const WebhookSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(WebhookEventSchema),
+    status: WebhookStatusSchema,
+    description: z.string().nullable(),
+    environment: EnvironmentSchema,
+    /** First characters of the current secret, to tell secrets apart; never enough to sign. */
+    secretPrefix: z.string(),
+    /** While set, deliveries are signed with the previous secret too (24 h after a rotation). */
+    previousSecretExpiresAt: IsoTimestamp.nullable(),
+    createdAt: IsoTimestamp,
+    updatedAt: IsoTimestamp,
+  })
+  .meta({ id: 'Webhook' });
+export type Webhook = z.infer<typeof WebhookSchema>;
+
+/** Create, and update with rotateSecret: the only responses that carry the secret. */
+export const WebhookWithSecretSchema = WebhookSchema.extend({ secret: z.string() }).meta({ id: 'WebhookWithSecret' });
+export type WebhookWithSecret = z.infer<typeof WebhookWithSecretSchema>;
+
+export const WebhookUpdateResultSchema = WebhookSchema.extend({ secret: z.string().optional() });
+export type WebhookUpdateResult = z.infer<typeof WebhookUpdateResultSchema>;
+
+export const WebhookListQuerySchema = PageQuerySchema.extend({
+  status: WebhookStatusSchema.optional(),
+  event: WebhookEventSchema.optional(),
+});
+export type WebhookListQuery = z.infer<typeof WebhookListQuerySchema>;
+
+export const DeliveryListQuerySchema = PageQuerySchema.extend({ status: DeliveryStatusSchema.optional() });
+export type DeliveryListQuery = z.infer<typeof DeliveryListQuerySchema>;
+
+export const DeliveryResponseSchema = z.object({
+  statusCode: z.number().int().nullable(),
+  /** At most 2 KB of the response body. */
+  body: z.string().nullable(),
+  headers: z.record(z.string(), z.string()).nullable(),
+});
+
+export const AttemptKindSchema = z.enum(['scheduled', 'manual', 'replay', 'forward']);
+
+export const DeliveryAttemptSchema = z
+  .object({
+    /** 1 to 5 for the scheduled attempts (and manual retries continue the count); null for replays and forwards. */
+    attempt: z.number().int().nullable(),
+    kind: AttemptKindSchema,
+    url: z.string(),
+    startedAt: IsoTimestamp,
+    durationMs: z.number().int(),
+    statusCode: z.number().int().nullable(),
+    error: z.string().nullable(),
+    responseBody: z.string().nullable(),
+    nextAttemptAt: IsoTimestamp.nullable(),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;
+
+export const DeliverySchema = z
+  .object({
+    id: z.string(),
+    webhookId: z.string(),
+    verificationId: z.string(),
+    eventId: z.string(),
+    eventType: WebhookEventSchema,
+    status: DeliveryStatusSchema,
+    attempts: z.number().int(),
+    lastAttemptAt: IsoTimestamp.nullable(),
+    nextAttemptAt: IsoTimestamp.nullable(),
+    payload: z.record(z.string(), z.unknown()),
+    response: DeliveryResponseSchema.nullable(),
+    error: z.string().nullable(),
+    createdAt: IsoTimestamp,
+    updatedAt: IsoTimestamp,
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type Delivery = z.infer<typeof DeliverySchema>;
+
+export const DeliveryDetailSchema = DeliverySchema.extend({ attemptLog: z.array(DeliveryAttemptSchema) }).meta({
+  id: 'WebhookDeliveryDetail',
+});
+export type DeliveryDetail = z.infer<typeof DeliveryDetailSchema>;
+
+export const ReplayResultSchema = z.object({
+  deliveryId: z.string(),
+  url: z.string(),
+  signature: z.enum(['original', 'fresh']),
+  ok: z.boolean(),
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number().int(),
+});
+export type ReplayResult = z.infer<typeof ReplayResultSchema>;
+
+export const ForwardSettingSchema = z.object({ url: z.string().nullable() });
+export type ForwardSetting = z.infer<typeof ForwardSettingSchema>;

@@ -1,0 +1,141 @@
+// The console channels of the webhooks domain and the `vconsole webhooks listen|replay` commands, against a real
+// service and real local receivers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mergeChannels } from '../../../src-shared/channels';
+import { webhookChannels } from '../../../src-shared/channels-webhooks';
+import { owner } from '../../../src-main/console/handlers';
+import { webhookConsoleHandlers, type WebhookHandlers } from '../../../src-main/feature-webhooks';
+import { parseListenArgs, parseReplayArgs, webhooksListen, webhooksReplay } from '../../../src-main/cli/webhooks-commands';
+import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
+import { xSignature } from '../../../src-main/core/webhooks/signing';
+import type { TestService } from '../../helpers/harness';
+import { receiverAndService, until, verifyAsync } from './helpers';
+
+let ts: TestService;
+let receiver: TestReceiver;
+let h: WebhookHandlers;
+
+beforeAll(async () => {
+  ({ ts, receiver } = await receiverAndService());
+  h = webhookConsoleHandlers({ rt: ts.service.rt, door: 'web' });
+});
+afterAll(async () => {
+  await ts.stop();
+  await receiver.close();
+});
+
+function input<K extends keyof typeof webhookChannels>(name: K, raw: unknown) {
+  return webhookChannels[name].input.parse(raw) as Parameters<WebhookHandlers[K]>[0];
+}
+
+describe('console channels', () => {
+  it('are well-formed domain:verb names that merge without clashes', () => {
+    expect(() => mergeChannels(webhookChannels)).not.toThrow();
+    expect(Object.keys(webhookChannels)).toEqual(
+      expect.arrayContaining(['webhooks:list', 'webhooks:create', 'webhooks:update', 'webhooks:rotate', 'webhooks:delete', 'webhooks:deliveries', 'webhooks:delivery', 'webhooks:replay', 'webhooks:retryNow', 'webhooks:setForward']),
+    );
+  });
+
+  it('manage a webhook, show its deliveries, retry and replay them, and forward to a local receiver', async () => {
+    const created = await h['webhooks:create'](input('webhooks:create', { request: { url: `${receiver.url}/console`, events: ['verification.completed'] } }));
+    expect(webhookChannels['webhooks:create'].output.safeParse(created).success).toBe(true);
+    const list = await h['webhooks:list'](input('webhooks:list', {}));
+    expect(list.data.map((w) => w.id)).toContain(created.id);
+    expect(JSON.stringify(list)).not.toContain(created.secret.slice(6));
+
+    const rotated = await h['webhooks:rotate'](input('webhooks:rotate', { id: created.id }));
+    expect(rotated.secret).not.toBe(created.secret);
+    const updated = await h['webhooks:update'](input('webhooks:update', { id: created.id, patch: { description: 'from console' } }));
+    expect(updated).not.toHaveProperty('secret');
+    expect(updated.description).toBe('from console');
+
+    const local = await startTestReceiver({ secrets: [rotated.secret] });
+    try {
+      await expect(h['webhooks:setForward'](input('webhooks:setForward', { url: `${ts.url}/api/v1` }))).rejects.toMatchObject({ code: 'INVALID_WEBHOOK_URL' });
+      const fwd = await h['webhooks:setForward'](input('webhooks:setForward', { url: `http://localhost:${local.port}/fwd` }));
+      expect(fwd.url).toBe(`http://127.0.0.1:${local.port}/fwd`);
+      expect(await h['webhooks:getForward']({})).toEqual(fwd);
+
+      await verifyAsync(ts, ts.sandboxKey);
+      const [copy] = await local.waitFor(1);
+      expect(copy!.xSignatureValid).toBe(true);
+      expect(copy!.standardSignatureValid).toBe(true);
+      await h['webhooks:setForward'](input('webhooks:setForward', { url: null }));
+
+      const deliveries = await until(async () => {
+        const d = await h['webhooks:deliveries'](input('webhooks:deliveries', { webhookId: created.id }));
+        return d.data[0]?.status === 'success' ? d : null;
+      }, 'delivery success');
+      const id = deliveries.data[0]!.id;
+      const retried = await h['webhooks:retryNow'](input('webhooks:retryNow', { id }));
+      expect(retried.attempts).toBe(2);
+      const counted = retried.attemptLog.filter((a) => a.attempt !== null).map((a) => [a.kind, a.attempt]);
+      expect(counted).toEqual([['scheduled', 1], ['manual', 2]]);
+      expect(retried.attemptLog.some((a) => a.kind === 'forward' && a.statusCode === 200)).toBe(true);
+
+      const replay = await h['webhooks:replay'](input('webhooks:replay', { id, to: `http://localhost:${local.port}/again`, resign: true }));
+      expect(replay).toMatchObject({ ok: true, signature: 'fresh' });
+      const detail = await h['webhooks:delivery'](input('webhooks:delivery', { id }));
+      expect(detail.attemptLog.some((a) => a.kind === 'replay')).toBe(true);
+
+      // The console acts as the owner; another environment does not see this delivery.
+      await expect(h['webhooks:delivery'](input('webhooks:delivery', { environment: 'live', id }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect(owner({ rt: ts.service.rt, door: 'web' }).organizationId).toBe(ts.org!.organizationId);
+
+      const del = await h['webhooks:delete'](input('webhooks:delete', { id: created.id }));
+      expect(del).toEqual({ id: created.id, deleted: true });
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe('vconsole webhooks', () => {
+  it('parses its arguments', () => {
+    expect(parseListenArgs(['--port', '4100', '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:3000/h'])).toEqual({ port: 4100, secret: 'whsec_x', forwardTo: 'http://127.0.0.1:3000/h' });
+    expect(() => parseListenArgs(['--port', 'x'])).toThrow();
+    expect(() => parseListenArgs(['--bogus'])).toThrow();
+    expect(parseReplayArgs(['del_0a', '--resign'])).toEqual({ deliveryId: 'del_0a', resign: true });
+    expect(parseReplayArgs(['del_0a', '--to', 'http://localhost:9/x'])).toEqual({ deliveryId: 'del_0a', resign: false, to: 'http://localhost:9/x' });
+    expect(() => parseReplayArgs([])).toThrow();
+  });
+
+  it('listen verifies signatures, answers 401 to a bad one and forwards the exact bytes', async () => {
+    const target = await startTestReceiver();
+    const lines: string[] = [];
+    const secret = 'whsec_' + 'ab'.repeat(32);
+    const listener = await webhooksListen({ port: 0, secret, forwardTo: `${target.url}/fwd` }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+    try {
+      const body = '{"event":"verification.completed", "x":1}';
+      const good = await fetch(`${listener.url}/`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': xSignature(secret, body) }, body });
+      // Only X-Signature is present, so the Standard Webhooks check fails and the receiver refuses.
+      expect(good.status).toBe(401);
+      const [fwd] = await target.waitFor(1);
+      expect(fwd!.rawBody.toString('utf8')).toBe(body);
+      expect(fwd!.headers['x-signature']).toBe(xSignature(secret, body));
+      expect(lines.some((l) => l.includes('X-Signature valid') && l.includes('webhook-signature INVALID'))).toBe(true);
+    } finally {
+      await listener.close();
+      await target.close();
+    }
+  });
+
+  it('replay sends a stored delivery to a local receiver', async () => {
+    const created = await h['webhooks:create'](input('webhooks:create', { request: { url: `${receiver.url}/cli`, events: ['verification.completed'] } }));
+    await verifyAsync(ts, ts.sandboxKey);
+    const d = await until(async () => (await h['webhooks:deliveries'](input('webhooks:deliveries', { webhookId: created.id }))).data[0], 'delivery');
+    await until(async () => (await h['webhooks:delivery'](input('webhooks:delivery', { id: d.id }))).attempts > 0, 'attempted');
+    const local = await startTestReceiver({ secrets: [created.secret] });
+    try {
+      const lines: string[] = [];
+      const { exitCode } = await webhooksReplay(ts.service.rt, { deliveryId: d.id, to: `http://localhost:${local.port}/`, resign: true }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+      expect(exitCode).toBe(0);
+      const [req] = await local.waitFor(1);
+      expect(req!.xSignatureValid).toBe(true);
+      expect(req!.standardSignatureValid).toBe(true);
+      expect(lines[0]).toContain(d.id);
+    } finally {
+      await local.close();
+    }
+  });
+});

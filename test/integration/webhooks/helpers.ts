@@ -1,0 +1,56 @@
+// Shared pieces of the webhook integration tests: a service whose URL rules allow the test receivers, async
+// verifications, and polling of store state (condition-based, never a timed assertion).
+import { api, NG_OK, newKey, startTestService, type TestService } from '../../helpers/harness';
+import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
+
+export const NG_FAILED = { country: 'NG', accountNumber: '0000000000', bankCode: '058' } as const;
+
+export async function receiverAndService(opts: { retryUnitMs?: number; dataDir?: string; receiver?: TestReceiver } = {}) {
+  const receiver = opts.receiver ?? (await startTestReceiver());
+  const ts = await startTestService({
+    retryUnitMs: opts.retryUnitMs ?? 50,
+    allowWebhookHosts: [`127.0.0.1:${receiver.port}`],
+    ...(opts.dataDir ? { dataDir: opts.dataDir, bootstrap: false as const } : {}),
+  });
+  return { receiver, ts };
+}
+
+export async function registerWebhook(ts: TestService, key: string, url: string, events = ['verification.completed', 'verification.failed']) {
+  const r = await api(ts.url, 'POST', '/client/webhooks', { key, body: { url, events } });
+  if (r.status !== 201) throw new Error(`register failed: ${r.status} ${r.text}`);
+  return r.body as { id: string; secret: string; status: string };
+}
+
+export async function verifyAsync(ts: TestService, key: string, body: object = NG_OK): Promise<string> {
+  const r = await api(ts.url, 'POST', '/verify/account', { key, idem: newKey(), body: { ...body, mode: 'async' } });
+  if (r.status !== 202) throw new Error(`async verify failed: ${r.status} ${r.text}`);
+  return r.body.id as string;
+}
+
+/** Polls until fn returns a truthy value (the deadline only keeps a broken test from hanging). */
+export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** True once every outbox event of the verification has been fanned out. */
+export function eventDispatched(ts: TestService, verificationId: string): boolean {
+  const row = ts.service.deps.db
+    .prepare('SELECT count(*) AS n, count(dispatched_at) AS d FROM outbox_events WHERE verification_id = ?')
+    .get(verificationId) as { n: number; d: number };
+  return row.n > 0 && row.n === row.d;
+}
+
+export function deliveryRows(ts: TestService, webhookId: string) {
+  return ts.service.deps.db.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms').all(webhookId) as {
+    id: string;
+    status: string;
+    attempts: number;
+    verification_id: string;
+  }[];
+}
