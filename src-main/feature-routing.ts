@@ -2,7 +2,7 @@
 // checks, live directory imports and batch-CSV jobs, and the stop() that cancels running batches on shutdown.
 import type { z } from 'zod';
 import { routingChannels } from '../src-shared/channels-routing';
-import type { ConsoleContext, Handlers } from './console/handlers';
+import type { ConsoleContext } from './console/handlers';
 import { owner } from './console/handlers';
 import { batchJobsFor } from './core/routing/batch-jobs';
 import { previewCsv } from './core/routing/csv-batch';
@@ -42,7 +42,7 @@ export function routingConsoleHandlers(ctx: ConsoleContext): RoutingHandlers {
     'batch:start': async ({ path, environment, mapping }) => jobsOf(rt).start(owner(ctx, environment), { path, mapping }),
     'batch:progress': async ({ id }) => jobsOf(rt).get(org(), id),
     'batch:cancel': async ({ id }) => jobsOf(rt).cancel(org(), id),
-    'batch:list': async ({ limit, offset }) => jobsOf(rt).list(org(), { limit, offset }),
+    'batch:list': async ({ limit, offset }) => jobsOf(rt).list(org(), { limit: limit ?? 50, offset: offset ?? 0 }),
     'batch:results': async (q) => jobsOf(rt).results(org(), q),
   };
 }
@@ -51,7 +51,7 @@ export const routingFeature: Feature = {
   name: 'routing',
   httpRoutes: registerRoutingRoutes,
   // Until channels.ts merges routingChannels these names are outside ChannelName, hence the widening cast.
-  consoleHandlers: (ctx) => routingConsoleHandlers(ctx) as unknown as Partial<Handlers>,
+  consoleHandlers: (ctx) => routingConsoleHandlers(ctx),
   start: (f) => {
     const jobs = jobsOf(f.rt);
     jobs.recover();

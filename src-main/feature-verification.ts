@@ -23,7 +23,7 @@ import { identitySpec } from './core/verification/identity-spec';
 import { phoneSpec } from './core/verification/phone-spec';
 import type { KindSpec, VerificationKind } from './core/verification/types';
 import { submit } from './core/verification/verification-service';
-import { owner, type ConsoleContext, type Handlers } from './console/handlers';
+import { owner, type ConsoleContext } from './console/handlers';
 import type { Feature } from './features';
 import { registerBillingRoutes } from './http/routes/billing';
 import { registerVerifyMoreRoutes } from './http/routes/verify-more';
@@ -81,5 +81,5 @@ export const verificationFeature: Feature = {
     registerBillingRoutes(door);
   },
   // Typed against verificationChannels; becomes a plain Partial<Handlers> once that map is merged into CHANNELS.
-  consoleHandlers: (ctx) => consoleHandlers(ctx) as unknown as Partial<Handlers>,
+  consoleHandlers: (ctx) => consoleHandlers(ctx),
 };

@@ -2,7 +2,7 @@
 // outbox events into signed, retried deliveries (interface §2.7–§2.8, §6; decisions §7).
 import type { z } from 'zod';
 import { webhookChannels } from '../src-shared/channels-webhooks';
-import type { ConsoleContext, Handlers } from './console/handlers';
+import type { ConsoleContext } from './console/handlers';
 import { owner } from './console/handlers';
 import { getDelivery, getForward, listDeliveries, replayDelivery, retryNow, setForward } from './core/webhooks/deliveries';
 import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from './core/webhooks/webhooks-service';
@@ -55,8 +55,7 @@ export function webhookConsoleHandlers(ctx: ConsoleContext): WebhookHandlers {
 export const webhooksFeature: Feature = {
   name: 'webhooks',
   httpRoutes: registerWebhookRoutes,
-  // Until channels.ts merges webhookChannels these names are outside ChannelName, hence the widening cast.
-  consoleHandlers: (ctx) => webhookConsoleHandlers(ctx) as unknown as Partial<Handlers>,
+  consoleHandlers: (ctx) => webhookConsoleHandlers(ctx),
   start: (f) => {
     const dispatcher = new WebhookDispatcher(f.rt);
     dispatcher.start();

@@ -1,5 +1,7 @@
 // Commands contributed by features (wallet, prices, services, routing, batch, webhooks), each a thin adapter.
 import type { ParseArgsConfig } from 'node:util';
+import { billingCommands } from './billing-commands';
+import { webhooksCommand } from './webhooks-cli';
 import type { Principal } from '../core/principal';
 import type { createCore } from '../service';
 import { routingCommands } from './routing-commands';
@@ -19,4 +21,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [...routingCommands];
+export const extraCommands: ExtraCommand[] = [...routingCommands, ...billingCommands, webhooksCommand];

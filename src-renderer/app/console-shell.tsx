@@ -19,7 +19,10 @@ import type { AppInfo } from '../../src-shared/channels';
 import { EnvironmentSchema } from '../../src-shared/schemas/common';
 import { HistoryPage } from '../features/history/history-page';
 import { KeysPage } from '../features/keys/keys-page';
+import { RoutingPage } from '../features/routing/routing-page';
 import { VerifyPage } from '../features/verify/verify-page';
+import { WalletPage } from '../features/wallet/wallet-page';
+import { WebhooksPage } from '../features/webhooks/webhooks-page';
 import { DashboardPage } from './dashboard-page';
 import { ComingLater } from './coming-later';
 import { useConsole, type Section } from './store';
@@ -46,6 +49,12 @@ function Page({ section, info }: { section: Section; info: AppInfo }) {
       return <HistoryPage />;
     case 'keys':
       return <KeysPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
+    case 'routing':
+      return <RoutingPage />;
+    case 'wallet':
+      return <WalletPage />;
     default:
       return <ComingLater title={NAV.find((n) => n.section === section)?.label ?? section} />;
   }

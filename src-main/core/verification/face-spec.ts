@@ -4,9 +4,8 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
 import { identityFormatFailure, normalizeIdNumber } from '../../../src-shared/identity-rules';
 import { MAX_SELFIE_BYTES, type FaceRequest } from '../../../src-shared/schemas/verification-more';
-import type { FieldIssue } from './types';
 import type { KindSpecExtras } from './engine';
-import type { KindSpec } from './types';
+import type { FieldIssue, KindSpec } from './types';
 
 const DATA_URL = /^data:image\/(png|jpeg|jpg);base64,/i;
 

@@ -1,7 +1,7 @@
 // Verify: the bank-account form (driven by the corridor table), sandbox fixture shortcuts, and the result.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Alert, Button, Grid, Group, Menu, Paper, ScrollArea, SegmentedControl, Select, Stack, Switch, Tabs, Text, TextInput, Title } from '@mantine/core';
-import { IconAlertTriangle, IconBuildingBank, IconChevronDown, IconFlask } from '@tabler/icons-react';
+import { IconAlertTriangle, IconBuildingBank, IconChevronDown, IconFaceId, IconFlask, IconHome, IconId, IconPhone } from '@tabler/icons-react';
 import type { SandboxFixture } from '../../../src-shared/channels';
 import { accountFormatFailure, accountRequestIssues, CORRIDORS } from '../../../src-shared/corridors';
 import { ConsoleError, call } from '../../client/bridge';
@@ -9,6 +9,10 @@ import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
 import { EMPTY_FORM, formatFailureField, fromFixture, issueField, toRequest, visibleFields, type AccountForm, type FormField } from './account-request';
 import { VerificationResult, type PartialRecord } from './verification-result';
+import { AddressTab } from './address-tab';
+import { FaceTab } from './face-tab';
+import { IdentityTab } from './identity-tab';
+import { PhoneTab } from './phone-tab';
 
 const COUNTRY_DATA = (() => {
   const groups = new Map<string, { value: string; label: string }[]>();
@@ -321,9 +325,33 @@ export function VerifyPage() {
           <Tabs.Tab value="account" leftSection={<IconBuildingBank size={16} />} data-testid="verify-tab-account">
             Bank account
           </Tabs.Tab>
+          <Tabs.Tab value="phone" leftSection={<IconPhone size={16} />} data-testid="verify-tab-phone">
+            Phone
+          </Tabs.Tab>
+          <Tabs.Tab value="identity" leftSection={<IconId size={16} />} data-testid="verify-tab-identity">
+            Identity
+          </Tabs.Tab>
+          <Tabs.Tab value="face" leftSection={<IconFaceId size={16} />} data-testid="verify-tab-face">
+            Face
+          </Tabs.Tab>
+          <Tabs.Tab value="address" leftSection={<IconHome size={16} />} data-testid="verify-tab-address">
+            Address
+          </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="account">
           <AccountTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="phone">
+          <PhoneTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="identity">
+          <IdentityTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="face">
+          <FaceTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="address">
+          <AddressTab />
         </Tabs.Panel>
       </Tabs>
     </Stack>

@@ -88,3 +88,19 @@ export function replayTarget(mode: 'webhook' | 'local', localUrl: string): { to?
   const to = localUrl.trim();
   return to ? { to } : null;
 }
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Mirrors the service's local-receiver rule so the form can say what is wrong before asking; null when fine. */
+export function localReceiverProblem(raw: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return 'Enter a full URL, e.g. http://localhost:3000/hooks.';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Use an http:// or https:// URL.';
+  if (u.username || u.password) return 'Leave user names and passwords out of the URL.';
+  if (!LOOPBACK_HOSTS.has(u.hostname)) return 'A local receiver must be on localhost, 127.0.0.1 or [::1].';
+  return null;
+}

@@ -20,6 +20,9 @@ function setup(): { deps: CoreDeps; org: string } {
   const db = openDatabase(':memory:');
   const deps: CoreDeps = {
     db,
+    commit: async (fn) => {
+      db.transaction(fn)();
+    },
     clock: new ManualClock(),
     log: silentLogger,
     config: { scryptN: 1024, rateLimitPerMinute: 0, retryUnitMs: 60_000, allowWebhookHosts: [], bootId: 'test', resourcesDir: 'resources' },

@@ -1,0 +1,242 @@
+// Batch CSV: a file path on this machine → preview (headers, first rows, detected column mapping, editable) →
+// start → live progress (polled every 500 ms, cancellable) → counts, reasons and the result rows.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Alert, Badge, Button, Code, Group, Paper, Progress, ScrollArea, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { IconFileSpreadsheet, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
+import type { z } from 'zod';
+import type { BatchJob, BatchPreviewSchema } from '../../../src-shared/schemas/routing';
+import { call, ConsoleError } from '../../client/bridge';
+import { notifyError } from '../../app/notify';
+import { useConsole } from '../../app/store';
+import { BatchJobView } from './batch-job-view';
+import { columnOptions, formatEta, formatRate, fromSelectValue, MAPPING_FIELDS, MAPPING_LABELS, mappingProblem, toSelectValue, type Mapping } from './batch-format';
+
+type Preview = z.infer<typeof BatchPreviewSchema>;
+const POLL_MS = 500;
+
+function PreviewTable({ preview }: { preview: Preview }) {
+  const width = Math.max(preview.headers.length, ...preview.rows.map((r) => r.length));
+  const cols = Array.from({ length: width }, (_, i) => (preview.hasHeader ? (preview.headers[i] ?? '') : `Column ${i + 1}`));
+  return (
+    <ScrollArea>
+      <Table striped withTableBorder withColumnBorders data-testid="batch-preview-table">
+        <Table.Thead>
+          <Table.Tr>
+            {cols.map((h, i) => (
+              <Table.Th key={i}>{h || `(column ${i + 1})`}</Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {preview.rows.map((r, i) => (
+            <Table.Tr key={i}>
+              {cols.map((_, j) => (
+                <Table.Td key={j}>{r[j] ?? ''}</Table.Td>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </ScrollArea>
+  );
+}
+
+function RunningJob({ job, onCancel, cancelling }: { job: BatchJob; onCancel: () => void; cancelling: boolean }) {
+  const p = job.progress;
+  const percent = Math.max(0, Math.min(100, p?.percent ?? 0));
+  return (
+    <Paper withBorder p="md" radius="sm" data-testid="batch-running">
+      <Stack gap="xs">
+        <Group justify="space-between">
+          <Group gap="xs">
+            <Title order={5}>Checking {job.inputName}</Title>
+            <Badge color="blue">running</Badge>
+          </Group>
+          <Button color="red" variant="light" leftSection={<IconPlayerStop size={16} />} loading={cancelling} onClick={onCancel} data-testid="batch-cancel">
+            Cancel
+          </Button>
+        </Group>
+        <Progress value={percent} size="xl" striped animated data-testid="batch-progress" aria-label="Batch progress" />
+        <SimpleGrid cols={4}>
+          <Text size="sm" data-testid="batch-progress-rows">
+            <b>{(p?.rows ?? job.rows).toLocaleString('en-US')}</b> rows
+          </Text>
+          <Text size="sm" data-testid="batch-progress-percent">
+            <b>{percent.toFixed(1)}%</b>
+          </Text>
+          <Text size="sm" data-testid="batch-progress-rate">
+            {formatRate(p?.rowsPerSecond ?? 0)}
+          </Text>
+          <Text size="sm" data-testid="batch-progress-eta">
+            ETA {formatEta(p?.etaSeconds ?? null)}
+          </Text>
+        </SimpleGrid>
+      </Stack>
+    </Paper>
+  );
+}
+
+/** `job` lives in the page so a running batch survives switching tabs. */
+export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: BatchJob | null) => void }) {
+  const environment = useConsole((s) => s.environment);
+  const [path, setPath] = useState('');
+  const [pathError, setPathError] = useState<string | undefined>();
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [previewing, setPreviewing] = useState(false);
+  const [mapping, setMapping] = useState<Mapping | null>(null);
+  const [starting, setStarting] = useState(false);
+  const setJob = onJob;
+  const [cancelling, setCancelling] = useState(false);
+  const jobId = job?.status === 'running' ? job.id : null;
+  const failures = useRef(0);
+
+  // Poll while the job runs; a few failed polls in a row are reported once instead of every 500 ms.
+  useEffect(() => {
+    if (!jobId) return;
+    let live = true;
+    failures.current = 0;
+    const timer = setInterval(() => {
+      call('batch:progress', { id: jobId })
+        .then((j) => {
+          failures.current = 0;
+          if (live) setJob(j);
+        })
+        .catch((e: unknown) => {
+          failures.current += 1;
+          if (failures.current === 3) notifyError(e, 'Lost track of the batch progress');
+        });
+    }, POLL_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [jobId, setJob]);
+
+  async function loadPreview(e: FormEvent) {
+    e.preventDefault();
+    setPathError(undefined);
+    if (!path.trim()) return setPathError('Enter the full path of a CSV file on this machine, e.g. /home/me/bics.csv.');
+    setPreviewing(true);
+    try {
+      const p = await call('batch:preview', { path: path.trim() });
+      setPreview(p);
+      setMapping({ ...p.mapping });
+      setJob(null);
+    } catch (err) {
+      if (err instanceof ConsoleError) setPathError(err.details.find((d) => d.field === 'path')?.message ?? err.message);
+      setPreview(null);
+      notifyError(err, 'Could not read the file');
+    } finally {
+      setPreviewing(false);
+    }
+  }
+
+  async function start() {
+    if (!mapping) return;
+    setStarting(true);
+    try {
+      setJob(await call('batch:start', { path: path.trim(), environment, mapping }));
+    } catch (err) {
+      notifyError(err, 'Could not start the batch');
+    } finally {
+      setStarting(false);
+    }
+  }
+
+  async function cancel() {
+    if (!job) return;
+    setCancelling(true);
+    try {
+      setJob(await call('batch:cancel', { id: job.id }));
+    } catch (err) {
+      notifyError(err, 'Could not cancel the batch');
+    } finally {
+      setCancelling(false);
+    }
+  }
+
+  const columnCount = preview ? Math.max(preview.headers.length, ...preview.rows.map((r) => r.length)) : 0;
+  const headerNames = preview ? Array.from({ length: columnCount }, (_, i) => (preview.hasHeader ? (preview.headers[i] ?? '') : `Column ${i + 1}`)) : [];
+  const problem = mapping ? mappingProblem(mapping) : null;
+
+  return (
+    <Stack>
+      <Paper withBorder p="md" radius="sm">
+        <form onSubmit={(e) => void loadPreview(e)} noValidate data-testid="batch-path-form">
+          <Group align="flex-start">
+            <TextInput
+              data-testid="batch-path-input"
+              label="Path of a CSV file on this machine"
+              description="The service reads the file itself, so type or paste its full path (the browser cannot hand over a local path)."
+              placeholder="/home/me/payees/bics.csv"
+              leftSection={<IconFileSpreadsheet size={16} />}
+              value={path}
+              onChange={(e) => setPath(e.currentTarget.value)}
+              error={pathError}
+              style={{ flex: 1 }}
+            />
+            <Button type="submit" mt={46} loading={previewing} data-testid="batch-preview-button">
+              Preview
+            </Button>
+          </Group>
+        </form>
+      </Paper>
+
+      {preview && mapping && (!job || job.status !== 'running') && (
+        <Paper withBorder p="md" radius="sm" data-testid="batch-preview">
+          <Stack>
+            <Group justify="space-between">
+              <Title order={5}>Preview</Title>
+              <Text size="xs" c="dimmed">
+                {preview.hasHeader ? 'First line read as headers' : 'No header line detected'} · first {preview.rows.length} rows
+              </Text>
+            </Group>
+            <PreviewTable preview={preview} />
+            <Title order={6}>Column mapping</Title>
+            <Text size="xs" c="dimmed">
+              Detected from the headers; change a field if the guess is wrong.
+            </Text>
+            <SimpleGrid cols={{ base: 2, md: 3 }}>
+              {MAPPING_FIELDS.map((f) => (
+                <Select
+                  key={f}
+                  data-testid={`batch-map-${f}`}
+                  label={MAPPING_LABELS[f].label}
+                  description={MAPPING_LABELS[f].help}
+                  allowDeselect={false}
+                  data={columnOptions(headerNames)}
+                  value={toSelectValue(mapping[f])}
+                  onChange={(v) => setMapping({ ...mapping, [f]: fromSelectValue(v, columnCount) })}
+                  comboboxProps={{ withinPortal: true }}
+                />
+              ))}
+            </SimpleGrid>
+            {problem && (
+              <Alert color="orange" data-testid="batch-mapping-problem">
+                {problem}
+              </Alert>
+            )}
+            <Group justify="space-between">
+              <Text size="sm" c="dimmed">
+                Runs in <b>{environment}</b>
+                {environment === 'live' ? ' against the directory you imported under Directory.' : ' against the sandbox test identifiers.'}
+              </Text>
+              <Button leftSection={<IconPlayerPlay size={16} />} loading={starting} disabled={problem !== null} onClick={() => void start()} data-testid="batch-start">
+                Start batch
+              </Button>
+            </Group>
+          </Stack>
+        </Paper>
+      )}
+
+      {job?.status === 'running' && <RunningJob job={job} cancelling={cancelling} onCancel={() => void cancel()} />}
+      {job && job.status !== 'running' && <BatchJobView job={job} />}
+      {!preview && !job && (
+        <Text size="sm" c="dimmed" data-testid="batch-empty">
+          Give the path of a CSV with a BIC, routing-number or route (from BIC, to BIC, currency) column per row. Try{' '}
+          <Code>resources/routing/sample-bic-directory.csv</Code> from the app folder. Past batches are under History.
+        </Text>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,123 @@
+// Verify → Phone: market, number and (where the market uses them) network code, sync or async.
+import { useState, type FormEvent } from 'react';
+import { Grid, Group, Paper, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { IconPhone } from '@tabler/icons-react';
+import { getPhoneMarket, PHONE_MARKETS } from '../../../src-shared/phone-markets';
+import { call } from '../../client/bridge';
+import { useConsole } from '../../app/store';
+import { FixturePicker } from './fixture-picker';
+import { FormatWarning, GeneralError, SubmitRow } from './form-bits';
+import { checkPhone, EMPTY_PHONE, issuesToMessages, PHONE_FIELDS, phoneFormFromFixture, toPhoneRequest, type FieldMessages, type PhoneForm } from './more-requests';
+import { ResultPane } from './result-pane';
+import { useSubmission } from './use-submission';
+
+const MARKET_DATA = PHONE_MARKETS.map((m) => ({ value: m.country, label: `${m.name} (${m.country})` }));
+
+export function PhoneTab() {
+  const environment = useConsole((s) => s.environment);
+  const [form, setForm] = useState<PhoneForm>(EMPTY_PHONE);
+  const [errors, setErrors] = useState<FieldMessages>({});
+  const [warning, setWarning] = useState<{ field: string; message: string } | null>(null);
+  const s = useSubmission(environment);
+  const market = getPhoneMarket(form.country);
+
+  function set<K extends keyof PhoneForm>(key: K, value: PhoneForm[K]) {
+    setForm((f) => ({ ...f, [key]: value }));
+    setErrors((e) => ({ ...e, [key]: undefined, general: undefined }));
+    setWarning(null);
+  }
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const check = checkPhone(form);
+    setErrors(check.errors);
+    setWarning(check.warning);
+    if (Object.values(check.errors).some(Boolean)) return s.clear();
+    await s.submit(
+      () => call('verify:phone', { environment, request: toPhoneRequest(form) }),
+      (d) => setErrors(issuesToMessages(d, PHONE_FIELDS)),
+    );
+  }
+
+  return (
+    <Grid gap="lg">
+      <Grid.Col span={{ base: 12, lg: 6 }}>
+        <Paper withBorder p="md">
+          <form onSubmit={(e) => void submit(e)} noValidate data-testid="phone-form">
+            <Stack gap="sm">
+              <Group justify="space-between">
+                <Text fw={600}>Phone number</Text>
+                <FixturePicker
+                  kind="phone"
+                  country={form.country}
+                  onPick={(f) => {
+                    setForm(phoneFormFromFixture(f.request));
+                    setErrors({});
+                    setWarning(null);
+                    s.clear();
+                  }}
+                />
+              </Group>
+              <Select
+                data-testid="phone-country"
+                label="Market"
+                searchable
+                allowDeselect={false}
+                data={MARKET_DATA}
+                value={form.country}
+                onChange={(c) => c && setForm((f) => ({ ...f, country: c, networkCode: '' }))}
+                error={errors['country']}
+              />
+              <div>
+                <TextInput
+                  data-testid="phone-number"
+                  label="Phone number"
+                  description="Local or international format; the service normalises it to E.164."
+                  placeholder={market ? `e.g. ${market.sample.phoneNumber}` : undefined}
+                  required
+                  value={form.phoneNumber}
+                  onChange={(e) => set('phoneNumber', e.currentTarget.value)}
+                  error={errors['phoneNumber']}
+                  styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+                />
+                {warning?.field === 'phoneNumber' && <FormatWarning text={warning.message} />}
+              </div>
+              {market && market.networkCodes.length > 0 && (
+                <div>
+                  <Select
+                    data-testid="phone-network-code"
+                    label="Network"
+                    description={`The mobile network the number belongs to${market.networkCodeRequired ? ' (required in ' + market.name + ')' : ''}.`}
+                    placeholder="Choose the network"
+                    required={market.networkCodeRequired}
+                    clearable={!market.networkCodeRequired}
+                    data={[...market.networkCodes]}
+                    value={market.networkCodes.find((c) => c.toUpperCase() === form.networkCode.toUpperCase()) ?? null}
+                    onChange={(c) => set('networkCode', c ?? '')}
+                    error={errors['networkCode']}
+                  />
+                  {warning?.field === 'networkCode' && <FormatWarning text={warning.message} />}
+                </div>
+              )}
+              {market?.asyncAllowed && (
+                <Switch
+                  data-testid="phone-async"
+                  label="Run asynchronously"
+                  description="Answer at once with a pending record; the result arrives by webhook or polling."
+                  checked={form.async}
+                  onChange={(e) => set('async', e.currentTarget.checked)}
+                  error={errors['mode']}
+                />
+              )}
+              <GeneralError text={errors['general']} />
+              <SubmitRow environment={environment} busy={s.busy} label="Verify phone" icon={<IconPhone size={16} />} testId="phone-submit" />
+            </Stack>
+          </form>
+        </Paper>
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, lg: 6 }}>
+        <ResultPane result={s.result} onPoll={() => void s.poll()} polling={s.polling} placeholder="The result appears here. Pick a sandbox fixture to try a known answer." />
+      </Grid.Col>
+    </Grid>
+  );
+}

@@ -1,0 +1,74 @@
+// The right-hand column of the phone, identity, face and address tabs: the shared result panel, then the fields
+// these kinds return (names, date of birth, number, address) which the bank-account panel has no place for.
+import { Code, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
+import { VerificationResult, type PartialRecord } from './verification-result';
+
+function Item({ label, value, testId }: { label: string; value: string | undefined; testId: string }) {
+  if (value === undefined || value === '') return null;
+  return (
+    <Stack gap={0}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text fw={500} data-testid={testId}>
+        {value}
+      </Text>
+    </Stack>
+  );
+}
+
+function addressLines(a: Record<string, unknown>): string[] {
+  const order = ['addressLine1', 'addressLine2', 'city', 'region', 'postalCode', 'country'];
+  const keys = [...order.filter((k) => k in a), ...Object.keys(a).filter((k) => !order.includes(k))];
+  return keys.map((k) => a[k]).filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').map(String);
+}
+
+export function ResultPane({ result, onPoll, polling, placeholder }: { result: PartialRecord | null; onPoll: () => void; polling: boolean; placeholder: string }) {
+  if (!result) {
+    return (
+      <Paper withBorder p="md" c="dimmed" data-testid="verification-placeholder">
+        <Text size="sm">{placeholder}</Text>
+      </Paper>
+    );
+  }
+  const r = result;
+  const hasDetails = [r.fullName, r.firstName, r.middleName, r.lastName, r.dateOfBirth, r.phoneNumber, r.networkCode, r.verificationType].some(Boolean) || r.address;
+  return (
+    <Stack gap="sm">
+      <VerificationResult record={r} onPoll={onPoll} polling={polling} />
+      {hasDetails && (
+        <Paper withBorder p="md" data-testid="verification-details">
+          <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="sm">
+            <Item label="Full name" value={r.fullName} testId="result-full-name" />
+            <Item label="First name" value={r.firstName} testId="result-first-name" />
+            <Item label="Middle name" value={r.middleName} testId="result-middle-name" />
+            <Item label="Last name" value={r.lastName} testId="result-last-name" />
+            <Item label="Date of birth" value={r.dateOfBirth} testId="result-date-of-birth" />
+            <Item label="Phone number" value={r.phoneNumber} testId="result-phone-number" />
+            <Item label="Network" value={r.networkCode} testId="result-network-code" />
+            {r.verificationType && (
+              <Stack gap={0}>
+                <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+                  Verification type
+                </Text>
+                <Code>{r.verificationType}</Code>
+              </Stack>
+            )}
+          </SimpleGrid>
+          {r.address && (
+            <Stack gap={0} mt="sm" data-testid="result-address">
+              <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+                Address (as the provider standardised it)
+              </Text>
+              {addressLines(r.address).map((l, i) => (
+                <Text key={i} size="sm">
+                  {l}
+                </Text>
+              ))}
+            </Stack>
+          )}
+        </Paper>
+      )}
+    </Stack>
+  );
+}

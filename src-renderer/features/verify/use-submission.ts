@@ -1,0 +1,42 @@
+// The submit-and-poll cycle the verify tabs share: one result at a time, server field errors handed back to the
+// form, every failure reported with its hint.
+import { useCallback, useState } from 'react';
+import type { Environment } from '../../../src-shared/schemas/common';
+import { ConsoleError, call } from '../../client/bridge';
+import { notifyError } from '../../app/notify';
+import type { PartialRecord } from './verification-result';
+
+export function useSubmission(environment: Environment) {
+  const [result, setResult] = useState<PartialRecord | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [polling, setPolling] = useState(false);
+
+  /** Runs `send`; on a refusal with field details, gives them to `onDetails` so they land on the inputs. */
+  const submit = useCallback(async (send: () => Promise<PartialRecord>, onDetails: (d: { field: string; message: string }[]) => void) => {
+    // A result left on screen next to edited inputs would read as the answer for them.
+    setResult(null);
+    setBusy(true);
+    try {
+      setResult(await send());
+    } catch (err) {
+      if (err instanceof ConsoleError && err.details.length > 0) onDetails(err.details);
+      notifyError(err, 'Verification was not accepted');
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+
+  const poll = useCallback(async () => {
+    if (!result) return;
+    setPolling(true);
+    try {
+      setResult(await call('verify:get', { environment, id: result.id }));
+    } catch (err) {
+      notifyError(err, 'Could not fetch the verification');
+    } finally {
+      setPolling(false);
+    }
+  }, [environment, result]);
+
+  return { result, busy, polling, submit, poll, clear: () => setResult(null) };
+}

@@ -1,0 +1,49 @@
+// Money in the console: the API speaks integer minor units, people type and read major units. Conversions go
+// through strings so 19.99 never becomes 1998 by way of a binary float.
+
+/** Decimal places of a currency's minor unit as Intl knows them (ISO 4217: USD 2, JPY 0, KWD 3); 2 if unknown. */
+export function currencyDigits(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+export type ParsedAmount = { ok: true; minor: number } | { ok: false; message: string };
+
+/**
+ * Reads an amount typed in major units ("25", "25.5", "1,000.00") into minor units. Commas and spaces are
+ * taken as digit grouping only; the decimal separator is the dot, so "1,5" is refused rather than guessed.
+ */
+export function parseMajorAmount(text: string, currency: string): ParsedAmount {
+  const digits = currencyDigits(currency);
+  const t = text.trim().replace(/[\s_]/g, '');
+  if (t === '') return { ok: false, message: 'Enter an amount.' };
+  if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$/.test(t)) {
+    return { ok: false, message: `Enter a positive amount like ${digits > 0 ? '25.' + '0'.repeat(digits) : '2500'} (a dot for decimals).` };
+  }
+  const [whole = '', frac = ''] = t.replace(/,/g, '').split('.');
+  if (frac.length > digits) {
+    return { ok: false, message: digits === 0 ? `${currency} has no minor unit: enter a whole amount.` : `${currency} has at most ${digits} decimal places.` };
+  }
+  const minor = Number(whole + frac.padEnd(digits, '0'));
+  if (!Number.isSafeInteger(minor)) return { ok: false, message: 'That amount is too large.' };
+  return { ok: true, minor };
+}
+
+/** Minor units as a plain major-unit decimal string (no symbol, no grouping): -550 USD → "-5.50". */
+export function minorToMajor(minor: number, currency: string): string {
+  const digits = currencyDigits(currency);
+  const sign = minor < 0 ? '-' : '';
+  const abs = String(Math.abs(Math.trunc(minor))).padStart(digits + 1, '0');
+  if (digits === 0) return sign + abs;
+  return `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
+}
+
+/** Below this many major units the wallet card warns: a handful of live checks from running dry. */
+export const LOW_BALANCE_MAJOR = 10;
+
+export function isLowBalance(balanceMinor: number, currency: string): boolean {
+  return balanceMinor < LOW_BALANCE_MAJOR * 10 ** currencyDigits(currency);
+}

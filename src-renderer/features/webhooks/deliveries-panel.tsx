@@ -1,0 +1,147 @@
+// The delivery timeline of one webhook: its deliveries (filterable by status, paged), each with its attempts on
+// a time axis, the last response code and duration; clicking one opens the detail drawer.
+import { useCallback, useEffect, useState } from 'react';
+import { Badge, Box, Button, Card, Code, EmptyState, Group, Pagination, Paper, Select, Stack, Text, Title } from '@mantine/core';
+import { IconRefresh, IconSend } from '@tabler/icons-react';
+import type { Environment } from '../../../src-shared/schemas/common';
+import { DeliveryStatusSchema, type DeliveryDetail, type Webhook } from '../../../src-shared/schemas/webhooks';
+import { call } from '../../client/bridge';
+import { formatTime, STATUS_COLOR } from '../../app/format';
+import { notifyError } from '../../app/notify';
+import { AttemptTrack, TrackLegend } from './attempt-track';
+import { formatDuration } from './timeline';
+
+const PAGE_SIZE = 10;
+
+export function DeliveriesPanel(props: { webhook: Webhook; environment: Environment; reloadKey: number; onOpen: (id: string) => void }) {
+  const { webhook, environment, reloadKey, onOpen } = props;
+  const [status, setStatus] = useState<string | null>(null);
+  const [page, setPage] = useState(1);
+  const [rows, setRows] = useState<DeliveryDetail[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [loading, setLoading] = useState(false);
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    try {
+      const parsed = DeliveryStatusSchema.safeParse(status);
+      const res = await call('webhooks:deliveries', {
+        environment,
+        webhookId: webhook.id,
+        query: { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, ...(parsed.success ? { status: parsed.data } : {}) },
+      });
+      // The list carries no attempt log; fetch each shown delivery's detail so its attempts can be drawn.
+      const details = await Promise.all(res.data.map((d) => call('webhooks:delivery', { environment, id: d.id })));
+      setRows(details);
+      setTotal(res.pagination.total);
+    } catch (e) {
+      notifyError(e, 'Could not load the deliveries');
+    } finally {
+      setLoading(false);
+    }
+  }, [environment, webhook.id, status, page]);
+
+  useEffect(() => {
+    void load();
+  }, [load, reloadKey]);
+
+  useEffect(() => {
+    setPage(1);
+    setStatus(null);
+  }, [webhook.id]);
+
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+
+  return (
+    <Paper withBorder p="md" radius="sm" data-testid="deliveries-panel">
+      <Stack>
+        <Group justify="space-between" align="flex-end">
+          <Stack gap={2}>
+            <Title order={4}>Deliveries</Title>
+            <Text size="sm" c="dimmed">
+              to <Code>{webhook.url}</Code>
+            </Text>
+          </Stack>
+          <Group align="flex-end" gap="sm">
+            <Select
+              label="Status"
+              placeholder="Any"
+              clearable
+              w={150}
+              data={DeliveryStatusSchema.options}
+              value={status}
+              onChange={(v) => {
+                setStatus(v);
+                setPage(1);
+              }}
+              data-testid="deliveries-status-filter"
+            />
+            <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void load()} loading={loading} data-testid="deliveries-refresh">
+              Refresh
+            </Button>
+          </Group>
+        </Group>
+        <TrackLegend />
+        {rows !== null && rows.length === 0 ? (
+          <EmptyState
+            data-testid="deliveries-empty"
+            icon={<IconSend size={28} />}
+            title={status ? `No ${status} deliveries` : 'No deliveries yet'}
+            description={
+              status
+                ? 'Clear the status filter to see every delivery of this webhook.'
+                : webhook.status === 'active'
+                  ? `Deliveries appear when a ${environment} verification finishes. Run one under Verify (use an async corridor or any check) and come back.`
+                  : 'This webhook is not active, so no events are queued for it. Edit it and set it active to receive deliveries.'
+            }
+          />
+        ) : (
+          <Stack gap="xs" data-testid="deliveries-list">
+            {(rows ?? []).map((d) => {
+              const last = d.attemptLog.at(-1);
+              return (
+                <Card
+                  key={d.id}
+                  withBorder
+                  padding="sm"
+                  radius="sm"
+                  data-testid={`delivery-row-${d.id}`}
+                  data-status={d.status}
+                  style={{ cursor: 'pointer' }}
+                  onClick={() => onOpen(d.id)}
+                >
+                  <Group wrap="nowrap" align="center" gap="md">
+                    <Stack gap={4} w={260} style={{ flexShrink: 0 }}>
+                      <Group gap="xs">
+                        <Badge color={STATUS_COLOR[d.status] ?? 'gray'} variant="light">
+                          {d.status}
+                        </Badge>
+                        <Code>{d.eventType}</Code>
+                      </Group>
+                      <Text size="xs" c="dimmed">
+                        {d.id} · {formatTime(d.createdAt)}
+                      </Text>
+                    </Stack>
+                    <Box style={{ flex: 1 }}>
+                      <AttemptTrack createdAt={d.createdAt} attempts={d.attemptLog} nextAttemptAt={d.nextAttemptAt} testId={`delivery-track-${d.id}`} />
+                    </Box>
+                    <Stack gap={2} w={150} style={{ flexShrink: 0 }} align="flex-end">
+                      <Text size="sm" fw={500}>
+                        {d.response?.statusCode != null ? `HTTP ${d.response.statusCode}` : d.error ? 'No response' : '—'}
+                      </Text>
+                      <Text size="xs" c="dimmed">
+                        {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+                        {last ? ` · ${formatDuration(last.durationMs)}` : ''}
+                      </Text>
+                    </Stack>
+                  </Group>
+                </Card>
+              );
+            })}
+          </Stack>
+        )}
+        {pages > 1 && <Pagination total={pages} value={page} onChange={setPage} size="sm" data-testid="deliveries-pagination" />}
+      </Stack>
+    </Paper>
+  );
+}

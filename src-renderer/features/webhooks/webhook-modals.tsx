@@ -1,0 +1,257 @@
+// The webhook dialogs: create/edit (URL, events, description, status), the once-only secret reveal, and a
+// confirmation used for rotating a secret and deleting a webhook.
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { Alert, Button, Checkbox, Code, Group, Modal, SegmentedControl, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import { WEBHOOK_EVENTS, type Webhook, type WebhookEvent, type WebhookWithSecret } from '../../../src-shared/schemas/webhooks';
+import { ConsoleError, call } from '../../client/bridge';
+import { notifyError } from '../../app/notify';
+import { useConsole } from '../../app/store';
+import { SecretKey } from '../keys/secret-key';
+
+const EVENT_HELP: Record<WebhookEvent, string> = {
+  'verification.completed': 'A verification was processed with status success.',
+  'verification.failed': 'A verification ended with status failed or error.',
+};
+
+type FieldErrors = Partial<Record<'url' | 'events' | 'description', string>>;
+
+function fieldErrors(e: unknown): FieldErrors {
+  if (!(e instanceof ConsoleError)) return {};
+  const out: FieldErrors = {};
+  for (const d of e.details) {
+    const key = d.field.split('.').pop();
+    if (key === 'url' || key === 'events' || key === 'description') out[key] = d.message;
+  }
+  // INVALID_WEBHOOK_URL may come without details: the message itself is about the URL.
+  if (e.code === 'INVALID_WEBHOOK_URL' && !out.url) out.url = e.message;
+  return out;
+}
+
+export function WebhookFormModal(props: {
+  /** null: closed; 'new': create; a webhook: edit it. */
+  target: Webhook | 'new' | null;
+  onClose: () => void;
+  onCreated: (w: WebhookWithSecret) => void;
+  onUpdated: (w: Webhook) => void;
+}) {
+  const environment = useConsole((s) => s.environment);
+  const editing = props.target !== null && props.target !== 'new' ? props.target : null;
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<WebhookEvent[]>([...WEBHOOK_EVENTS]);
+  const [description, setDescription] = useState('');
+  const [status, setStatus] = useState<'active' | 'inactive'>('active');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (props.target === null) return;
+    const w = props.target === 'new' ? null : props.target;
+    setUrl(w?.url ?? '');
+    setEvents(w ? [...w.events] : [...WEBHOOK_EVENTS]);
+    setDescription(w?.description ?? '');
+    setStatus(w?.status === 'inactive' ? 'inactive' : 'active');
+    setErrors({});
+  }, [props.target]);
+
+  function validate(): FieldErrors {
+    const out: FieldErrors = {};
+    const u = url.trim();
+    if (!u) out.url = 'Enter the HTTPS address that should receive the events.';
+    else if (!/^https:\/\//i.test(u)) out.url = 'Webhooks are delivered over HTTPS only: the URL must start with https://. For a local receiver, use “Forward to local receiver”.';
+    if (events.length === 0) out.events = 'Choose at least one event.';
+    if (description.trim().length > 500) out.description = 'Use at most 500 characters.';
+    return out;
+  }
+
+  async function submit(e: FormEvent, reEnable = false) {
+    e.preventDefault();
+    const local = validate();
+    setErrors(local);
+    if (Object.keys(local).length > 0) return;
+    setBusy(true);
+    try {
+      if (!editing) {
+        const d = description.trim();
+        props.onCreated(await call('webhooks:create', { environment, request: { url: url.trim(), events, ...(d ? { description: d } : {}) } }));
+      } else {
+        const nextStatus = reEnable ? 'active' : editing.status === 'failed' ? undefined : status;
+        props.onUpdated(
+          await call('webhooks:update', {
+            environment,
+            id: editing.id,
+            patch: {
+              url: url.trim(),
+              events,
+              description: description.trim() || null,
+              ...(nextStatus && nextStatus !== editing.status ? { status: nextStatus } : {}),
+            },
+          }),
+        );
+      }
+    } catch (err) {
+      setErrors(fieldErrors(err));
+      notifyError(err, editing ? 'Could not save the webhook' : 'Could not create the webhook');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Modal opened={props.target !== null} onClose={props.onClose} title={editing ? 'Edit webhook' : 'Create webhook'} size="lg">
+      <form onSubmit={(e) => void submit(e)} noValidate data-testid="webhook-form">
+        <Stack>
+          {editing?.status === 'failed' && (
+            <Alert color="red" icon={<IconAlertTriangle size={18} />} title="Deliveries stopped" data-testid="webhook-failed-alert">
+              <Stack gap="xs">
+                <Text size="sm">
+                  This webhook was marked failed after its deliveries kept failing. No events are queued for it until you re-enable
+                  it; events that happened meanwhile are not redelivered.
+                </Text>
+                <Group>
+                  <Button size="xs" color="green" loading={busy} data-testid="webhook-reenable" onClick={(e) => void submit(e, true)}>
+                    Re-enable (save and set active)
+                  </Button>
+                </Group>
+              </Stack>
+            </Alert>
+          )}
+          <TextInput
+            data-testid="webhook-url-input"
+            label="Endpoint URL"
+            description="HTTPS only; the service refuses private and loopback addresses."
+            placeholder="https://example.com/hooks/verifications"
+            required
+            data-autofocus
+            value={url}
+            onChange={(e) => setUrl(e.currentTarget.value)}
+            error={errors.url}
+          />
+          <Checkbox.Group
+            label="Events"
+            description="Which events are sent to this endpoint."
+            value={events}
+            onChange={(v) => setEvents(WEBHOOK_EVENTS.filter((ev) => v.includes(ev)))}
+            error={errors.events}
+            data-testid="webhook-events"
+          >
+            <Stack gap={6} mt={6}>
+              {WEBHOOK_EVENTS.map((ev) => (
+                <Checkbox key={ev} value={ev} label={<Code>{ev}</Code>} description={EVENT_HELP[ev]} data-testid={`webhook-event-${ev}`} />
+              ))}
+            </Stack>
+          </Checkbox.Group>
+          <Textarea
+            data-testid="webhook-description-input"
+            label="Description"
+            placeholder="e.g. payouts-service production receiver"
+            autosize
+            minRows={2}
+            value={description}
+            onChange={(e) => setDescription(e.currentTarget.value)}
+            error={errors.description}
+          />
+          {editing && editing.status !== 'failed' && (
+            <Stack gap={4}>
+              <Text size="sm" fw={500}>
+                Status
+              </Text>
+              <SegmentedControl
+                data-testid="webhook-status-control"
+                value={status}
+                onChange={(v) => setStatus(v === 'inactive' ? 'inactive' : 'active')}
+                data={[
+                  { value: 'active', label: 'Active' },
+                  { value: 'inactive', label: 'Inactive (paused)' },
+                ]}
+              />
+              <Text size="xs" c="dimmed">
+                While inactive, events are not queued for this endpoint and are not sent later.
+              </Text>
+            </Stack>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={props.onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" data-testid="webhook-submit" loading={busy}>
+              {editing ? 'Save' : 'Create webhook'}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export const SECRET_ONCE_WARNING =
+  'Copy this signing secret now and store it with your receiver: you will not see it again. If you lose it, rotate the secret.';
+
+export function RevealSecretModal({ revealed, onClose }: { revealed: { webhook: WebhookWithSecret; rotated: boolean } | null; onClose: () => void }) {
+  return (
+    <Modal opened={revealed !== null} onClose={onClose} title={revealed?.rotated ? 'New signing secret' : 'Webhook created'} size="lg" closeOnClickOutside={false}>
+      {revealed && (
+        <Stack>
+          <Text size="sm">
+            Signing secret of <Code>{revealed.webhook.url}</Code>. Use it to check the <Code>X-Signature</Code> and{' '}
+            <Code>webhook-signature</Code> headers of each delivery.
+          </Text>
+          {revealed.rotated && (
+            <Text size="sm" c="dimmed">
+              For the next 24 hours deliveries are signed with the old secret too, so you can update your receiver without losing events.
+            </Text>
+          )}
+          <Alert color="orange" icon={<IconAlertTriangle size={18} />} title="You will not see this secret again">
+            {SECRET_ONCE_WARNING}
+          </Alert>
+          <SecretKey value={revealed.webhook.secret} testId="revealed-webhook-secret" />
+          <Group justify="flex-end">
+            <Button data-testid="webhook-secret-done" onClick={onClose}>
+              I have copied it
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}
+
+export function ConfirmModal(props: {
+  opened: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  color?: string;
+  testId: string;
+  onClose: () => void;
+  onConfirm: () => Promise<void>;
+}) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <Modal opened={props.opened} onClose={props.onClose} title={props.title}>
+      <Stack>
+        {props.children}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={props.onClose}>
+            Cancel
+          </Button>
+          <Button
+            color={props.color ?? 'red'}
+            data-testid={props.testId}
+            loading={busy}
+            onClick={async () => {
+              setBusy(true);
+              try {
+                await props.onConfirm();
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            {props.confirmLabel}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,316 @@
+// Webhooks: the endpoints of the current environment (filter by status and event), create / edit / rotate /
+// delete, the per-webhook delivery timeline with its detail drawer, and the local-receiver forwarding setting.
+import { useCallback, useEffect, useState } from 'react';
+import { Badge, Box, Button, Code, EmptyState, Group, Select, Stack, Text, Title } from '@mantine/core';
+import { IconPlus, IconRefresh, IconWebhook } from '@tabler/icons-react';
+import { DataTable } from 'mantine-datatable';
+import { WEBHOOK_EVENTS, WebhookEventSchema, WebhookStatusSchema, type Webhook, type WebhookStatus, type WebhookWithSecret } from '../../../src-shared/schemas/webhooks';
+import { call } from '../../client/bridge';
+import { formatTime } from '../../app/format';
+import { notifyError, notifySuccess } from '../../app/notify';
+import { useConsole } from '../../app/store';
+import { DeliveriesPanel } from './deliveries-panel';
+import { DeliveryDrawer } from './delivery-drawer';
+import { ForwardCard } from './forward-card';
+import { ConfirmModal, RevealSecretModal, WebhookFormModal } from './webhook-modals';
+
+const PAGE_SIZE = 20;
+export const WEBHOOK_STATUS_COLOR: Record<WebhookStatus, string> = { active: 'green', inactive: 'gray', failed: 'red' };
+
+export function WebhooksPage() {
+  const environment = useConsole((s) => s.environment);
+  const [status, setStatus] = useState<string | null>(null);
+  const [event, setEvent] = useState<string | null>(null);
+  const [page, setPage] = useState(1);
+  const [rows, setRows] = useState<Webhook[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [loading, setLoading] = useState(false);
+  const [formTarget, setFormTarget] = useState<Webhook | 'new' | null>(null);
+  const [revealed, setRevealed] = useState<{ webhook: WebhookWithSecret; rotated: boolean } | null>(null);
+  const [rotating, setRotating] = useState<Webhook | null>(null);
+  const [deleting, setDeleting] = useState<Webhook | null>(null);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [openDelivery, setOpenDelivery] = useState<string | null>(null);
+  const [forwardUrl, setForwardUrl] = useState<string | null>(null);
+  const [deliveriesKey, setDeliveriesKey] = useState(0);
+  const closeDrawer = useCallback(() => setOpenDelivery(null), []);
+  const filtered = status !== null || event !== null;
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    try {
+      const s = WebhookStatusSchema.safeParse(status);
+      const ev = WebhookEventSchema.safeParse(event);
+      const res = await call('webhooks:list', {
+        environment,
+        query: { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, ...(s.success ? { status: s.data } : {}), ...(ev.success ? { event: ev.data } : {}) },
+      });
+      setRows(res.data);
+      setTotal(res.pagination.total);
+    } catch (e) {
+      notifyError(e, 'Could not load webhooks');
+    } finally {
+      setLoading(false);
+    }
+  }, [environment, status, event, page]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  useEffect(() => {
+    setSelectedId(null);
+    setOpenDelivery(null);
+  }, [environment]);
+
+  const selected = rows?.find((w) => w.id === selectedId) ?? null;
+
+  async function reEnable(w: Webhook) {
+    try {
+      await call('webhooks:update', { environment, id: w.id, patch: { status: 'active' } });
+      notifySuccess(`${w.url} is active again. New events will be delivered; missed ones are not redelivered.`);
+      await load();
+    } catch (e) {
+      notifyError(e, 'Could not re-enable the webhook');
+    }
+  }
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>Webhooks</Title>
+        <Group>
+          <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void load()} loading={loading} data-testid="webhooks-refresh">
+            Refresh
+          </Button>
+          <Button data-testid="create-webhook-button" leftSection={<IconPlus size={16} />} onClick={() => setFormTarget('new')}>
+            Create webhook
+          </Button>
+        </Group>
+      </Group>
+      <Text c="dimmed" size="sm">
+        Endpoints of the <b>{environment}</b> environment receive a signed POST when a verification finishes. Check the{' '}
+        <Code>X-Signature</Code> header with the endpoint’s secret.
+      </Text>
+      <ForwardCard onChange={setForwardUrl} />
+      {rows !== null && rows.length === 0 && !filtered && page === 1 ? (
+        <EmptyState
+          data-testid="webhooks-empty"
+          icon={<IconWebhook size={28} />}
+          title={`No ${environment} webhooks yet`}
+          description="Create a webhook to be told when verifications finish, instead of polling. You will get a signing secret to check each delivery."
+        >
+          <EmptyState.Actions>
+            <Button onClick={() => setFormTarget('new')}>Create your first webhook</Button>
+          </EmptyState.Actions>
+        </EmptyState>
+      ) : (
+        <>
+          <Group align="flex-end" gap="sm" data-testid="webhooks-filters">
+            <Select
+              label="Status"
+              placeholder="Any"
+              clearable
+              w={150}
+              data={WebhookStatusSchema.options}
+              value={status}
+              onChange={(v) => (setStatus(v), setPage(1))}
+              data-testid="webhooks-status-filter"
+            />
+            <Select
+              label="Event"
+              placeholder="Any"
+              clearable
+              w={230}
+              data={[...WEBHOOK_EVENTS]}
+              value={event}
+              onChange={(v) => (setEvent(v), setPage(1))}
+              data-testid="webhooks-event-filter"
+            />
+            <Button variant="subtle" disabled={!filtered} onClick={() => (setStatus(null), setEvent(null), setPage(1))}>
+              Clear
+            </Button>
+          </Group>
+          <Box data-testid="webhooks-table">
+            <DataTable<Webhook>
+              withTableBorder
+              borderRadius="sm"
+              highlightOnHover
+              minHeight={rows === null || rows.length === 0 ? 160 : undefined}
+              fetching={loading && rows === null}
+              records={rows ?? []}
+              idAccessor="id"
+              totalRecords={total}
+              recordsPerPage={PAGE_SIZE}
+              page={page}
+              onPageChange={setPage}
+              noRecordsText="No webhooks match these filters — clear them to see all"
+              onRowClick={({ record }) => setSelectedId(record.id)}
+              rowStyle={(w) => (w.id === selectedId ? { background: 'var(--mantine-primary-color-light)' } : undefined)}
+              customRowAttributes={(w) => ({ 'data-testid': `webhook-row-${w.id}`, 'data-status': w.status })}
+              columns={[
+                {
+                  accessor: 'url',
+                  title: 'Endpoint',
+                  render: (w) => (
+                    <Stack gap={0}>
+                      <Text size="sm" fw={500} style={{ wordBreak: 'break-all' }}>
+                        {w.url}
+                      </Text>
+                      {w.description && (
+                        <Text size="xs" c="dimmed">
+                          {w.description}
+                        </Text>
+                      )}
+                    </Stack>
+                  ),
+                },
+                {
+                  accessor: 'events',
+                  title: 'Events',
+                  render: (w) => (
+                    <Stack gap={2}>
+                      {w.events.map((e) => (
+                        <Code key={e}>{e}</Code>
+                      ))}
+                    </Stack>
+                  ),
+                },
+                {
+                  accessor: 'status',
+                  title: 'Status',
+                  render: (w) => (
+                    <Badge color={WEBHOOK_STATUS_COLOR[w.status]} variant={w.status === 'inactive' ? 'outline' : 'light'} data-testid={`webhook-status-${w.id}`}>
+                      {w.status}
+                    </Badge>
+                  ),
+                },
+                {
+                  accessor: 'secretPrefix',
+                  title: 'Secret',
+                  render: (w) => (
+                    <Stack gap={0}>
+                      <Code>{w.secretPrefix}…</Code>
+                      {w.previousSecretExpiresAt && (
+                        <Text size="xs" c="dimmed">
+                          old secret valid until {formatTime(w.previousSecretExpiresAt)}
+                        </Text>
+                      )}
+                    </Stack>
+                  ),
+                },
+                { accessor: 'createdAt', title: 'Created', render: (w) => formatTime(w.createdAt) },
+                {
+                  accessor: 'actions',
+                  title: '',
+                  textAlign: 'right',
+                  render: (w) => (
+                    <Group gap={4} justify="flex-end" wrap="nowrap" onClick={(e) => e.stopPropagation()}>
+                      {w.status === 'failed' && (
+                        <Button size="xs" color="green" variant="light" data-testid={`webhook-reenable-${w.id}`} onClick={() => void reEnable(w)}>
+                          Re-enable
+                        </Button>
+                      )}
+                      <Button size="xs" variant="light" data-testid={`webhook-deliveries-${w.id}`} onClick={() => setSelectedId(w.id)}>
+                        Deliveries
+                      </Button>
+                      <Button size="xs" variant="default" data-testid={`webhook-edit-${w.id}`} onClick={() => setFormTarget(w)}>
+                        Edit
+                      </Button>
+                      <Button size="xs" variant="default" data-testid={`webhook-rotate-${w.id}`} onClick={() => setRotating(w)}>
+                        Rotate secret
+                      </Button>
+                      <Button size="xs" variant="light" color="red" data-testid={`webhook-delete-${w.id}`} onClick={() => setDeleting(w)}>
+                        Delete
+                      </Button>
+                    </Group>
+                  ),
+                },
+              ]}
+            />
+          </Box>
+          {selected ? (
+            <DeliveriesPanel webhook={selected} environment={environment} reloadKey={deliveriesKey} onOpen={setOpenDelivery} />
+          ) : (
+            (rows?.length ?? 0) > 0 && (
+              <Text size="sm" c="dimmed" data-testid="deliveries-hint">
+                Select a webhook to see its deliveries on a timeline.
+              </Text>
+            )
+          )}
+        </>
+      )}
+
+      <WebhookFormModal
+        target={formTarget}
+        onClose={() => setFormTarget(null)}
+        onCreated={(w) => {
+          setFormTarget(null);
+          setRevealed({ webhook: w, rotated: false });
+          setSelectedId(w.id);
+          void load();
+        }}
+        onUpdated={(w) => {
+          setFormTarget(null);
+          notifySuccess(`Webhook ${w.url} saved.`);
+          void load();
+        }}
+      />
+      <RevealSecretModal revealed={revealed} onClose={() => setRevealed(null)} />
+      <ConfirmModal
+        opened={rotating !== null}
+        title="Rotate signing secret"
+        confirmLabel="Rotate secret"
+        color="orange"
+        testId="confirm-rotate"
+        onClose={() => setRotating(null)}
+        onConfirm={async () => {
+          if (!rotating) return;
+          try {
+            const w = await call('webhooks:rotate', { environment, id: rotating.id });
+            setRotating(null);
+            setRevealed({ webhook: w, rotated: true });
+            await load();
+          } catch (e) {
+            notifyError(e, 'Could not rotate the secret');
+          }
+        }}
+      >
+        <Text size="sm">
+          Create a new signing secret for <Code>{rotating?.url}</Code>? It is shown once. For 24 hours deliveries carry signatures by both
+          the old and the new secret, so update your receiver within that time.
+        </Text>
+      </ConfirmModal>
+      <ConfirmModal
+        opened={deleting !== null}
+        title="Delete webhook"
+        confirmLabel="Delete webhook"
+        testId="confirm-delete-webhook"
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (!deleting) return;
+          try {
+            await call('webhooks:delete', { environment, id: deleting.id });
+            notifySuccess(`Webhook ${deleting.url} deleted. No further events are sent to it.`);
+            if (selectedId === deleting.id) setSelectedId(null);
+            setDeleting(null);
+            await load();
+          } catch (e) {
+            notifyError(e, 'Could not delete the webhook');
+          }
+        }}
+      >
+        <Text size="sm">
+          Delete <Code>{deleting?.url}</Code>? Events are no longer sent to it and pending deliveries stop. This cannot be undone.
+        </Text>
+      </ConfirmModal>
+      <DeliveryDrawer
+        id={openDelivery}
+        environment={environment}
+        forwardUrl={forwardUrl}
+        onClose={closeDrawer}
+        onChanged={() => setDeliveriesKey((k) => k + 1)}
+      />
+    </Stack>
+  );
+}
