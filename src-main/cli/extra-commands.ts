@@ -2,6 +2,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import { billingCommands } from './billing-commands';
 import { webhooksCommand } from './webhooks-cli';
+import { verifyCommand } from './verify-commands';
 import type { Principal } from '../core/principal';
 import type { createCore } from '../service';
 import { routingCommands } from './routing-commands';
@@ -21,4 +22,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [...routingCommands, ...billingCommands, webhooksCommand];
+export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand];

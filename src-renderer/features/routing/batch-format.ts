@@ -6,7 +6,7 @@ export type MappingField = (typeof MAPPING_FIELDS)[number];
 export type Mapping = Record<MappingField, number | null>;
 
 export const MAPPING_LABELS: Record<MappingField, { label: string; help: string }> = {
-  type: { label: 'Type', help: 'bic, routing or route; without it each row is judged by the columns it fills' },
+  type: { label: 'Type', help: 'bic, routing or route (optional)' },
   bic: { label: 'BIC', help: 'BIC / SWIFT code to check' },
   routing: { label: 'Routing number', help: 'US ABA routing number to check' },
   fromBic: { label: 'From BIC', help: 'Sender of a route check' },

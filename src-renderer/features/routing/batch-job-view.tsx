@@ -136,7 +136,12 @@ function ResultRows({ job }: { job: BatchJob }) {
               title: h,
               render: (r: Row) => {
                 const v = r.cells[j] ?? '';
-                if (j === validCol) return <Badge color={v === 'true' ? 'green' : 'red'} variant="light">{v}</Badge>;
+                if (j === validCol)
+                  return (
+                    <Text size="sm" fw={600} c={v === 'true' ? 'green.7' : 'red.7'}>
+                      {v}
+                    </Text>
+                  );
                 return <Text size="sm">{v}</Text>;
               },
             })),

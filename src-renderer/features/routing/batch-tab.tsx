@@ -14,7 +14,7 @@ import { columnOptions, formatEta, formatRate, fromSelectValue, MAPPING_FIELDS, 
 type Preview = z.infer<typeof BatchPreviewSchema>;
 const POLL_MS = 500;
 
-function PreviewTable({ preview }: { preview: Preview }) {
+function PreviewTable({ preview, mapping }: { preview: Preview; mapping: Mapping }) {
   const width = Math.max(preview.headers.length, ...preview.rows.map((r) => r.length));
   const cols = Array.from({ length: width }, (_, i) => (preview.hasHeader ? (preview.headers[i] ?? '') : `Column ${i + 1}`));
   return (
@@ -23,7 +23,16 @@ function PreviewTable({ preview }: { preview: Preview }) {
         <Table.Thead>
           <Table.Tr>
             {cols.map((h, i) => (
-              <Table.Th key={i}>{h || `(column ${i + 1})`}</Table.Th>
+              <Table.Th key={i}>
+                <Group gap={6} wrap="nowrap">
+                  {h || `(column ${i + 1})`}
+                  {MAPPING_FIELDS.filter((f) => mapping[f] === i).map((f) => (
+                    <Badge key={f} size="xs" variant="light" data-testid={`batch-preview-mapped-${f}`}>
+                      {MAPPING_LABELS[f].label}
+                    </Badge>
+                  ))}
+                </Group>
+              </Table.Th>
             ))}
           </Table.Tr>
         </Table.Thead>
@@ -182,7 +191,7 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
         </form>
       </Paper>
 
-      {preview && mapping && (!job || job.status !== 'running') && (
+      {preview && mapping && !job && (
         <Paper withBorder p="md" radius="sm" data-testid="batch-preview">
           <Stack>
             <Group justify="space-between">
@@ -191,7 +200,7 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
                 {preview.hasHeader ? 'First line read as headers' : 'No header line detected'} · first {preview.rows.length} rows
               </Text>
             </Group>
-            <PreviewTable preview={preview} />
+            <PreviewTable preview={preview} mapping={mapping} />
             <Title order={6}>Column mapping</Title>
             <Text size="xs" c="dimmed">
               Detected from the headers; change a field if the guess is wrong.
@@ -230,7 +239,16 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
       )}
 
       {job?.status === 'running' && <RunningJob job={job} cancelling={cancelling} onCancel={() => void cancel()} />}
-      {job && job.status !== 'running' && <BatchJobView job={job} />}
+      {job && job.status !== 'running' && (
+        <>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setJob(null)} data-testid="batch-new">
+              {preview ? 'Back to the preview' : 'Check another file'}
+            </Button>
+          </Group>
+          <BatchJobView job={job} />
+        </>
+      )}
       {!preview && !job && (
         <Text size="sm" c="dimmed" data-testid="batch-empty">
           Give the path of a CSV with a BIC, routing-number or route (from BIC, to BIC, currency) column per row. Try{' '}

@@ -28,9 +28,14 @@ export const SERVICE_GROUPS: readonly ServiceGroup[] = [
 ];
 
 const LABELS = new Map(SERVICE_GROUPS.flatMap((g) => g.services.map((s) => [s.key, s.label] as const)));
+const KIND_LABEL: Record<string, string> = { account: 'Bank account', phone: 'Phone number', identity: 'Identity' };
 
+/** A readable name; the kind is spelled out because "Nigeria (NG)" alone could be the account or the phone check. */
 export function serviceLabel(key: string): string {
-  return LABELS.get(key) ?? key;
+  const label = LABELS.get(key);
+  if (!label) return key;
+  const kind = KIND_LABEL[key.split(':')[0] ?? ''];
+  return kind && key.includes(':') && !label.toLowerCase().includes(kind.toLowerCase()) ? `${kind} — ${label}` : label;
 }
 
 /** Select data: grouped catalogue, plus any key the service knows that this console version does not. */

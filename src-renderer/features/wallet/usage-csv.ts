@@ -37,17 +37,3 @@ export function usageCsv(rows: readonly UsageRow[]): string {
     rows.map((r) => [r.id, r.createdAt, r.kind, r.service, r.verificationId, r.amount, Number(minorToMajor(r.amount, r.currency)), r.currency, r.ledgerEntryId]),
   );
 }
-
-/** Saves text as a file through a temporary Blob URL (no server round trip, works in Electron and the browser). */
-export function downloadText(fileName: string, text: string, type = 'text/csv;charset=utf-8'): void {
-  // The BOM makes spreadsheet apps read the file as UTF-8 instead of the system code page.
-  const url = URL.createObjectURL(new Blob(['\uFEFF', text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  // Revoke after the click has been handled; revoking synchronously can cancel the download in some engines.
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}

@@ -8,7 +8,8 @@ import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { serviceSelectData } from './service-catalogue';
-import { downloadText, usageCsv, type UsageRow } from './usage-csv';
+import { downloadText } from './download';
+import { usageCsv, type UsageRow } from './usage-csv';
 
 const PAGE_SIZE = 20;
 

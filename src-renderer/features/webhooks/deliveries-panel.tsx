@@ -91,7 +91,7 @@ export function DeliveriesPanel(props: { webhook: Webhook; environment: Environm
               status
                 ? 'Clear the status filter to see every delivery of this webhook.'
                 : webhook.status === 'active'
-                  ? `Deliveries appear when a ${environment} verification finishes. Run one under Verify (use an async corridor or any check) and come back.`
+                  ? `Events are sent when an asynchronous ${environment} verification finishes. Send one with "mode": "async" (e.g. an ET, CI or TZ account check, or any phone or identity check) and refresh.`
                   : 'This webhook is not active, so no events are queued for it. Edit it and set it active to receive deliveries.'
             }
           />

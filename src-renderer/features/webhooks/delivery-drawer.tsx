@@ -9,7 +9,7 @@ import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { AttemptTrack } from './attempt-track';
-import { attemptOutcome, formatDuration, localReceiverProblem, OUTCOME_COLOR, replayTarget } from './timeline';
+import { attemptOutcome, extraError, formatDuration, localReceiverProblem, OUTCOME_COLOR, replayTarget } from './timeline';
 
 function ReplayBox({ delivery, environment, forwardUrl, onDone }: { delivery: DeliveryDetail; environment: Environment; forwardUrl: string | null; onDone: () => void }) {
   const [mode, setMode] = useState<'webhook' | 'local'>('webhook');
@@ -85,7 +85,7 @@ function ReplayBox({ delivery, environment, forwardUrl, onDone }: { delivery: De
               {result.statusCode !== null ? `HTTP ${result.statusCode}` : (result.error ?? 'No response')} from <Code>{result.url}</Code> in{' '}
               {formatDuration(result.durationMs)}, {result.signature === 'original' ? 'original signature' : 'fresh signature'}.
             </Text>
-            {result.error && result.statusCode !== null && <Text size="sm">{result.error}</Text>}
+            {result.statusCode !== null && extraError(result.statusCode, result.error) && <Text size="sm">{result.error}</Text>}
           </Alert>
         )}
       </Stack>
@@ -218,7 +218,7 @@ export function DeliveryDrawer(props: { id: string | null; environment: Environm
                       <Badge color={OUTCOME_COLOR[attemptOutcome(a)]} variant="light">
                         {a.statusCode !== null ? `HTTP ${a.statusCode}` : 'no response'}
                       </Badge>
-                      {a.error && (
+                      {extraError(a.statusCode, a.error) && (
                         <Text size="xs" c="dimmed">
                           {a.error}
                         </Text>

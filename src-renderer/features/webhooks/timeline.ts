@@ -104,3 +104,9 @@ export function localReceiverProblem(raw: string): string | null {
   if (!LOOPBACK_HOSTS.has(u.hostname)) return 'A local receiver must be on localhost, 127.0.0.1 or [::1].';
   return null;
 }
+
+/** The error text worth showing next to a status code: nothing when it only repeats "HTTP <code>". */
+export function extraError(statusCode: number | null, error: string | null): string | null {
+  if (!error) return null;
+  return statusCode !== null && error.trim() === `HTTP ${statusCode}` ? null : error;
+}

@@ -58,7 +58,6 @@ export function WebhookFormModal(props: {
     const out: FieldErrors = {};
     const u = url.trim();
     if (!u) out.url = 'Enter the HTTPS address that should receive the events.';
-    else if (!/^https:\/\//i.test(u)) out.url = 'Webhooks are delivered over HTTPS only: the URL must start with https://. For a local receiver, use “Forward to local receiver”.';
     if (events.length === 0) out.events = 'Choose at least one event.';
     if (description.trim().length > 500) out.description = 'Use at most 500 characters.';
     return out;
@@ -119,7 +118,7 @@ export function WebhookFormModal(props: {
           <TextInput
             data-testid="webhook-url-input"
             label="Endpoint URL"
-            description="HTTPS only; the service refuses private and loopback addresses."
+            description="HTTPS only; private and loopback addresses are refused (for a receiver on this machine, use “Forward to local receiver”)."
             placeholder="https://example.com/hooks/verifications"
             required
             data-autofocus

@@ -1,8 +1,8 @@
 // Webhooks: the endpoints of the current environment (filter by status and event), create / edit / rotate /
 // delete, the per-webhook delivery timeline with its detail drawer, and the local-receiver forwarding setting.
 import { useCallback, useEffect, useState } from 'react';
-import { Badge, Box, Button, Code, EmptyState, Group, Select, Stack, Text, Title } from '@mantine/core';
-import { IconPlus, IconRefresh, IconWebhook } from '@tabler/icons-react';
+import { ActionIcon, Badge, Box, Button, Code, EmptyState, Group, Menu, Select, Stack, Text, Title } from '@mantine/core';
+import { IconDots, IconKey, IconPencil, IconPlus, IconRefresh, IconTrash, IconWebhook } from '@tabler/icons-react';
 import { DataTable } from 'mantine-datatable';
 import { WEBHOOK_EVENTS, WebhookEventSchema, WebhookStatusSchema, type Webhook, type WebhookStatus, type WebhookWithSecret } from '../../../src-shared/schemas/webhooks';
 import { call } from '../../client/bridge';
@@ -89,7 +89,7 @@ export function WebhooksPage() {
         </Group>
       </Group>
       <Text c="dimmed" size="sm">
-        Endpoints of the <b>{environment}</b> environment receive a signed POST when a verification finishes. Check the{' '}
+        Endpoints of the <b>{environment}</b> environment receive a signed POST when an asynchronous verification finishes. Check the{' '}
         <Code>X-Signature</Code> header with the endpoint’s secret.
       </Text>
       <ForwardCard onChange={setForwardUrl} />
@@ -168,6 +168,7 @@ export function WebhooksPage() {
                 {
                   accessor: 'events',
                   title: 'Events',
+                  width: 200,
                   render: (w) => (
                     <Stack gap={2}>
                       {w.events.map((e) => (
@@ -179,6 +180,7 @@ export function WebhooksPage() {
                 {
                   accessor: 'status',
                   title: 'Status',
+                  width: 100,
                   render: (w) => (
                     <Badge color={WEBHOOK_STATUS_COLOR[w.status]} variant={w.status === 'inactive' ? 'outline' : 'light'} data-testid={`webhook-status-${w.id}`}>
                       {w.status}
@@ -188,6 +190,7 @@ export function WebhooksPage() {
                 {
                   accessor: 'secretPrefix',
                   title: 'Secret',
+                  width: 150,
                   render: (w) => (
                     <Stack gap={0}>
                       <Code>{w.secretPrefix}…</Code>
@@ -199,7 +202,7 @@ export function WebhooksPage() {
                     </Stack>
                   ),
                 },
-                { accessor: 'createdAt', title: 'Created', render: (w) => formatTime(w.createdAt) },
+                { accessor: 'createdAt', title: 'Created', noWrap: true, render: (w) => formatTime(w.createdAt) },
                 {
                   accessor: 'actions',
                   title: '',
@@ -214,15 +217,25 @@ export function WebhooksPage() {
                       <Button size="xs" variant="light" data-testid={`webhook-deliveries-${w.id}`} onClick={() => setSelectedId(w.id)}>
                         Deliveries
                       </Button>
-                      <Button size="xs" variant="default" data-testid={`webhook-edit-${w.id}`} onClick={() => setFormTarget(w)}>
-                        Edit
-                      </Button>
-                      <Button size="xs" variant="default" data-testid={`webhook-rotate-${w.id}`} onClick={() => setRotating(w)}>
-                        Rotate secret
-                      </Button>
-                      <Button size="xs" variant="light" color="red" data-testid={`webhook-delete-${w.id}`} onClick={() => setDeleting(w)}>
-                        Delete
-                      </Button>
+                      <Menu position="bottom-end" withinPortal>
+                        <Menu.Target>
+                          <ActionIcon variant="default" size="md" aria-label={`More actions for ${w.url}`} data-testid={`webhook-menu-${w.id}`}>
+                            <IconDots size={16} />
+                          </ActionIcon>
+                        </Menu.Target>
+                        <Menu.Dropdown>
+                          <Menu.Item leftSection={<IconPencil size={14} />} data-testid={`webhook-edit-${w.id}`} onClick={() => setFormTarget(w)}>
+                            Edit
+                          </Menu.Item>
+                          <Menu.Item leftSection={<IconKey size={14} />} data-testid={`webhook-rotate-${w.id}`} onClick={() => setRotating(w)}>
+                            Rotate secret
+                          </Menu.Item>
+                          <Menu.Divider />
+                          <Menu.Item color="red" leftSection={<IconTrash size={14} />} data-testid={`webhook-delete-${w.id}`} onClick={() => setDeleting(w)}>
+                            Delete
+                          </Menu.Item>
+                        </Menu.Dropdown>
+                      </Menu>
                     </Group>
                   ),
                 },

@@ -44,6 +44,18 @@ describe('vconsole', () => {
     expect(prices).toContainEqual(expect.objectContaining({ service: 'account:NG', amount: 75 }));
   });
 
+  it('verifies from the command line through the same rules as the API', () => {
+    const ok = vconsole('verify', 'account', '--data-dir', dir, '--json', '--body', '{"country":"NG","accountNumber":"0123456789","bankCode":"058"}');
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out)).toMatchObject({ status: 'success', verified: true, accountName: 'ADAEZE OKAFOR' });
+    const notFound = vconsole('verify', 'account', '--data-dir', dir, '--body', '{"country":"NG","accountNumber":"0000000000","bankCode":"058","mode":"async"}', '--wait');
+    expect(notFound.code).toBe(1);
+    expect(notFound.out).toContain('ACCOUNT_NOT_FOUND');
+    const invalid = vconsole('verify', 'phone', '--data-dir', dir, '--body', '{"country":"KE"}');
+    expect(invalid.code).toBe(1);
+    expect(invalid.err).toContain('phoneNumber');
+  });
+
   it('answers bad usage with exit code 2 and a message, failed operations with 1', () => {
     const bad = vconsole('keys', 'create', '--data-dir', dir, '--name', 'x', '--environment', 'staging');
     expect(bad.code).toBe(2);
