@@ -93,9 +93,9 @@ export function BatchHistoryTab({ onOpen, onNew }: { onOpen: (job: BatchJob) => 
                 </Badge>
               ),
             },
-            { accessor: 'rows', title: 'Rows', textAlign: 'right' },
-            { accessor: 'valid', title: 'Valid', textAlign: 'right' },
-            { accessor: 'invalid', title: 'Invalid', textAlign: 'right' },
+            { accessor: 'rows', title: 'Rows', textAlign: 'right', render: (j) => j.rows.toLocaleString('en-US') },
+            { accessor: 'valid', title: 'Valid', textAlign: 'right', render: (j) => j.valid.toLocaleString('en-US') },
+            { accessor: 'invalid', title: 'Invalid', textAlign: 'right', render: (j) => j.invalid.toLocaleString('en-US') },
             { accessor: 'finishedAt', title: 'Finished', render: (j) => formatTime(j.finishedAt, j.status === 'running' ? 'running…' : '—') },
           ]}
         />

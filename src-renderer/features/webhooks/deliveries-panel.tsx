@@ -50,6 +50,14 @@ export function DeliveriesPanel(props: { webhook: Webhook; environment: Environm
     setStatus(null);
   }, [webhook.id]);
 
+  // While a delivery is still being retried, keep its timeline current without a manual refresh.
+  const hasPending = rows?.some((d) => d.status === 'pending') ?? false;
+  useEffect(() => {
+    if (!hasPending) return;
+    const timer = setInterval(() => void load(), 3000);
+    return () => clearInterval(timer);
+  }, [hasPending, load]);
+
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
 
   return (

@@ -264,8 +264,13 @@ export function WebhooksPage() {
           void load();
         }}
         onUpdated={(w) => {
+          const wasFailed = formTarget !== null && formTarget !== 'new' && formTarget.status === 'failed';
           setFormTarget(null);
-          notifySuccess(`Webhook ${w.url} saved.`);
+          notifySuccess(
+            wasFailed && w.status === 'active'
+              ? `${w.url} is active again. New events will be delivered; missed ones are not redelivered.`
+              : `Webhook ${w.url} saved.`,
+          );
           void load();
         }}
       />
