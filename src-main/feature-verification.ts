@@ -1,6 +1,5 @@
 // The verification product beyond bank accounts — phone, identity, Ghana Card facial, address — and live billing:
 // their kinds, the sync-charge guard job, HTTP routes and console handlers, as one Feature for features.ts.
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { VerificationChannels } from '../src-shared/channels-verification';
 import type { Environment } from '../src-shared/schemas/common';
@@ -15,14 +14,13 @@ import {
   setWalletStatus,
   topUp,
 } from './core/billing/billing';
-import { fingerprint, runIdempotent } from './core/idempotency/idempotency';
 import { addressSpec } from './core/verification/address-spec';
 import { resolveStaleSync, SYNC_GUARD_JOB } from './core/verification/engine';
 import { faceSpec } from './core/verification/face-spec';
 import { identitySpec } from './core/verification/identity-spec';
 import { phoneSpec } from './core/verification/phone-spec';
 import type { KindSpec, VerificationKind } from './core/verification/types';
-import { submit } from './core/verification/verification-service';
+import { submitOnce } from './core/verification/verification-service';
 import { owner, type ConsoleContext } from './console/handlers';
 import type { Feature } from './features';
 import { registerBillingRoutes } from './http/routes/billing';
@@ -35,20 +33,16 @@ type VerificationHandlers = {
 function consoleHandlers(ctx: ConsoleContext): VerificationHandlers {
   const { rt } = ctx;
   // Each console submission is a new request with its own idempotency key, through the same path as the API.
-  const verify = async (kind: VerificationKind, path: string, environment: Environment, request: object) => {
-    const p = owner(ctx, environment);
-    const res = await runIdempotent(rt.deps, `${p.organizationId}:${p.environment}`, `console-${randomUUID()}`, fingerprint('POST', path, request), async () => {
-      const s = await submit(rt.verification, p, kind, request);
-      return { statusCode: s.statusCode, body: s.body, persist: s.persist };
-    });
+  const verify = async (kind: VerificationKind, environment: Environment, request: object) => {
+    const res = await submitOnce(rt.verification, owner(ctx, environment), kind, request);
     return JSON.parse(res.body) as { id: string; status: 'pending' | 'success' | 'failed' | 'error' };
   };
   const org = () => owner(ctx).organizationId;
   return {
-    'verify:phone': ({ environment, request }) => verify('phone', '/verify/phone', environment, request),
-    'verify:identity': ({ environment, request }) => verify('identity', '/verify/identity', environment, request),
-    'verify:face': ({ environment, request }) => verify('face', '/verify/face', environment, request),
-    'verify:address': ({ environment, request }) => verify('address', '/verify/address', environment, request),
+    'verify:phone': ({ environment, request }) => verify('phone', environment, request),
+    'verify:identity': ({ environment, request }) => verify('identity', environment, request),
+    'verify:face': ({ environment, request }) => verify('face', environment, request),
+    'verify:address': ({ environment, request }) => verify('address', environment, request),
     'wallet:get': async () => getWallet(rt.deps, org()),
     'wallet:topUp': async ({ amount, currency }) => topUp(rt.deps, org(), amount, currency),
     'wallet:setStatus': async ({ status }) => setWalletStatus(rt.deps, org(), status),

@@ -1,13 +1,11 @@
 // `vconsole verify KIND`: runs a verification from the command line through the same core path as the API
 // (schema check, idempotency, three validation layers, billing in live), and prints the record.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { AccountRequestSchema } from '../../src-shared/schemas/verification';
 import { AddressRequestSchema, FaceRequestSchema, IdentityRequestSchema, PhoneRequestSchema } from '../../src-shared/schemas/verification-more';
 import { AppError } from '../../src-shared/app-error';
-import { fingerprint, runIdempotent } from '../core/idempotency/idempotency';
-import { getOne, submit } from '../core/verification/verification-service';
+import { getOne, submitOnce } from '../core/verification/verification-service';
 import type { VerificationKind } from '../core/verification/types';
 import type { ExtraCommand } from './extra-commands';
 
@@ -51,10 +49,7 @@ export const verifyCommand: ExtraCommand = {
     // The queue runs in this process only while --wait polls, so an async request completes here or in `serve`.
     return kit.withCore({ ...values, json: values['json'] }, async (core) => {
       const p = kit.ownerPrincipal(core, environment);
-      const res = await runIdempotent(core.deps, `${p.organizationId}:${p.environment}`, `cli-${randomUUID()}`, fingerprint('POST', `/verify/${k}`, parsed.data), async () => {
-        const s = await submit(core.rt.verification, p, k, parsed.data as { mode?: 'async' });
-        return { statusCode: s.statusCode, body: s.body, persist: s.persist };
-      });
+      const res = await submitOnce(core.rt.verification, p, k, parsed.data as { mode?: 'async' });
       let record = JSON.parse(res.body) as { id: string; status: string; error?: { code: string; message: string } };
       if (values['wait'] && record.status === 'pending') {
         core.worker.start();

@@ -1,6 +1,5 @@
 // The console door: one handler per channel of the console contract, each a thin call into core/. The console
 // acts as the installation's owner (the first organization), in the environment the console has switched to.
-import { randomUUID } from 'node:crypto';
 import { AppError, isAppError } from '../../src-shared/app-error';
 import { ACTION_HINTS, HTTP_ERRORS } from '../../src-shared/errors';
 import {
@@ -11,13 +10,12 @@ import {
   type ChannelOutput,
 } from '../../src-shared/channels';
 import type { Environment } from '../../src-shared/schemas/common';
-import { fingerprint, runIdempotent } from '../core/idempotency/idempotency';
 import { createKey, listKeys, revokeKey } from '../core/keys/keys-service';
 import { bootstrap, firstOrganizationId } from '../core/orgs/organizations';
 import type { Principal } from '../core/principal';
 import type { CoreRuntime } from '../core/runtime';
 import { listPublicFixtures } from '../core/sandbox-catalogue';
-import { getOne, list, submit } from '../core/verification/verification-service';
+import { getOne, list, submitOnce } from '../core/verification/verification-service';
 
 export type Handlers = { [K in ChannelName]: (input: ChannelOutputOfInput<K>) => Promise<ChannelOutput<K>> };
 type ChannelOutputOfInput<K extends ChannelName> = import('zod').output<(typeof CHANNELS)[K]['input']>;
@@ -71,12 +69,8 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
     'keys:create': async (input) => createKey(rt.deps, owner(ctx), input),
     'keys:revoke': async (input) => revokeKey(rt.deps, owner(ctx).organizationId, input.id),
     'verify:account': async ({ environment, request }) => {
-      const p = owner(ctx, environment);
       // Each console submission is a new request, with its own idempotency key, through the same path as the API.
-      const res = await runIdempotent(rt.deps, `${p.organizationId}:${p.environment}`, `console-${randomUUID()}`, fingerprint('POST', '/verify/account', request), async () => {
-        const s = await submit(rt.verification, p, 'account', request);
-        return { statusCode: s.statusCode, body: s.body, persist: s.persist };
-      });
+      const res = await submitOnce(rt.verification, owner(ctx, environment), 'account', request);
       return JSON.parse(res.body) as ChannelOutput<'verify:account'>;
     },
     'verify:get': async ({ environment, id }) => getOne(rt.verification, owner(ctx, environment), id),

@@ -109,6 +109,22 @@ export interface IdempotentResponse {
   replayed: boolean;
 }
 
+/** The scope of a caller's keys (decisions §8): organization + environment. */
+export function idempotencyScope(p: { organizationId: string; environment: string }): string {
+  return `${p.organizationId}:${p.environment}`;
+}
+
+/** runIdempotent for a caller and a request: scope and fingerprint follow decisions §8. */
+export function runIdempotentRequest(
+  deps: CoreDeps,
+  p: { organizationId: string; environment: string },
+  key: string,
+  request: { method: string; path: string; body: unknown },
+  exec: () => Promise<Executed>,
+): Promise<IdempotentResponse> {
+  return runIdempotent(deps, idempotencyScope(p), key, fingerprint(request.method, request.path, request.body), exec);
+}
+
 export async function runIdempotent(
   deps: CoreDeps,
   scope: string,

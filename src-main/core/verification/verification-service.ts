@@ -1,5 +1,7 @@
 // The verification use cases every door calls: submit (sync or async), get one, list.
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
+import { runIdempotentRequest, type IdempotentResponse } from '../idempotency/idempotency';
 import type { VerificationListQuery, VerificationRecord } from '../../../src-shared/schemas/verification';
 import type { Principal } from '../principal';
 import { submitVerification, type Submitted, type VerificationRuntime } from './engine';
@@ -8,6 +10,23 @@ import type { VerificationKind } from './types';
 
 export function submit(rt: VerificationRuntime, p: Principal, kind: VerificationKind, request: { mode?: 'async' } & object): Promise<Submitted> {
   return submitVerification(rt, p, kind, request, { async: request.mode === 'async' });
+}
+
+/**
+ * Submits a verification exactly once per idempotency key, as every door does: the API with the caller's
+ * Idempotency-Key; the console and the CLI with a fresh key per submission.
+ */
+export function submitOnce(
+  rt: VerificationRuntime,
+  p: Principal,
+  kind: VerificationKind,
+  request: { mode?: 'async' } & object,
+  idempotencyKey: string = `once-${randomUUID()}`,
+): Promise<IdempotentResponse> {
+  return runIdempotentRequest(rt.deps, p, idempotencyKey, { method: 'POST', path: `/verify/${kind}`, body: request }, async () => {
+    const s = await submit(rt, p, kind, request);
+    return { statusCode: s.statusCode, body: s.body, persist: s.persist };
+  });
 }
 
 export function getOne(rt: VerificationRuntime, p: Principal, id: string): VerificationRecord {

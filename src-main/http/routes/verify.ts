@@ -8,9 +8,9 @@ import {
   VerificationListQuerySchema,
   VerificationRecordSchema,
 } from '../../../src-shared/schemas/verification';
-import { fingerprint, runIdempotent, validateIdempotencyKey } from '../../core/idempotency/idempotency';
+import { runIdempotentRequest, validateIdempotencyKey, type IdempotentResponse } from '../../core/idempotency/idempotency';
 import type { CoreRuntime } from '../../core/runtime';
-import { getOne, list, submit } from '../../core/verification/verification-service';
+import { getOne, list, submitOnce } from '../../core/verification/verification-service';
 import type { VerificationKind } from '../../core/verification/types';
 import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
@@ -26,39 +26,56 @@ export async function sendIdempotent(
   exec: () => Promise<{ statusCode: number; body: unknown; persist?: () => void }>,
 ) {
   const key = validateIdempotencyKey(req.headers['idempotency-key']);
-  const p = principalOf(req);
-  const res = await runIdempotent(rt.deps, `${p.organizationId}:${p.environment}`, key, fingerprint('POST', path, req.body), exec);
+  const res = await runIdempotentRequest(rt.deps, principalOf(req), key, { method: 'POST', path, body: req.body }, exec);
+  return sendStored(reply, res);
+}
+
+/** Sends a stored (or just stored) response as is, marking replays. */
+function sendStored(reply: FastifyReply, res: IdempotentResponse) {
   reply.code(res.statusCode).type('application/json; charset=utf-8');
   if (res.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.serializer((s: unknown) => s as string).send(res.body);
 }
 
-export function submitRoute(door: HttpDoor, kind: VerificationKind, path: string, body: z.ZodType, summary: string) {
+export function submitRoute(
+  door: HttpDoor,
+  kind: VerificationKind,
+  body: z.ZodType,
+  summary: string,
+  opts: { bodyLimit?: number } = {},
+) {
   const { app, rt } = door;
   app.withTypeProvider<ZodTypeProvider>().post(
-    path,
+    `/verify/${kind}`,
     {
       onRequest: door.auth('apiKey'),
+      ...(opts.bodyLimit ? { bodyLimit: opts.bodyLimit } : {}),
       schema: {
         summary,
         tags: ['verification'],
         security: [{ apiKey: [] }],
         headers: IdemHeaders,
         body,
-        response: { 200: VerificationRecordSchema, 202: VerificationRecordSchema.partial(), ...errors },
+        response: {
+          200: VerificationRecordSchema,
+          202: VerificationRecordSchema.partial(),
+          402: ErrorBodySchema,
+          403: ErrorBodySchema,
+          ...(opts.bodyLimit ? { 413: ErrorBodySchema } : {}),
+          ...errors,
+        },
       },
     },
-    async (req, reply) =>
-      sendIdempotent(rt, req, reply, path, async () => {
-        const s = await submit(rt.verification, principalOf(req), kind, req.body as { mode?: 'async' });
-        return { statusCode: s.statusCode, body: s.body, persist: s.persist };
-      }),
+    async (req, reply) => {
+      const key = validateIdempotencyKey(req.headers['idempotency-key']);
+      return sendStored(reply, await submitOnce(rt.verification, principalOf(req), kind, req.body as { mode?: 'async' }, key));
+    },
   );
 }
 
 export function registerVerifyRoutes(door: HttpDoor): void {
   const { app, rt } = door;
-  submitRoute(door, 'account', '/verify/account', AccountRequestSchema, 'Verify a bank account');
+  submitRoute(door, 'account', AccountRequestSchema, 'Verify a bank account');
 
   app.withTypeProvider<ZodTypeProvider>().get(
     '/verify',
