@@ -3,6 +3,7 @@
 // so no list of channel names is ever written twice.
 import { z } from 'zod';
 import { EnvironmentSchema, PaginationSchema } from './schemas/common';
+import { SandboxFixtureSchema } from './schemas/sandbox';
 import { ApiKeySchema, CreatedKeySchema, CreateKeyRequestSchema, RevokedKeySchema } from './schemas/keys';
 import { AccountRequestSchema, VerificationListQuerySchema, VerificationRecordSchema } from './schemas/verification';
 import { routingChannels } from './channels-routing';
@@ -57,19 +58,12 @@ export const BootstrapOutputSchema = z.object({
   keys: z.object({ sandbox: CreatedKeySchema, live: CreatedKeySchema }),
 });
 
-export const FixtureSchema = z.object({
-  kind: z.string(),
-  country: z.string(),
-  description: z.string(),
-  request: z.record(z.string(), z.unknown()),
-  expected: z.object({ status: z.string(), errorCode: z.string().optional(), fields: z.record(z.string(), z.unknown()).optional() }),
-});
-export type SandboxFixture = z.infer<typeof FixtureSchema>;
+export type { SandboxFixture } from './schemas/sandbox';
 
 const appChannels = {
   'app:info': channel(Empty, AppInfoSchema),
   'setup:bootstrap': channel(BootstrapInputSchema, BootstrapOutputSchema),
-  'sandbox:fixtures': channel(Empty, z.array(FixtureSchema)),
+  'sandbox:fixtures': channel(Empty, z.array(SandboxFixtureSchema)),
 };
 
 const keyChannels = {

@@ -1,21 +1,10 @@
 // The public catalogue of sandbox fixtures (decisions §10), as served to API clients and the console.
-import { z } from 'zod';
+import type { SandboxFixture as PublicFixture } from '../../src-shared/schemas/sandbox';
 import { loadFixtures } from '../providers/sandbox/fixtures';
 import { evaluateCorrespondents, runBatch } from './routing/checks';
 import { routingSandboxFixtures, sandboxDirectory, type RoutingFixtureCase } from './routing/sandbox-directory';
 import type { BatchItem } from './routing/schemas';
 import type { CoreRuntime } from './runtime';
-
-export const PublicFixtureSchema = z.object({
-  kind: z.string(),
-  /** '' for routing fixtures that concern no single country (a malformed BIC, a batch). */
-  country: z.string(),
-  description: z.string(),
-  request: z.record(z.string(), z.unknown()),
-  expected: z.object({ status: z.string(), errorCode: z.string().optional(), fields: z.record(z.string(), z.unknown()).optional() }),
-});
-export const FixtureListSchema = z.object({ data: z.array(PublicFixtureSchema) });
-export type PublicFixture = z.infer<typeof PublicFixtureSchema>;
 
 export function listPublicFixtures(rt: CoreRuntime): PublicFixture[] {
   const verification = loadFixtures(rt.deps.config.resourcesDir).map((f) => ({

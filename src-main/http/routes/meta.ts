@@ -1,8 +1,8 @@
 // Service metadata: health, the OpenAPI description, and the sandbox test data catalogue (decisions §10).
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { ErrorBodySchema } from '../../../src-shared/schemas/common';
-import { FixtureListSchema, listPublicFixtures } from '../../core/sandbox-catalogue';
+import { SandboxFixtureListSchema } from '../../../src-shared/schemas/sandbox';
+import { listPublicFixtures } from '../../core/sandbox-catalogue';
 import type { HttpDoor } from '../app';
 
 export function registerMetaRoutes(door: HttpDoor): void {
@@ -18,10 +18,9 @@ export function registerMetaRoutes(door: HttpDoor): void {
         summary: 'List the documented sandbox test identifiers',
         tags: ['sandbox'],
         security: [{ apiKey: [] }],
-        response: { 200: FixtureListSchema, 401: ErrorBodySchema },
+        response: { 200: SandboxFixtureListSchema, 401: ErrorBodySchema },
       },
     },
     async () => ({ data: listPublicFixtures(rt) }),
   );
-  void z;
 }

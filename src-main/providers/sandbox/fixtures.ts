@@ -4,17 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { SandboxFixtureSchema } from '../../../src-shared/schemas/sandbox';
 
-export const FixtureSchema = z.object({
+/** The public fixture shape, narrowed for the verification kinds this file holds. */
+export const FixtureSchema = SandboxFixtureSchema.extend({
   kind: z.enum(['account', 'phone', 'identity', 'face', 'address']),
-  country: z.string(),
-  description: z.string(),
-  request: z.record(z.string(), z.unknown()),
-  expected: z.object({
-    status: z.enum(['pending', 'success', 'failed', 'error']),
-    errorCode: z.string().optional(),
-    fields: z.record(z.string(), z.unknown()).optional(),
-  }),
+  expected: SandboxFixtureSchema.shape.expected.extend({ status: z.enum(['pending', 'success', 'failed', 'error']) }),
 });
 export type Fixture = z.infer<typeof FixtureSchema>;
 
