@@ -8,7 +8,7 @@ import { CHANNEL_NAMES } from '../../src-shared/channels';
 import { dispatch } from '../console/handlers';
 import { defaultDataDir } from '../paths';
 import { startService, type RunningService } from '../service';
-import { CONTENT_SECURITY_POLICY, isAllowedExternal, isTrustedSenderUrl, secureWebPreferences } from './security';
+import { CONTENT_SECURITY_POLICY, isTrustedSenderUrl, secureWebPreferences, windowOpenHandler } from './security';
 
 let service: RunningService | null = null;
 let win: BrowserWindow | null = null;
@@ -40,10 +40,7 @@ function createWindow(): void {
     webPreferences: secureWebPreferences(join(here, '../preload/index.mjs')),
   });
   win.once('ready-to-show', () => win?.show());
-  win.webContents.setWindowOpenHandler(({ url }) => {
-    if (isAllowedExternal(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
+  win.webContents.setWindowOpenHandler(windowOpenHandler((url) => void shell.openExternal(url)));
   win.webContents.on('will-navigate', (e) => e.preventDefault());
   win.webContents.on('will-attach-webview', (e) => e.preventDefault());
   void win.loadFile(rendererIndex);
@@ -81,7 +78,7 @@ async function boot(): Promise<void> {
 
 app.on('web-contents-created', (_e, contents) => {
   contents.on('will-navigate', (e) => e.preventDefault());
-  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  contents.setWindowOpenHandler(windowOpenHandler(() => undefined));
 });
 
 app.on('window-all-closed', () => app.quit());

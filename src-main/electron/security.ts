@@ -37,3 +37,14 @@ export function isAllowedExternal(url: string): boolean {
 export function isTrustedSenderUrl(url: string, appOrigin: string): boolean {
   return url.startsWith(appOrigin);
 }
+
+/**
+ * The window.open handler: never opens a window; an allow-listed link goes to the user's browser instead.
+ * Returned as a function of the opener so main.ts and the unit tests use the same code.
+ */
+export function windowOpenHandler(openExternal: (url: string) => void) {
+  return ({ url }: { url: string }): { action: 'deny' } => {
+    if (isAllowedExternal(url)) openExternal(url);
+    return { action: 'deny' };
+  };
+}

@@ -1,7 +1,7 @@
 // The Electron security checklist, asserted on the code that configures the window (no Electron binary needed).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, isAllowedExternal, isTrustedSenderUrl, secureWebPreferences } from '../../src-main/electron/security';
+import { CONTENT_SECURITY_POLICY, isAllowedExternal, isTrustedSenderUrl, secureWebPreferences, windowOpenHandler } from '../../src-main/electron/security';
 
 describe('Electron window security', () => {
   it('isolates and sandboxes the renderer', () => {
@@ -36,9 +36,23 @@ describe('Electron window security', () => {
     expect(isTrustedSenderUrl('https://evil.example/', 'file:///opt/app/out/renderer/')).toBe(false);
   });
 
+  it('denies every new window and hands only allow-listed links to the browser', () => {
+    const opened: string[] = [];
+    const handler = windowOpenHandler((u) => opened.push(u));
+    expect(handler({ url: 'https://github.com/org/repo' })).toEqual({ action: 'deny' });
+    expect(handler({ url: 'https://evil.example/' })).toEqual({ action: 'deny' });
+    expect(handler({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
+    expect(opened).toEqual(['https://github.com/org/repo']);
+  });
+
   it('wires the checklist in main.ts: navigation, window.open and permissions are denied', () => {
     const main = readFileSync(new URL('../../src-main/electron/main.ts', import.meta.url), 'utf8');
-    expect(main).toMatch(/setWindowOpenHandler\([^)]*\)\s*=>\s*\{[\s\S]*action: 'deny'/);
+    // Every window uses the hardened preferences and the shared window.open handler; nothing is ever allowed.
+    expect(main).toMatch(/webPreferences:\s*secureWebPreferences\(/);
+    expect(main).not.toMatch(/nodeIntegration|contextIsolation|sandbox:/);
+    expect(main.match(/setWindowOpenHandler\(windowOpenHandler\(/g)).toHaveLength(2);
+    expect(main).not.toMatch(/action:\s*'allow'/);
+    expect(main).toContain("'Content-Security-Policy': [CONTENT_SECURITY_POLICY]");
     expect(main).toContain("on('will-navigate', (e) => e.preventDefault())");
     expect(main).toContain('setPermissionRequestHandler((_wc, _perm, cb) => cb(false))');
     expect(main).toContain('requestSingleInstanceLock');

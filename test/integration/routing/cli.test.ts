@@ -57,6 +57,7 @@ describe('vconsole batch validate', () => {
     const r = vconsole('batch', 'validate', input);
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('\r');
+    expect(r.stderr).toMatch(/^progress: 100\.0% 1 rows /m);
     expect(r.stdout).toMatch(/Checked 1 row\(s\) against the sandbox test data/);
   });
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enableService, getWallet, ledgerSum, setPrice, setWalletStatus, topUp } from '../../../src-main/core/billing/billing';
 import { ManualClock } from '../../../src-main/core/clock';
-import { resolveStaleSync, SYNC_GUARD_MS } from '../../../src-main/core/verification/engine';
+import { processVerification, resolveStaleSync, SYNC_GUARD_MS } from '../../../src-main/core/verification/engine';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { startService, type RunningService } from '../../../src-main/service';
 
@@ -161,10 +161,15 @@ describe('async and recovery', () => {
     const done = (await get(`/verify/${inconclusive.body['id']}`)).body;
     expect([done['status'], done['error'].code, done['charge'].status]).toEqual(['error', 'INCONCLUSIVE', 'reversed']);
     expect(getWallet(service.deps, org).balance).toBe(200);
-    // A second completion (at-least-once queue) cannot refund twice.
-    await resolveStaleSync(service.rt.verification, String(inconclusive.body['id']));
+    // A second run of the completion job (at-least-once queue) changes nothing: no second refund, no second event.
+    const id = String(inconclusive.body['id']);
+    await processVerification(service.rt.verification, id);
     expect(getWallet(service.deps, org).balance).toBe(200);
     expect(ledgerSum(service.deps, org)).toBe(200);
+    const reversals = service.deps.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal' AND verification_id = ?").get(id) as { n: number };
+    expect(reversals.n).toBe(1);
+    const events = service.deps.db.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(id) as { n: number };
+    expect(events.n).toBe(1);
   });
 
   it('address: always 202 pending, charged, final result after processing', async () => {

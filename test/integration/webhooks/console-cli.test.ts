@@ -7,7 +7,7 @@ import { owner } from '../../../src-main/console/handlers';
 import { webhookConsoleHandlers, type WebhookHandlers } from '../../../src-main/feature-webhooks';
 import { parseListenArgs, parseReplayArgs, webhooksListen, webhooksReplay } from '../../../src-main/cli/webhooks-commands';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
-import { xSignature } from '../../../src-main/core/webhooks/signing';
+import { standardWebhookHeader, xSignature } from '../../../src-main/core/webhooks/signing';
 import type { TestService } from '../../helpers/harness';
 import { receiverAndService, until, verifyAsync } from './helpers';
 
@@ -114,6 +114,24 @@ describe('vconsole webhooks', () => {
       expect(fwd!.rawBody.toString('utf8')).toBe(body);
       expect(fwd!.headers['x-signature']).toBe(xSignature(secret, body));
       expect(lines.some((l) => l.includes('X-Signature valid') && l.includes('webhook-signature INVALID'))).toBe(true);
+
+      // Both schemes signed correctly: accepted.
+      const ts = Math.floor(Date.now() / 1000);
+      const signed = {
+        'content-type': 'application/json',
+        'x-signature': xSignature(secret, body),
+        'webhook-id': 'del_listen1',
+        'webhook-timestamp': String(ts),
+        'webhook-signature': standardWebhookHeader([secret], 'del_listen1', ts, body),
+      };
+      const ok = await fetch(`${listener.url}/`, { method: 'POST', headers: signed, body });
+      expect(ok.status).toBe(200);
+      expect(lines.some((l) => l.includes('X-Signature valid') && l.includes('webhook-signature valid'))).toBe(true);
+
+      // A tampered X-Signature alone is enough to refuse.
+      const tampered = await fetch(`${listener.url}/`, { method: 'POST', headers: { ...signed, 'x-signature': xSignature(secret, `${body} `) }, body });
+      expect(tampered.status).toBe(401);
+      expect(lines.some((l) => l.includes('X-Signature INVALID'))).toBe(true);
     } finally {
       await listener.close();
       await target.close();

@@ -1,7 +1,7 @@
 // Webhook management over real HTTP (interface §2.7, §4.3, §7.5; decisions §6–§7): registration rules and 422s,
 // secrets shown once, scoping (404 for another organization or environment), filters, PATCH and DELETE.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../../src-main/core/orgs/organizations';
+import { bootstrap, createUser } from '../../../src-main/core/orgs/organizations';
 import { setRegistrationResolverForTests } from '../../../src-main/core/webhooks/webhooks-service';
 import type { TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import { api, login, TEST_PASSWORD, type TestService } from '../../helpers/harness';
@@ -71,12 +71,14 @@ describe('POST /client/webhooks', () => {
     ['credentials', 'https://user:pw@hooks.example.com/vc'],
     ['our own API listener', 'OWN'],
   ])('refuses %s with 422 INVALID_WEBHOOK_URL', async (_name, url) => {
-    const target = url === 'OWN' ? `${ts.url}/api/v1/meta` : url;
+    // https, so that the own-listener rule itself (checked before the address ranges) is what refuses it.
+    const target = url === 'OWN' ? `https://127.0.0.1:${ts.port}/api/v1/meta` : url;
     const r = await api(ts.url, 'POST', '/client/webhooks', { key: ts.sandboxKey, body: { url: target, events: ['verification.completed'] } });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('INVALID_WEBHOOK_URL');
     expect(r.body.details[0].field).toBe('url');
     expect(r.body.action.type).toBe('FIX_INPUT');
+    if (url === 'OWN') expect(r.body.details[0].message).toBe('URL points at this service');
   });
 
   it('accepts a host name that cannot be resolved right now (decisions §7)', async () => {
@@ -96,6 +98,10 @@ describe('POST /client/webhooks', () => {
     const { accessToken } = await login(ts.url, ts.email);
     const r = await api(ts.url, 'POST', '/client/webhooks', { token: accessToken, body: { url: hookUrl, events: ['verification.completed'] } });
     expect(r.status).toBe(201);
+    await createUser(ts.service.deps, ts.org!.organizationId, { email: 'dev-webhooks@example.com', password: TEST_PASSWORD, role: 'DEVELOPER' });
+    const dev = await login(ts.url, 'dev-webhooks@example.com');
+    const byDeveloper = await api(ts.url, 'POST', '/client/webhooks', { token: dev.accessToken, body: { url: hookUrl, events: ['verification.failed'] } });
+    expect(byDeveloper.status).toBe(201);
     const viaKey = await api(ts.url, 'GET', `/client/webhooks/${r.body.id}`, { key: ts.sandboxKey });
     expect(viaKey.status).toBe(200);
     const noCredential = await api(ts.url, 'GET', '/client/webhooks');

@@ -89,6 +89,13 @@ describe('RUT (Chile)', () => {
     expect(rutCheckChar('76086428')).toBe('5');
     expect(['K', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']).toContain(rutCheckChar('1'));
     expect(validateRut(`1-${rutCheckChar('1')}`).ok).toBe(true);
+    // Worked by hand: 6×2 = 12, 11 − (12 mod 11) = 10 → K; 4×2 + 1×3 = 11, 11 − 0 = 11 → 0.
+    expect(rutCheckChar('6')).toBe('K');
+    expect(rutCheckChar('14')).toBe('0');
+    expect(validateRut('6-K').ok).toBe(true);
+    expect(validateRut('6-k').ok).toBe(true);
+    expect(validateRut('14-0').ok).toBe(true);
+    expect(validateRut('6-0').ok).toBe(false);
   });
   it('rejects a wrong check character and bad shapes', () => {
     expect(validateRut('12531909-3').ok).toBe(false);

@@ -125,6 +125,28 @@ describe('retry schedule', () => {
   });
 });
 
+describe('secret rotation', () => {
+  it('signs with both secrets for exactly 24 hours after a rotation, then with the new one only', async () => {
+    reply = { status: 204 };
+    const hook = await createWebhook(core.rt, scope, { url: `${receiver.url}/h`, events: ['verification.completed'] });
+    const rotated = await updateWebhook(core.rt, scope, hook.id, { rotateSecret: true });
+    expect(rotated.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(rotated.secret).not.toBe(hook.secret);
+    expect(Date.parse(String((rotated as { previousSecretExpiresAt?: string | null }).previousSecretExpiresAt))).toBe(clock.now() + 24 * 60 * MIN);
+
+    emit();
+    fanOut(core.deps);
+    await step();
+    expect(String(receiver.requests.at(-1)!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+
+    clock.advance(24 * 60 * MIN + 1000);
+    emit();
+    fanOut(core.deps);
+    await step();
+    expect(String(receiver.requests.at(-1)!.headers['webhook-signature']).split(' ')).toHaveLength(1);
+  });
+});
+
 describe('fan-out', () => {
   it('creates deliveries only for active subscribers and only for events after activation', async () => {
     const both = await createWebhook(core.rt, scope, { url: `${receiver.url}/a`, events: ['verification.completed', 'verification.failed'] });
