@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enableService, getWallet, ledgerSum, setPrice, setWalletStatus, topUp } from '../../../src-main/core/billing/billing';
 import { ManualClock } from '../../../src-main/core/clock';
-import { processVerification, resolveStaleSync, SYNC_GUARD_MS } from '../../../src-main/core/verification/engine';
+import { processVerification, SYNC_GUARD_MS } from '../../../src-main/core/verification/engine';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { startService, type RunningService } from '../../../src-main/service';
 
