@@ -1,18 +1,19 @@
 // `vconsole wallet|prices|services …`: the owner's billing actions (decisions §9), thin over core/billing.
 import { disableService, enableService, getWallet, listEnabledServices, listPrices, setPrice, topUp } from '../core/billing/billing';
+import { minorToMajor, parseMajorAmount } from '../../src-shared/money';
 import type { ExtraCommand } from './extra-commands';
 
 class Usage extends Error {}
 
-function amountMinor(raw: string): number {
-  // Amounts are typed in major units (12.50) and stored in minor units (1250): never a float in the store.
-  if (!/^\d{1,12}(\.\d{1,2})?$/.test(raw)) throw new Usage(`amount must be a positive number with at most 2 decimals, got ${raw}`);
-  const [whole, frac = ''] = raw.split('.');
-  return Number(whole) * 100 + Number(frac.padEnd(2, '0'));
+/** Amounts are typed in major units (12.50) and stored in minor units (1250), with the currency's own decimals. */
+function amountMinor(raw: string, currency: string): number {
+  const parsed = parseMajorAmount(raw, currency);
+  if (!parsed.ok) throw new Usage(parsed.message);
+  return parsed.minor;
 }
 
 function money(minor: number, currency: string): string {
-  return `${(minor / 100).toFixed(2)} ${currency}`;
+  return `${minorToMajor(minor, currency)} ${currency}`;
 }
 
 function fail(e: unknown): never {
@@ -39,9 +40,9 @@ export const billingCommands: ExtraCommand[] = [
         if (sub === 'topup') {
           const raw = positionals[0];
           if (!raw) throw new Usage('wallet topup: give an amount, e.g. `vconsole wallet topup 25.00`');
-          const minor = amountMinor(raw);
-          if (minor <= 0) throw new Usage('the amount must be greater than zero');
           const currency = typeof values['currency'] === 'string' ? values['currency'].toUpperCase() : 'USD';
+          const minor = amountMinor(raw, currency);
+          if (minor <= 0) throw new Usage('the amount must be greater than zero');
           const w = await kit.withCore(values, (core) => topUp(core.deps, kit.ownerPrincipal(core).organizationId, minor, currency));
           kit.print(values, w, `Topped up ${money(minor, currency)}. Balance: ${money(w.balance, w.currency)}.`);
           return 0;
@@ -68,7 +69,7 @@ export const billingCommands: ExtraCommand[] = [
           const [service, raw] = positionals;
           if (!service || !raw) throw new Usage('prices set: give SERVICE and AMOUNT, e.g. `vconsole prices set account:NG 0.50`');
           const currency = typeof values['currency'] === 'string' ? values['currency'].toUpperCase() : 'USD';
-          const p = await kit.withCore(values, (core) => setPrice(core.deps, kit.ownerPrincipal(core).organizationId, service, amountMinor(raw), currency));
+          const p = await kit.withCore(values, (core) => setPrice(core.deps, kit.ownerPrincipal(core).organizationId, service, amountMinor(raw, currency), currency));
           kit.print(values, p, `Price of ${p.service} set to ${money(p.amount, p.currency)}.`);
           return 0;
         }

@@ -5,6 +5,7 @@ import { stat, unlink } from 'node:fs/promises';
 import { once } from 'node:events';
 import { addAbortSignal } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { csvText } from '../../../src-shared/csv';
 import { evaluateBic, evaluateRoute, evaluateRoutingNumber, type RoutingContext } from './checks';
 import { CsvRecordParser, isBlankRecord, type CsvRecord, type CsvRowError } from './csv-reader';
 import type { RoutingDirectory } from './directory';
@@ -240,17 +241,9 @@ export function evaluateRow(cells: readonly string[], mapping: ColumnMapping, ct
 // ---------------------------------------------------------------------------------------------------------------
 // Output
 
-const NEEDS_QUOTES = /[",\r\n]/;
 
-/** One CSV cell, with spreadsheet formula injection neutralised (OWASP "CSV Injection") and RFC 4180 quoting. */
-export function csvCell(value: string): string {
-  if (value.length === 0) return value;
-  let v = value;
-  const c = v.charCodeAt(0);
-  // = + - @ TAB CR: a leading apostrophe makes spreadsheets show the text instead of evaluating it.
-  if (c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13) v = `'${v}`;
-  return NEEDS_QUOTES.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
-}
+/** One CSV cell of a result file (the shared rule of src-shared/csv.ts). */
+export const csvCell = csvText;
 
 const FORMULA_AT_CELL_START = /(?:^|,)[=+\-@\t\r]/;
 

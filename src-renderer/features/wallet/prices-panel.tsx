@@ -10,7 +10,7 @@ import { ServiceKeySchema } from '../../../src-shared/schemas/billing';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
-import { minorToMajor, parseMajorAmount } from './money';
+import { minorToMajor, parseMajorAmount } from '../../../src-shared/money';
 import { serviceLabel, serviceSelectData } from './service-catalogue';
 
 export type Price = z.infer<typeof PriceSchema>;

@@ -2,18 +2,11 @@
 // injection neutralised, so a service name or id can never run as a formula when the file is opened.
 import type { z } from 'zod';
 import type { UsageRecordSchema } from '../../../src-shared/schemas/billing';
-import { minorToMajor } from './money';
+import { csvText } from '../../../src-shared/csv';
+import { minorToMajor } from '../../../src-shared/money';
 
 export type UsageRow = z.infer<typeof UsageRecordSchema>;
 export type CsvCell = string | number | null | undefined;
-
-// OWASP "CSV Injection": a leading = + - @ (or tab / carriage return) makes spreadsheets evaluate the cell.
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** Prefixes a text cell that a spreadsheet would read as a formula with a single quote. */
-export function neutraliseCell(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
-}
 
 /**
  * One CSV field. Only text is neutralised: a value typed as a number is written by us from a finite number, so
@@ -21,8 +14,8 @@ export function neutraliseCell(text: string): string {
  */
 export function csvField(cell: CsvCell): string {
   if (cell === null || cell === undefined) return '';
-  const text = typeof cell === 'number' ? (Number.isFinite(cell) ? String(cell) : '') : neutraliseCell(cell);
-  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
+  if (typeof cell === 'number') return Number.isFinite(cell) ? String(cell) : '';
+  return csvText(cell);
 }
 
 export function toCsv(header: readonly string[], rows: readonly (readonly CsvCell[])[]): string {

@@ -7,7 +7,7 @@ import type { WalletView } from '../../../src-shared/schemas/billing';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
-import { currencyDigits, isLowBalance, LOW_BALANCE_MAJOR, parseMajorAmount } from './money';
+import { currencyDigits, isLowBalance, LOW_BALANCE_MAJOR, parseMajorAmount } from '../../../src-shared/money';
 
 function TopUpModal({ wallet, opened, onClose, onDone }: { wallet: WalletView; opened: boolean; onClose: () => void; onDone: (w: WalletView) => void }) {
   const [amount, setAmount] = useState('');

@@ -2,7 +2,7 @@
 // (https://www.six-group.com/en/products-services/financial-information/data-standards.html): USD 2, JPY 0, KWD 3.
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { currencyDigits, isLowBalance, minorToMajor, parseMajorAmount } from '../../../src-renderer/features/wallet/money';
+import { currencyDigits, isLowBalance, minorToMajor, parseMajorAmount } from '../../../src-shared/money';
 
 describe('currencyDigits', () => {
   it('follows ISO 4217 minor units', () => {

@@ -1,6 +1,7 @@
 // The usage CSV export: RFC 4180 quoting and OWASP CSV-injection neutralisation.
 import { describe, it, expect } from 'vitest';
-import { csvField, neutraliseCell, toCsv, usageCsv, USAGE_CSV_HEADER } from '../../../src-renderer/features/wallet/usage-csv';
+import { neutraliseCsvText as neutraliseCell } from '../../../src-shared/csv';
+import { csvField, toCsv, usageCsv, USAGE_CSV_HEADER } from '../../../src-renderer/features/wallet/usage-csv';
 
 describe('neutraliseCell', () => {
   // Payloads from OWASP "CSV Injection" (https://owasp.org/www-community/attacks/CSV_Injection).

@@ -1,5 +1,5 @@
-// Money in the console: the API speaks integer minor units, people type and read major units. Conversions go
-// through strings so 19.99 never becomes 1998 by way of a binary float.
+// Money: the API speaks integer minor units, people type and read major units. Conversions go through strings
+// so 19.99 never becomes 1998 by way of a binary float. Shared by the console and the CLI.
 
 /** Decimal places of a currency's minor unit as Intl knows them (ISO 4217: USD 2, JPY 0, KWD 3); 2 if unknown. */
 export function currencyDigits(currency: string): number {
