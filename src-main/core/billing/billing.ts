@@ -2,6 +2,7 @@
 // entries move the balance in the same transaction, prices and enabled services per organization, usage records.
 import { AppError } from '../../../src-shared/app-error';
 import type { Db } from '../../store/database';
+import { ListFilter, listPage } from '../../store/list-query';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
@@ -289,34 +290,13 @@ export function reverseCharge(db: Db, verificationId: string, nowMs: number): bo
 }
 
 export function listUsage(deps: CoreDeps, organizationId: string, q: UsageQuery): { data: UsageRecord[]; total: number } {
-  const where = ['organization_id = ?'];
-  const args: (string | number)[] = [organizationId];
-  if (q.service) {
-    where.push('service = ?');
-    args.push(q.service);
-  }
-  if (q.kind) {
-    where.push('kind = ?');
-    args.push(q.kind);
-  }
-  if (q.verificationId) {
-    where.push('verification_id = ?');
-    args.push(q.verificationId);
-  }
-  if (q.from) {
-    where.push('created_at >= ?');
-    args.push(new Date(q.from).toISOString());
-  }
-  if (q.to) {
-    // A bare date as `to` includes that whole day.
-    const end = /^\d{4}-\d{2}-\d{2}$/.test(q.to) ? Date.parse(q.to) + 86_400_000 : Date.parse(q.to) + 1;
-    where.push('created_at < ?');
-    args.push(new Date(end).toISOString());
-  }
-  const w = where.join(' AND ');
-  const rows = deps.db
-    .prepare(`SELECT * FROM usage_records WHERE ${w} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
-    .all(...args, q.limit, q.offset) as {
+  const filter = new ListFilter()
+    .eq('organization_id', organizationId)
+    .eq('service', q.service)
+    .eq('kind', q.kind)
+    .eq('verification_id', q.verificationId)
+    .createdBetween(q.from, q.to);
+  const { rows, total: n } = listPage<{
     id: string;
     verification_id: string;
     service: string;
@@ -325,8 +305,14 @@ export function listUsage(deps: CoreDeps, organizationId: string, q: UsageQuery)
     currency: string;
     ledger_entry_id: string;
     created_at: string;
-  }[];
-  const { n } = deps.db.prepare(`SELECT count(*) AS n FROM usage_records WHERE ${w}`).get(...args) as { n: number };
+  }>(deps.db, {
+    select: '*',
+    from: 'usage_records',
+    filter,
+    orderBy: 'created_at DESC, rowid DESC',
+    limit: q.limit,
+    offset: q.offset,
+  });
   return {
     data: rows.map((r) => ({
       id: r.id,

@@ -3,6 +3,7 @@
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
 import type { VerificationListQuery } from '../../../src-shared/schemas/verification';
 import type { Db } from '../../store/database';
+import { ListFilter, listPage } from '../../store/list-query';
 import type { VerificationKind } from './types';
 
 export interface StoredVerification {
@@ -61,38 +62,21 @@ export function listVerifications(
   environment: string,
   q: VerificationListQuery,
 ): { data: VerificationRecord[]; total: number } {
-  const where = ['organization_id = ?', 'environment = ?'];
-  const args: (string | number)[] = [organizationId, environment];
-  if (q.type) {
-    if (KIND_FILTERS.has(q.type)) {
-      where.push('kind = ?');
-    } else {
-      where.push('verification_type = ?');
-    }
-    args.push(q.type);
-  }
-  if (q.status) {
-    where.push('status = ?');
-    args.push(q.status);
-  }
-  if (q.country) {
-    where.push('country = ?');
-    args.push(q.country);
-  }
-  if (q.from) {
-    where.push('created_at >= ?');
-    args.push(new Date(q.from).toISOString());
-  }
-  if (q.to) {
-    // A bare date as `to` includes that whole day.
-    const end = /^\d{4}-\d{2}-\d{2}$/.test(q.to) ? Date.parse(q.to) + 86_400_000 : Date.parse(q.to) + 1;
-    where.push('created_at < ?');
-    args.push(new Date(end).toISOString());
-  }
-  const w = where.join(' AND ');
-  const rows = db
-    .prepare(`SELECT result FROM verifications WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-    .all(...args, q.limit, q.offset) as { result: string }[];
-  const { n } = db.prepare(`SELECT count(*) AS n FROM verifications WHERE ${w}`).get(...args) as { n: number };
+  const filter = new ListFilter()
+    .eq('organization_id', organizationId)
+    .eq('environment', environment)
+    // `type` is a kind (account, phone, …) or a verificationType value (decisions §3).
+    .eq(q.type && KIND_FILTERS.has(q.type) ? 'kind' : 'verification_type', q.type)
+    .eq('status', q.status)
+    .eq('country', q.country)
+    .createdBetween(q.from, q.to);
+  const { rows, total: n } = listPage<{ result: string }>(db, {
+    select: 'result',
+    from: 'verifications',
+    filter,
+    orderBy: 'created_at DESC, id DESC',
+    limit: q.limit,
+    offset: q.offset,
+  });
   return { data: rows.map((r) => JSON.parse(r.result) as VerificationRecord), total: n };
 }

@@ -20,6 +20,7 @@ import type { Principal } from '../principal';
 import type { CoreRuntime } from '../runtime';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrlForRegistration, type Resolver, type UrlPolicy } from './url-policy';
+import { ListFilter, listPage } from '../../store/list-query';
 
 /** How long the previous secret keeps signing after a rotation (decisions §7). */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -141,21 +142,20 @@ export async function createWebhook(rt: CoreRuntime, scope: Scope, input: Create
 }
 
 export function listWebhooks(deps: CoreDeps, scope: Scope, q: WebhookListQuery): { data: Webhook[]; total: number } {
-  const where = ['organization_id = ?', 'environment = ?', 'deleted_at IS NULL'];
-  const args: unknown[] = [scope.organizationId, scope.environment];
-  if (q.status) {
-    where.push('status = ?');
-    args.push(q.status);
-  }
-  if (q.event) {
-    where.push('EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?)');
-    args.push(q.event);
-  }
-  const clause = where.join(' AND ');
-  const rows = deps.db
-    .prepare(`SELECT * FROM webhooks WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
-    .all(...args, q.limit, q.offset) as WebhookRow[];
-  const { n } = deps.db.prepare(`SELECT count(*) AS n FROM webhooks WHERE ${clause}`).get(...args) as { n: number };
+  const filter = new ListFilter()
+    .eq('organization_id', scope.organizationId)
+    .eq('environment', scope.environment)
+    .where('deleted_at IS NULL')
+    .eq('status', q.status);
+  if (q.event) filter.where('EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?)', q.event);
+  const { rows, total: n } = listPage<WebhookRow>(deps.db, {
+    select: '*',
+    from: 'webhooks',
+    filter,
+    orderBy: 'created_at DESC, rowid DESC',
+    limit: q.limit,
+    offset: q.offset,
+  });
   const nowMs = deps.clock.now();
   return { data: rows.map((r) => toWebhook(r, nowMs)), total: n };
 }
