@@ -4,6 +4,7 @@
 import type { CoreRuntime } from '../core/runtime';
 import { claimDue, fanOut, nextDueAt, runScheduledAttempt } from '../core/webhooks/deliveries';
 import { closeAgents } from '../core/webhooks/sender';
+import { InFlight, WakeableSleep } from './wakeable-sleep';
 
 export interface DispatcherOptions {
   /** Longest sleep between looks at the outbox (events arrive from the verification worker without a wake-up). */
@@ -13,9 +14,8 @@ export interface DispatcherOptions {
 
 export class WebhookDispatcher {
   private running = false;
-  private inFlight = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private wakeResolve: (() => void) | undefined;
+  private readonly inFlight = new InFlight();
+  private readonly sleeper = new WakeableSleep();
   private loopDone: Promise<void> | undefined;
 
   constructor(
@@ -30,7 +30,7 @@ export class WebhookDispatcher {
   }
 
   wake(): void {
-    this.wakeResolve?.();
+    this.sleeper.wake();
   }
 
   /** Stops claiming, lets attempts in flight finish (each is bounded by the 10 s timeout) and closes sockets. */
@@ -38,7 +38,7 @@ export class WebhookDispatcher {
     this.running = false;
     this.wake();
     await this.loopDone;
-    await Promise.allSettled([...this.inFlight]);
+    await this.inFlight.settled();
     await closeAgents(this.rt);
   }
 
@@ -52,13 +52,10 @@ export class WebhookDispatcher {
     if (free <= 0) return 0;
     const ids = claimDue(deps, free);
     for (const id of ids) {
-      const p = runScheduledAttempt(this.rt, id)
-        .catch((err: unknown) => deps.log.error({ deliveryId: id, err: String(err) }, 'webhook attempt crashed'))
-        .finally(() => {
-          this.inFlight.delete(p);
-          this.wake();
-        });
-      this.inFlight.add(p);
+      this.inFlight.add(
+        runScheduledAttempt(this.rt, id).catch((err: unknown) => deps.log.error({ deliveryId: id, err: String(err) }, 'webhook attempt crashed')),
+        () => this.wake(),
+      );
     }
     return ids.length;
   }
@@ -79,13 +76,6 @@ export class WebhookDispatcher {
     const full = this.inFlight.size >= (this.o.concurrency ?? 8);
     const next = full ? null : nextDueAt(this.rt.deps);
     const wait = next === null ? poll : Math.max(0, Math.min(poll, next - this.rt.deps.clock.now()));
-    return new Promise((resolve) => {
-      this.wakeResolve = () => {
-        if (this.timer) clearTimeout(this.timer);
-        this.wakeResolve = undefined;
-        resolve();
-      };
-      this.timer = setTimeout(() => this.wakeResolve?.(), wait);
-    });
+    return this.sleeper.sleep(wait);
   }
 }

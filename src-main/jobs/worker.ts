@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock';
 import type { Logger } from '../core/context';
 import type { Db } from '../store/database';
 import { claim, complete, nextRunAt, retry, type Job } from './queue';
+import { InFlight, WakeableSleep } from './wakeable-sleep';
 
 export type JobHandler = (job: Job) => Promise<void>;
 
@@ -22,9 +23,8 @@ export interface WorkerOptions {
 
 export class JobWorker {
   private running = false;
-  private inFlight = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private wakeResolve: (() => void) | undefined;
+  private readonly inFlight = new InFlight();
+  private readonly sleeper = new WakeableSleep();
   private loopDone: Promise<void> | undefined;
 
   constructor(private readonly o: WorkerOptions) {}
@@ -37,14 +37,14 @@ export class JobWorker {
 
   /** Called after an enqueue so a due job starts without waiting for the next poll. */
   wake(): void {
-    this.wakeResolve?.();
+    this.sleeper.wake();
   }
 
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
     await this.loopDone;
-    await Promise.allSettled([...this.inFlight]);
+    await this.inFlight.settled();
   }
 
   /** Waits until no job is due now and none is in flight (for tests and graceful drain). */
@@ -73,13 +73,7 @@ export class JobWorker {
           this.o.log.error({ err }, 'job claim failed');
         }
       }
-      for (const job of claimed) {
-        const p = this.run(job).finally(() => {
-          this.inFlight.delete(p);
-          this.wake();
-        });
-        this.inFlight.add(p);
-      }
+      for (const job of claimed) this.inFlight.add(this.run(job), () => this.wake());
       if (claimed.length > 0 && this.inFlight.size < concurrency) continue;
       await this.sleep(kinds);
     }
@@ -103,13 +97,6 @@ export class JobWorker {
     const next = nextRunAt(this.o.db, kinds);
     const maxIdle = this.o.maxIdleMs ?? 1000;
     const wait = next === null ? maxIdle : Math.max(0, Math.min(maxIdle, next - this.o.clock.now()));
-    return new Promise((resolve) => {
-      this.wakeResolve = () => {
-        if (this.timer) clearTimeout(this.timer);
-        this.wakeResolve = undefined;
-        resolve();
-      };
-      this.timer = setTimeout(() => this.wakeResolve?.(), wait);
-    });
+    return this.sleeper.sleep(wait);
   }
 }
