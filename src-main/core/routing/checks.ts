@@ -52,6 +52,19 @@ function notFound(what: string): { code: string; message: string } {
   };
 }
 
+/**
+ * A well-formed identifier the directory does not hold: in the sandbox a failed TEST_NUMBER_NOT_FOUND result
+ * (decisions §5), in live an invalid result with the reason.
+ */
+function notInDirectory(what: string, dir: RoutingDirectory, ctx: RoutingContext) {
+  return ctx.sandbox
+    ? { fields: { status: 'failed' as const, valid: false, directoryMatch: false, error: notFound(what) }, codes: ['TEST_NUMBER_NOT_FOUND'] as ReasonCode[] }
+    : {
+        fields: { status: 'success' as const, valid: false, directoryMatch: false, reasons: [`${what} is not in the routing directory "${dir.name}".`] },
+        codes: ['NOT_IN_DIRECTORY'] as ReasonCode[],
+      };
+}
+
 function normaliseBic(value: string): string {
   return value.trim().replace(/\s/g, '').toUpperCase();
 }
@@ -99,32 +112,8 @@ export function evaluateBic(bic: string, ctx: RoutingContext): Evaluation<BicRes
       codes: [],
     };
   }
-  if (ctx.sandbox) {
-    return {
-      result: {
-        status: 'failed',
-        valid: false,
-        ...base,
-        bankName: null,
-        city: null,
-        directoryMatch: false,
-        error: notFound(`The BIC ${norm}`),
-      },
-      codes: ['TEST_NUMBER_NOT_FOUND'],
-    };
-  }
-  return {
-    result: {
-      status: 'success',
-      valid: false,
-      ...base,
-      bankName: null,
-      city: null,
-      directoryMatch: false,
-      reasons: [`The BIC ${norm} is not in the routing directory "${dir.name}".`],
-    },
-    codes: ['NOT_IN_DIRECTORY'],
-  };
+  const miss = notInDirectory(`The BIC ${norm}`, dir, ctx);
+  return { result: { ...base, bankName: null, city: null, ...miss.fields }, codes: miss.codes };
 }
 
 export function checkBic(bic: string, ctx: RoutingContext): BicResult {
@@ -175,30 +164,8 @@ export function evaluateRoutingNumber(routingNumber: string, ctx: RoutingContext
       codes: [],
     };
   }
-  if (ctx.sandbox) {
-    return {
-      result: {
-        status: 'failed',
-        valid: false,
-        ...base,
-        bankName: null,
-        directoryMatch: false,
-        error: notFound(`The routing number ${v}`),
-      },
-      codes: ['TEST_NUMBER_NOT_FOUND'],
-    };
-  }
-  return {
-    result: {
-      status: 'success',
-      valid: false,
-      ...base,
-      bankName: null,
-      directoryMatch: false,
-      reasons: [`The routing number ${v} is not in the routing directory "${dir.name}".`],
-    },
-    codes: ['NOT_IN_DIRECTORY'],
-  };
+  const miss = notInDirectory(`The routing number ${v}`, dir, ctx);
+  return { result: { ...base, bankName: null, ...miss.fields }, codes: miss.codes };
 }
 
 export function checkRoutingNumber(routingNumber: string, ctx: RoutingContext): RoutingResult {
