@@ -7,7 +7,8 @@ import { owner } from './console/handlers';
 import { batchJobsFor } from './core/routing/batch-jobs';
 import { previewCsv } from './core/routing/csv-batch';
 import { importDirectoryCsv, listDirectoryImports } from './core/routing/directory-store';
-import { answerBatch, answerBic, answerCorrespondents, answerRoutingNumber } from './core/routing/routing-service';
+import type { CorrespondentsAnswer } from '../src-shared/schemas/routing';
+import { answerBatch, answerBic, answerRoutingNumber, correspondentsOnce } from './core/routing/routing-service';
 import type { CoreRuntime } from './core/runtime';
 import type { Feature } from './features';
 import { registerRoutingRoutes } from './http/routes/routing';
@@ -28,7 +29,7 @@ export function routingConsoleHandlers(ctx: ConsoleContext): RoutingHandlers {
   return {
     'routing:bic': async ({ environment, request }) => answerBic(rt.deps, owner(ctx, environment), request),
     'routing:routingNumber': async ({ environment, request }) => answerRoutingNumber(rt.deps, owner(ctx, environment), request),
-    'routing:correspondents': async ({ environment, request }) => answerCorrespondents(rt.deps, owner(ctx, environment), request),
+    'routing:correspondents': async ({ environment, request }) => JSON.parse((await correspondentsOnce(rt.deps, owner(ctx, environment), request)).body) as CorrespondentsAnswer,
     'routing:batch': async ({ environment, request }) => answerBatch(rt.deps, owner(ctx, environment), request),
     'routing:import': async ({ path, kind, name }) => importDirectoryCsv(rt.deps, org(), { path, ...(name ? { name } : {}) }, kind),
     'routing:directories': async () => listDirectoryImports(rt.deps, org()),

@@ -141,10 +141,12 @@ export async function runIdempotent(
     releaseIdempotent(deps, scope, key);
     throw err;
   }
-  const body = JSON.stringify(result.body);
+  let body = '';
   try {
     await deps.commit(() => {
       result.persist?.();
+      // Serialised after persist(): a write may complete the answer (a charge taken in this same transaction).
+      body = JSON.stringify(result.body);
       completeIdempotent(deps, scope, key, fp, result.statusCode, body);
     });
   } finally {

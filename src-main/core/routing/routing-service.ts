@@ -9,7 +9,9 @@ import type {
   DirectoryRef,
   RoutingNumberAnswer,
 } from '../../../src-shared/schemas/routing';
-import { chargeVerification, getWallet, type Charge } from '../billing/billing';
+import { randomUUID } from 'node:crypto';
+import { chargeVerification, getWallet } from '../billing/billing';
+import { runIdempotentRequest, type IdempotentResponse } from '../idempotency/idempotency';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
@@ -60,21 +62,36 @@ const STRUCTURAL = new Set(['BIC_MALFORMED', 'CURRENCY_MALFORMED']);
  * Billed in live (service `correspondents`, decisions §9) unless the input is structurally invalid (format errors
  * are never charged, decisions §2). The billing gates and the debit run in the transaction that records the answer.
  */
-export function answerCorrespondents(deps: CoreDeps, p: Principal, body: { bic: string; currency?: string | undefined }): CorrespondentsAnswer {
-  const { ctx, directory } = contextFor(deps, p, 'correspondents');
-  const { result, codes } = evaluateCorrespondents(body.bic, body.currency, ctx);
-  const m = meta(deps, p, directory);
-  const billable = p.environment === 'live' && !codes.some((c) => STRUCTURAL.has(c));
-  return deps.db
-    .transaction((): CorrespondentsAnswer => {
-      const charge: Charge = billable
-        ? chargeVerification(deps.db, { organizationId: p.organizationId, service: CORRESPONDENTS_SERVICE, verificationId: m.id, nowMs: deps.clock.now() })
-        : { amount: 0, currency: getWallet(deps, p.organizationId).currency, status: 'not_charged' };
-      const answer: CorrespondentsAnswer = { ...result, ...m, charge };
-      record(deps, p, 'correspondents', body, answer, m.id, m.createdAt);
-      return answer;
-    })
-    .immediate();
+/**
+ * Correspondents, exactly once per idempotency key (the API's Idempotency-Key; a fresh key for the console).
+ * In live the charge, the routing record and the stored response commit in one transaction, so a retry after a
+ * crash either replays the answer or charges for the first time — never twice. A billing gate that refuses
+ * (402/403) throws inside that transaction, and nothing is stored.
+ */
+export function correspondentsOnce(
+  deps: CoreDeps,
+  p: Principal,
+  body: { bic: string; currency?: string | undefined },
+  idempotencyKey: string = `once-${randomUUID()}`,
+): Promise<IdempotentResponse> {
+  return runIdempotentRequest(deps, p, idempotencyKey, { method: 'POST', path: '/verifications/correspondents', body }, async () => {
+    const { ctx, directory } = contextFor(deps, p, 'correspondents');
+    const { result, codes } = evaluateCorrespondents(body.bic, body.currency, ctx);
+    const m = meta(deps, p, directory);
+    const billable = p.environment === 'live' && !codes.some((c) => STRUCTURAL.has(c));
+    const answer: CorrespondentsAnswer = { ...result, ...m, charge: { amount: 0, currency: getWallet(deps, p.organizationId).currency, status: 'not_charged' } };
+    return {
+      statusCode: 200,
+      body: answer,
+      // Runs inside the commit, before the response is serialised and stored: the charge fills in `answer.charge`.
+      persist: () => {
+        if (billable) {
+          answer.charge = chargeVerification(deps.db, { organizationId: p.organizationId, service: CORRESPONDENTS_SERVICE, verificationId: m.id, nowMs: deps.clock.now() });
+        }
+        record(deps, p, 'correspondents', body, answer, m.id, m.createdAt);
+      },
+    };
+  });
 }
 
 const PART_OF: Record<BatchItem['type'], LivePart> = { bic: 'bic', routing: 'aba', route: 'correspondents' };

@@ -1,7 +1,6 @@
 // Bank routing routes (interface §4.2, decisions §5): BIC, ABA routing number, correspondents (idempotent, billed
 // in live) and the 100-item batch. Malformed identifiers are answers (200, valid:false), not 422s.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { AppError } from '../../../src-shared/app-error';
 import { ErrorBodySchema } from '../../../src-shared/schemas/common';
 import {
@@ -15,14 +14,14 @@ import {
   RoutingNumberAnswerSchema,
   RoutingNumberRequestSchema,
 } from '../../../src-shared/schemas/routing';
-import { answerBatch, answerBic, answerCorrespondents, answerRoutingNumber } from '../../core/routing/routing-service';
+import { validateIdempotencyKey } from '../../core/idempotency/idempotency';
+import { answerBatch, answerBic, answerRoutingNumber, correspondentsOnce } from '../../core/routing/routing-service';
 import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
-import { sendIdempotent } from './verify';
+import { IdemHeaders, sendStored } from './verify';
 
 const errors = { 401: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
 const billingErrors = { 402: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema };
-const IdemHeaders = z.object({ 'idempotency-key': z.string().optional().meta({ description: 'Required: 1 to 255 printable ASCII characters.' }) });
 const common = { tags: ['routing'], security: [{ apiKey: [] }] };
 
 export function registerRoutingRoutes(door: HttpDoor): void {
@@ -52,9 +51,8 @@ export function registerRoutingRoutes(door: HttpDoor): void {
     async (req) => answerRoutingNumber(rt.deps, principalOf(req), req.body),
   );
 
-  const correspondentsPath = '/verifications/correspondents';
   app.post(
-    correspondentsPath,
+    '/verifications/correspondents',
     {
       onRequest: door.auth('apiKey'),
       schema: {
@@ -65,11 +63,10 @@ export function registerRoutingRoutes(door: HttpDoor): void {
         response: { 200: CorrespondentsAnswerSchema, ...errors, ...billingErrors },
       },
     },
-    async (req, reply) =>
-      sendIdempotent(rt, req, reply, correspondentsPath, async () => ({
-        statusCode: 200,
-        body: answerCorrespondents(rt.deps, principalOf(req), req.body),
-      })),
+    async (req, reply) => {
+      const key = validateIdempotencyKey(req.headers['idempotency-key']);
+      return sendStored(reply, await correspondentsOnce(rt.deps, principalOf(req), req.body, key));
+    },
   );
 
   app.post(

@@ -1,5 +1,5 @@
 // Verification routes (interface §4.1): submit with an Idempotency-Key, poll one, list.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBodySchema, listEnvelope } from '../../../src-shared/schemas/common';
@@ -8,30 +8,17 @@ import {
   VerificationListQuerySchema,
   VerificationRecordSchema,
 } from '../../../src-shared/schemas/verification';
-import { runIdempotentRequest, validateIdempotencyKey, type IdempotentResponse } from '../../core/idempotency/idempotency';
-import type { CoreRuntime } from '../../core/runtime';
+import { validateIdempotencyKey, type IdempotentResponse } from '../../core/idempotency/idempotency';
 import { getOne, list, submitOnce } from '../../core/verification/verification-service';
 import type { VerificationKind } from '../../core/verification/types';
 import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
 
 const errors = { 401: ErrorBodySchema, 409: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
-const IdemHeaders = z.object({ 'idempotency-key': z.string().optional().meta({ description: 'Required: 1 to 255 printable ASCII characters.' }) });
-
-export async function sendIdempotent(
-  rt: CoreRuntime,
-  req: FastifyRequest,
-  reply: FastifyReply,
-  path: string,
-  exec: () => Promise<{ statusCode: number; body: unknown; persist?: () => void }>,
-) {
-  const key = validateIdempotencyKey(req.headers['idempotency-key']);
-  const res = await runIdempotentRequest(rt.deps, principalOf(req), key, { method: 'POST', path, body: req.body }, exec);
-  return sendStored(reply, res);
-}
+export const IdemHeaders = z.object({ 'idempotency-key': z.string().optional().meta({ description: 'Required: 1 to 255 printable ASCII characters.' }) });
 
 /** Sends a stored (or just stored) response as is, marking replays. */
-function sendStored(reply: FastifyReply, res: IdempotentResponse) {
+export function sendStored(reply: FastifyReply, res: IdempotentResponse) {
   reply.code(res.statusCode).type('application/json; charset=utf-8');
   if (res.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.serializer((s: unknown) => s as string).send(res.body);
