@@ -3,10 +3,10 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ActionIcon, Alert, Badge, Box, Code, CopyButton, Group, Paper, Progress, SimpleGrid, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy, IconSearch } from '@tabler/icons-react';
-import { DataTable } from 'mantine-datatable';
 import type { BatchJob, BatchResultRows } from '../../../src-shared/schemas/routing';
 import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
+import { PagedTable } from '../../app/paged-list';
 import { notifyError } from '../../app/notify';
 import { BATCH_STATUS_COLOR, reasonBars } from './batch-format';
 
@@ -114,40 +114,37 @@ function ResultRows({ job }: { job: BatchJob }) {
           {data ? `${data.total.toLocaleString('en-US')} row${data.total === 1 ? '' : 's'}` : ''}
         </Text>
       </Group>
-      <Box data-testid="batch-results-table">
-        <DataTable<Row>
-          withTableBorder
-          borderRadius="sm"
-          striped
-          minHeight={records.length === 0 ? 150 : undefined}
-          fetching={loading}
-          records={records}
-          idAccessor="n"
-          totalRecords={data?.total ?? 0}
-          recordsPerPage={PAGE_SIZE}
-          page={page}
-          onPageChange={setPage}
-          noRecordsText={applied || invalidOnly ? 'No rows match — clear the search or the invalid-only switch' : 'The result file has no rows'}
-          customRowAttributes={(r) => ({ 'data-valid': validCol >= 0 ? r.cells[validCol] : undefined })}
-          columns={[
-            { accessor: 'n', title: '#', width: 60 },
-            ...headers.map((h, j) => ({
-              accessor: `c${j}`,
-              title: h,
-              render: (r: Row) => {
-                const v = r.cells[j] ?? '';
-                if (j === validCol)
-                  return (
-                    <Text size="sm" fw={600} c={v === 'true' ? 'green.7' : 'red.7'}>
-                      {v}
-                    </Text>
-                  );
-                return <Text size="sm">{v}</Text>;
-              },
-            })),
-          ]}
-        />
-      </Box>
+      <PagedTable<Row>
+        testId="batch-results-table"
+        striped
+        emptyHeight={150}
+        loading={loading}
+        records={records}
+        idAccessor="n"
+        total={data?.total ?? 0}
+        pageSize={PAGE_SIZE}
+        page={page}
+        onPageChange={setPage}
+        noRecordsText={applied || invalidOnly ? 'No rows match — clear the search or the invalid-only switch' : 'The result file has no rows'}
+        rowAttributes={(r) => ({ 'data-valid': validCol >= 0 ? r.cells[validCol] : undefined })}
+        columns={[
+          { accessor: 'n', title: '#', width: 60 },
+          ...headers.map((h, j) => ({
+            accessor: `c${j}`,
+            title: h,
+            render: (r: Row) => {
+              const v = r.cells[j] ?? '';
+              if (j === validCol)
+                return (
+                  <Text size="sm" fw={600} c={v === 'true' ? 'green.7' : 'red.7'}>
+                    {v}
+                  </Text>
+                );
+              return <Text size="sm">{v}</Text>;
+            },
+          })),
+        ]}
+      />
     </Stack>
   );
 }

@@ -1,5 +1,5 @@
 // First run: creates the organization and its owner, then shows the two initial API keys exactly once.
-import { useState, type FormEvent } from 'react';
+import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import type { ChannelOutput } from '../../../src-shared/channels';
@@ -10,15 +10,26 @@ import { ONCE_ONLY_WARNING_BOTH, SecretKey } from '../keys/secret-key';
 type Fields = 'organizationName' | 'email' | 'password';
 
 export function SetupScreen({ onDone }: { onDone: () => void }) {
-  const [organizationName, setOrganizationName] = useState('');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
+  const [values, setValues] = useState<Record<Fields, string>>({ organizationName: '', email: '', password: '' });
   const [errors, setErrors] = useState<Partial<Record<Fields, string>>>({});
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ChannelOutput<'setup:bootstrap'> | null>(null);
 
+  /** The value, change handler and error of one input. */
+  function bind(field: Fields) {
+    return {
+      value: values[field],
+      onChange: (e: ChangeEvent<HTMLInputElement>) => {
+        const value = e.currentTarget.value;
+        setValues((v) => ({ ...v, [field]: value }));
+      },
+      error: errors[field],
+    };
+  }
+
   async function submit(e: FormEvent) {
     e.preventDefault();
+    const { organizationName, email, password } = values;
     const next: Partial<Record<Fields, string>> = {};
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) next.email = 'Enter a valid email address.';
     if (password.length < 8) next.password = 'Use at least 8 characters.';
@@ -72,34 +83,9 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
             <Text c="dimmed" size="sm">
               Create the organization and its owner account. This runs once per installation.
             </Text>
-            <TextInput
-              data-testid="setup-org"
-              label="Organization name"
-              placeholder="Acme Payments"
-              value={organizationName}
-              onChange={(e) => setOrganizationName(e.currentTarget.value)}
-              error={errors.organizationName}
-            />
-            <TextInput
-              data-testid="setup-email"
-              label="Owner email"
-              type="email"
-              required
-              autoComplete="username"
-              value={email}
-              onChange={(e) => setEmail(e.currentTarget.value)}
-              error={errors.email}
-            />
-            <PasswordInput
-              data-testid="setup-password"
-              label="Password"
-              description="At least 8 characters."
-              required
-              autoComplete="new-password"
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-              error={errors.password}
-            />
+            <TextInput data-testid="setup-org" label="Organization name" placeholder="Acme Payments" {...bind('organizationName')} />
+            <TextInput data-testid="setup-email" label="Owner email" type="email" required autoComplete="username" {...bind('email')} />
+            <PasswordInput data-testid="setup-password" label="Password" description="At least 8 characters." required autoComplete="new-password" {...bind('password')} />
             <Button type="submit" data-testid="setup-submit" loading={busy}>
               Create organization
             </Button>

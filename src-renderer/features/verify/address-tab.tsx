@@ -1,12 +1,12 @@
 // Verify → Address: always a background job, so the answer is a pending record and the user polls (or waits for
 // the webhook).
 import { useState, type FormEvent } from 'react';
-import { Alert, Fieldset, Grid, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Fieldset, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { IconHomeCheck, IconInfoCircle } from '@tabler/icons-react';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
-import { GeneralError, SubmitRow } from './form-bits';
+import { GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import {
   ADDRESS_COUNTRIES,
   ADDRESS_FIELDS,
@@ -65,59 +65,52 @@ export function AddressTab() {
   );
 
   return (
-    <Grid gap="lg">
-      <Grid.Col span={{ base: 12, lg: 6 }}>
-        <Paper withBorder p="md">
-          <form onSubmit={(e) => void submit(e)} noValidate data-testid="address-form">
-            <Stack gap="sm">
-              <Group justify="space-between">
-                <Text fw={600}>Address</Text>
-                <FixturePicker
-                  kind="address"
-                  country={form.country}
-                  onPick={(f) => {
-                    setForm(addressFormFromFixture(f.request));
-                    setErrors({});
-                    s.clear();
-                  }}
-                />
-              </Group>
-              <Alert variant="light" color="blue" icon={<IconInfoCircle size={16} />} p="xs">
-                Address checks always run in the background: you get a <b>pending</b> record at once, then poll it here or receive a webhook.
-              </Alert>
-              <Select
-                data-testid="address-country"
-                label="Country"
-                searchable
-                allowDeselect={false}
-                data={COUNTRY_DATA}
-                value={form.country}
-                onChange={(c) => c && set('country', c)}
-                error={errors['country']}
-                maxDropdownHeight={320}
-              />
-              {text('addressLine1', 'Address line 1', { required: true, placeholder: 'e.g. 12 Admiralty Way', testId: 'address-line1' })}
-              {text('addressLine2', 'Address line 2', { testId: 'address-line2' })}
-              <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
-                {text('city', 'City', { required: true, testId: 'address-city' })}
-                {text('region', 'Region / state', { testId: 'address-region' })}
-                {text('postalCode', 'Postal code', { testId: 'address-postal-code' })}
-              </SimpleGrid>
-              <Fieldset legend="Subject (optional) — is this person associated with the address?">
-                <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-                  {text('firstName', 'First name', { testId: 'address-first-name' })}
-                  {text('lastName', 'Last name', { testId: 'address-last-name' })}
-                </SimpleGrid>
-              </Fieldset>
-              <GeneralError text={errors['general'] ?? errors['subject']} />
-              <SubmitRow environment={environment} busy={s.busy} label="Start address check" icon={<IconHomeCheck size={16} />} testId="address-submit" />
-            </Stack>
-          </form>
-        </Paper>
-      </Grid.Col>
-      <Grid.Col span={{ base: 12, lg: 6 }}>
-        <ResultPane result={s.result} onPoll={() => void s.poll()} polling={s.polling} placeholder="The pending record appears here, with a button to check for the result." />
-      </Grid.Col>
-    </Grid>
+    <VerifyFormLayout
+      title="Address"
+      formTestId="address-form"
+      onSubmit={submit}
+      picker={
+        <FixturePicker
+          kind="address"
+          country={form.country}
+          onPick={(f) => {
+            setForm(addressFormFromFixture(f.request));
+            setErrors({});
+            s.clear();
+          }}
+        />
+      }
+      result={<ResultPane submission={s} placeholder="The pending record appears here, with a button to check for the result." />}
+    >
+      <Alert variant="light" color="blue" icon={<IconInfoCircle size={16} />} p="xs">
+        Address checks always run in the background: you get a <b>pending</b> record at once, then poll it here or receive a webhook.
+      </Alert>
+      <Select
+        data-testid="address-country"
+        label="Country"
+        searchable
+        allowDeselect={false}
+        data={COUNTRY_DATA}
+        value={form.country}
+        onChange={(c) => c && set('country', c)}
+        error={errors['country']}
+        maxDropdownHeight={320}
+      />
+      {text('addressLine1', 'Address line 1', { required: true, placeholder: 'e.g. 12 Admiralty Way', testId: 'address-line1' })}
+      {text('addressLine2', 'Address line 2', { testId: 'address-line2' })}
+      <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
+        {text('city', 'City', { required: true, testId: 'address-city' })}
+        {text('region', 'Region / state', { testId: 'address-region' })}
+        {text('postalCode', 'Postal code', { testId: 'address-postal-code' })}
+      </SimpleGrid>
+      <Fieldset legend="Subject (optional) — is this person associated with the address?">
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+          {text('firstName', 'First name', { testId: 'address-first-name' })}
+          {text('lastName', 'Last name', { testId: 'address-last-name' })}
+        </SimpleGrid>
+      </Fieldset>
+      <GeneralError text={errors['general'] ?? errors['subject']} />
+      <SubmitRow environment={environment} busy={s.busy} label="Start address check" icon={<IconHomeCheck size={16} />} testId="address-submit" />
+    </VerifyFormLayout>
   );
 }

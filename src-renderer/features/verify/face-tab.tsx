@@ -1,13 +1,14 @@
 // Verify → Face: a Ghana Card number and a selfie, read in the browser (never uploaded elsewhere), previewed, and
 // refused before sending when it is not a JPEG/PNG of at most 2 MB.
 import { useRef, useState, type FormEvent } from 'react';
-import { Button, FileButton, Grid, Group, Image, Paper, Stack, Text, TextInput } from '@mantine/core';
+import { Button, FileButton, Group, Image, Paper, Stack, Text, TextInput } from '@mantine/core';
 import { IconFaceId, IconPhoto, IconX } from '@tabler/icons-react';
 import { FACE_MATCH_MESSAGES } from '../../../src-shared/errors';
+import { getIdentityType } from '../../../src-shared/identity-rules';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
-import { FormatWarning, GeneralError, SubmitRow } from './form-bits';
+import { FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import {
   checkFace,
   EMPTY_FACE,
@@ -24,6 +25,9 @@ import {
 } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+
+/** The face check is against the Ghana Card: its number follows that document's rule. */
+const GHANA_CARD = getIdentityType('ghana_card');
 
 function readAsDataUrl(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -81,92 +85,85 @@ export function FaceTab() {
   const preview = form.selfieImage ? `data:${imageMimeOf(form.selfieImage)};base64,${form.selfieImage}` : null;
   const sizeKb = form.selfieImage ? Math.round((form.selfieImage.length * 3) / 4 / 1024) : 0;
   return (
-    <Grid gap="lg">
-      <Grid.Col span={{ base: 12, lg: 6 }}>
-        <Paper withBorder p="md">
-          <form onSubmit={(e) => void submit(e)} noValidate data-testid="face-form">
-            <Stack gap="sm">
-              <Group justify="space-between">
-                <Text fw={600}>Ghana Card facial check</Text>
-                <FixturePicker
-                  kind="face"
-                  onPick={(f) => {
-                    setForm(faceFormFromFixture(f.request));
-                    setErrors({});
-                    setWarning(null);
-                    s.clear();
-                  }}
-                />
-              </Group>
-              <div>
-                <TextInput
-                  data-testid="face-id-number"
-                  label="Ghana Card number"
-                  description="GHA- then 9 digits, a dash and 1 digit, e.g. GHA-123456789-0."
-                  placeholder="GHA-123456789-0"
-                  required
-                  value={form.idNumber}
-                  onChange={(e) => set('idNumber', e.currentTarget.value)}
-                  error={errors['idNumber']}
-                  styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-                />
-                {warning?.field === 'idNumber' && <FormatWarning text={warning.message} />}
-              </div>
-              <Stack gap={4}>
-                <Text size="sm" fw={500}>
-                  Selfie <span style={{ color: 'var(--mantine-color-error)' }}>*</span>
+    <VerifyFormLayout
+      title="Ghana Card facial check"
+      formTestId="face-form"
+      onSubmit={submit}
+      picker={
+        <FixturePicker
+          kind="face"
+          onPick={(f) => {
+            setForm(faceFormFromFixture(f.request));
+            setErrors({});
+            setWarning(null);
+            s.clear();
+          }}
+        />
+      }
+      result={<ResultPane submission={s} placeholder="The result appears here. Pick a sandbox fixture to try each facial-check answer." />}
+    >
+      <div>
+        <TextInput
+          data-testid="face-id-number"
+          label="Ghana Card number"
+          description={GHANA_CARD?.hint}
+          placeholder={GHANA_CARD?.sample.idNumber}
+          required
+          value={form.idNumber}
+          onChange={(e) => set('idNumber', e.currentTarget.value)}
+          error={errors['idNumber']}
+          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        />
+        {warning?.field === 'idNumber' && <FormatWarning text={warning.message} />}
+      </div>
+      <Stack gap={4}>
+        <Text size="sm" fw={500}>
+          Selfie <span style={{ color: 'var(--mantine-color-error)' }}>*</span>
+        </Text>
+        <Text size="xs" c="dimmed">
+          A JPEG or PNG photo of the card holder's face, at most 2 MB. It is read on this computer and sent only with the check.
+        </Text>
+        <Group gap="sm" align="flex-start">
+          <Paper
+            withBorder
+            w={120}
+            h={120}
+            style={{ display: 'flex', alignItems: 'center', justifyContent: 'center', overflow: 'hidden' }}
+            data-testid="face-preview"
+          >
+            {preview ? <Image src={preview} alt="Selfie preview" fit="contain" w={118} h={118} /> : <IconPhoto size={36} color="var(--mantine-color-gray-5)" />}
+          </Paper>
+          <Stack gap={6}>
+            <FileButton resetRef={resetFile} onChange={(f) => void pick(f)} accept={SELFIE_TYPES.join(',')}>
+              {(props) => (
+                <Button {...props} variant="default" leftSection={<IconPhoto size={16} />} data-testid="face-pick-image">
+                  {form.selfieImage ? 'Choose another image' : 'Choose image'}
+                </Button>
+              )}
+            </FileButton>
+            {form.selfieImage && (
+              <>
+                <Text size="xs" c="dimmed" data-testid="face-file-name">
+                  {form.fileName} · {sizeKb} KB
                 </Text>
-                <Text size="xs" c="dimmed">
-                  A JPEG or PNG photo of the card holder's face, at most 2 MB. It is read on this computer and sent only with the check.
-                </Text>
-                <Group gap="sm" align="flex-start">
-                  <Paper
-                    withBorder
-                    w={120}
-                    h={120}
-                    style={{ display: 'flex', alignItems: 'center', justifyContent: 'center', overflow: 'hidden' }}
-                    data-testid="face-preview"
-                  >
-                    {preview ? <Image src={preview} alt="Selfie preview" fit="contain" w={118} h={118} /> : <IconPhoto size={36} color="var(--mantine-color-gray-5)" />}
-                  </Paper>
-                  <Stack gap={6}>
-                    <FileButton resetRef={resetFile} onChange={(f) => void pick(f)} accept={SELFIE_TYPES.join(',')}>
-                      {(props) => (
-                        <Button {...props} variant="default" leftSection={<IconPhoto size={16} />} data-testid="face-pick-image">
-                          {form.selfieImage ? 'Choose another image' : 'Choose image'}
-                        </Button>
-                      )}
-                    </FileButton>
-                    {form.selfieImage && (
-                      <>
-                        <Text size="xs" c="dimmed" data-testid="face-file-name">
-                          {form.fileName} · {sizeKb} KB
-                        </Text>
-                        <Button size="xs" variant="subtle" color="gray" leftSection={<IconX size={12} />} onClick={() => set('selfieImage', '')}>
-                          Remove
-                        </Button>
-                      </>
-                    )}
-                  </Stack>
-                </Group>
-                {errors['selfieImage'] && (
-                  <Text size="xs" c="red" data-testid="face-image-error">
-                    {errors['selfieImage']}
-                  </Text>
-                )}
-              </Stack>
-              <Text size="xs" c="dimmed">
-                A failed match is <b>failed</b> with FACE_MATCH_FAILED and one of: {FACE_MATCH_MESSAGES.join(' · ')}
-              </Text>
-              <GeneralError text={errors['general'] ?? errors['country']} />
-              <SubmitRow environment={environment} busy={s.busy} label="Verify face" icon={<IconFaceId size={16} />} testId="face-submit" />
-            </Stack>
-          </form>
-        </Paper>
-      </Grid.Col>
-      <Grid.Col span={{ base: 12, lg: 6 }}>
-        <ResultPane result={s.result} onPoll={() => void s.poll()} polling={s.polling} placeholder="The result appears here. Pick a sandbox fixture to try each facial-check answer." />
-      </Grid.Col>
-    </Grid>
+                <Button size="xs" variant="subtle" color="gray" leftSection={<IconX size={12} />} onClick={() => set('selfieImage', '')}>
+                  Remove
+                </Button>
+              </>
+            )}
+          </Stack>
+        </Group>
+        {errors['selfieImage'] && (
+          <Text size="xs" c="red" data-testid="face-image-error">
+            {errors['selfieImage']}
+          </Text>
+        )}
+      </Stack>
+      <Text size="xs" c="dimmed">
+        A failed match is <b>failed</b> with FACE_MATCH_FAILED and one of: {FACE_MATCH_MESSAGES.join(' · ')}
+      </Text>
+      <GeneralError text={errors['general'] ?? errors['country']} />
+      <SubmitRow environment={environment} busy={s.busy} label="Verify face" icon={<IconFaceId size={16} />} testId="face-submit" />
+    </VerifyFormLayout>
   );
 }

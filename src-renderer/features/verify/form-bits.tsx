@@ -1,6 +1,7 @@
-// Small pieces the new verify tabs share: the format warning under an input, the general error, the submit row.
-import type { ReactNode } from 'react';
-import { Alert, Button, Group, Text } from '@mantine/core';
+// Small pieces the verify tabs share: the two-column form layout, the format warning under an input, the general
+// error, the submit row.
+import type { FormEvent, ReactNode } from 'react';
+import { Alert, Button, Grid, Group, Paper, Stack, Switch, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 
 export function FormatWarning({ text }: { text: string | undefined }) {
@@ -21,6 +22,20 @@ export function GeneralError({ text }: { text: string | undefined }) {
   );
 }
 
+/** Shown only where the kind and country allow asynchronous checks. */
+export function AsyncSwitch({ testId, checked, onChange, error }: { testId: string; checked: boolean; onChange: (checked: boolean) => void; error: string | undefined }) {
+  return (
+    <Switch
+      data-testid={testId}
+      label="Run asynchronously"
+      description="Answer at once with a pending record; the result arrives by webhook or polling."
+      checked={checked}
+      onChange={(e) => onChange(e.currentTarget.checked)}
+      error={error}
+    />
+  );
+}
+
 export function SubmitRow({ environment, busy, label, icon, testId }: { environment: string; busy: boolean; label: string; icon: ReactNode; testId: string }) {
   return (
     <Group justify="space-between" mt="xs">
@@ -31,5 +46,41 @@ export function SubmitRow({ environment, busy, label, icon, testId }: { environm
         {label}
       </Button>
     </Group>
+  );
+}
+
+/** The layout of every verify tab: the form on the left under its title and fixture picker, the result on the right. */
+export function VerifyFormLayout({
+  title,
+  picker,
+  onSubmit,
+  formTestId,
+  result,
+  children,
+}: {
+  title: string;
+  picker: ReactNode;
+  onSubmit: (e: FormEvent) => Promise<void>;
+  formTestId?: string;
+  result: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <Grid gap="lg">
+      <Grid.Col span={{ base: 12, lg: 6 }}>
+        <Paper withBorder p="md">
+          <form onSubmit={(e) => void onSubmit(e)} noValidate data-testid={formTestId}>
+            <Stack gap="sm">
+              <Group justify="space-between">
+                <Text fw={600}>{title}</Text>
+                {picker}
+              </Group>
+              {children}
+            </Stack>
+          </form>
+        </Paper>
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, lg: 6 }}>{result}</Grid.Col>
+    </Grid>
   );
 }

@@ -1,13 +1,13 @@
 // Verify → Identity: the document type (which implies the country), its number, and the holder's details to
 // match against the registry (names required for a driver's licence).
 import { useState, type FormEvent } from 'react';
-import { Badge, Fieldset, Grid, Group, Paper, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Badge, Fieldset, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { IconId } from '@tabler/icons-react';
 import { getIdentityType, IDENTITY_TYPES } from '../../../src-shared/identity-rules';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
-import { FormatWarning, GeneralError, SubmitRow } from './form-bits';
+import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import {
   checkIdentity,
   EMPTY_IDENTITY,
@@ -60,102 +60,88 @@ export function IdentityTab() {
 
   const namesRequired = type?.namesRequired ?? false;
   return (
-    <Grid gap="lg">
-      <Grid.Col span={{ base: 12, lg: 6 }}>
-        <Paper withBorder p="md">
-          <form onSubmit={(e) => void submit(e)} noValidate data-testid="identity-form">
-            <Stack gap="sm">
-              <Group justify="space-between">
-                <Text fw={600}>Identity document</Text>
-                <FixturePicker
-                  kind="identity"
-                  {...(type ? { country: type.country } : {})}
-                  onPick={(f) => {
-                    setForm(identityFormFromFixture(f.request));
-                    setErrors({});
-                    setWarning(null);
-                    s.clear();
-                  }}
-                />
-              </Group>
-              <Select
-                data-testid="identity-type"
-                label="Document type"
-                allowDeselect={false}
-                data={TYPE_DATA}
-                value={form.idType || null}
-                onChange={(t) => t && set('idType', t)}
-                error={errors['idType'] ?? errors['country']}
-                rightSectionWidth={56}
-                rightSection={type ? <Badge variant="light" size="sm" data-testid="identity-country">{type.country}</Badge> : undefined}
-                description={type ? `Verified against the ${type.country === 'KE' ? 'Kenyan' : 'Ghanaian'} registry (${type.verificationType}).` : undefined}
-              />
-              <div>
-                <TextInput
-                  data-testid="identity-number"
-                  label="Document number"
-                  description={type?.hint}
-                  placeholder={type ? `e.g. ${type.sample.idNumber}` : undefined}
-                  required
-                  value={form.idNumber}
-                  onChange={(e) => set('idNumber', e.currentTarget.value)}
-                  error={errors['idNumber']}
-                  styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-                />
-                {warning?.field === 'idNumber' && <FormatWarning text={warning.message} />}
-              </div>
-              <Fieldset legend={namesRequired ? 'Validation — names required for this document' : 'Validation (optional) — matched against the registry'} data-testid="identity-validation">
-                <Stack gap="sm">
-                  <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-                    <TextInput
-                      data-testid="identity-first-name"
-                      label="First name"
-                      required={namesRequired}
-                      placeholder={type?.sample.validation ? `e.g. ${type.sample.validation.firstName}` : undefined}
-                      value={form.firstName}
-                      onChange={(e) => set('firstName', e.currentTarget.value)}
-                      error={errors['firstName']}
-                    />
-                    <TextInput
-                      data-testid="identity-last-name"
-                      label="Last name"
-                      required={namesRequired}
-                      placeholder={type?.sample.validation ? `e.g. ${type.sample.validation.lastName}` : undefined}
-                      value={form.lastName}
-                      onChange={(e) => set('lastName', e.currentTarget.value)}
-                      error={errors['lastName']}
-                    />
-                  </SimpleGrid>
-                  <TextInput
-                    data-testid="identity-date-of-birth"
-                    label="Date of birth"
-                    type="date"
-                    w={200}
-                    value={form.dateOfBirth}
-                    onChange={(e) => set('dateOfBirth', e.currentTarget.value)}
-                    error={errors['dateOfBirth']}
-                  />
-                </Stack>
-              </Fieldset>
-              {type?.asyncAllowed && (
-                <Switch
-                  data-testid="identity-async"
-                  label="Run asynchronously"
-                  description="Answer at once with a pending record; the result arrives by webhook or polling."
-                  checked={form.async}
-                  onChange={(e) => set('async', e.currentTarget.checked)}
-                  error={errors['mode']}
-                />
-              )}
-              <GeneralError text={errors['general']} />
-              <SubmitRow environment={environment} busy={s.busy} label="Verify identity" icon={<IconId size={16} />} testId="identity-submit" />
-            </Stack>
-          </form>
-        </Paper>
-      </Grid.Col>
-      <Grid.Col span={{ base: 12, lg: 6 }}>
-        <ResultPane result={s.result} onPoll={() => void s.poll()} polling={s.polling} placeholder="The result appears here. Pick a sandbox fixture to try a known answer." />
-      </Grid.Col>
-    </Grid>
+    <VerifyFormLayout
+      title="Identity document"
+      formTestId="identity-form"
+      onSubmit={submit}
+      picker={
+        <FixturePicker
+          kind="identity"
+          country={type?.country}
+          onPick={(f) => {
+            setForm(identityFormFromFixture(f.request));
+            setErrors({});
+            setWarning(null);
+            s.clear();
+          }}
+        />
+      }
+      result={<ResultPane submission={s} />}
+    >
+      <Select
+        data-testid="identity-type"
+        label="Document type"
+        allowDeselect={false}
+        data={TYPE_DATA}
+        value={form.idType || null}
+        onChange={(t) => t && set('idType', t)}
+        error={errors['idType'] ?? errors['country']}
+        rightSectionWidth={56}
+        rightSection={type ? <Badge variant="light" size="sm" data-testid="identity-country">{type.country}</Badge> : undefined}
+        description={type ? `Verified against the ${type.country === 'KE' ? 'Kenyan' : 'Ghanaian'} registry (${type.verificationType}).` : undefined}
+      />
+      <div>
+        <TextInput
+          data-testid="identity-number"
+          label="Document number"
+          description={type?.hint}
+          placeholder={type ? `e.g. ${type.sample.idNumber}` : undefined}
+          required
+          value={form.idNumber}
+          onChange={(e) => set('idNumber', e.currentTarget.value)}
+          error={errors['idNumber']}
+          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        />
+        {warning?.field === 'idNumber' && <FormatWarning text={warning.message} />}
+      </div>
+      <Fieldset legend={namesRequired ? 'Validation — names required for this document' : 'Validation (optional) — matched against the registry'} data-testid="identity-validation">
+        <Stack gap="sm">
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+            <TextInput
+              data-testid="identity-first-name"
+              label="First name"
+              required={namesRequired}
+              placeholder={type?.sample.validation ? `e.g. ${type.sample.validation.firstName}` : undefined}
+              value={form.firstName}
+              onChange={(e) => set('firstName', e.currentTarget.value)}
+              error={errors['firstName']}
+            />
+            <TextInput
+              data-testid="identity-last-name"
+              label="Last name"
+              required={namesRequired}
+              placeholder={type?.sample.validation ? `e.g. ${type.sample.validation.lastName}` : undefined}
+              value={form.lastName}
+              onChange={(e) => set('lastName', e.currentTarget.value)}
+              error={errors['lastName']}
+            />
+          </SimpleGrid>
+          <TextInput
+            data-testid="identity-date-of-birth"
+            label="Date of birth"
+            type="date"
+            w={200}
+            value={form.dateOfBirth}
+            onChange={(e) => set('dateOfBirth', e.currentTarget.value)}
+            error={errors['dateOfBirth']}
+          />
+        </Stack>
+      </Fieldset>
+      {type?.asyncAllowed && (
+        <AsyncSwitch testId="identity-async" checked={form.async} onChange={(c) => set('async', c)} error={errors['mode']} />
+      )}
+      <GeneralError text={errors['general']} />
+      <SubmitRow environment={environment} busy={s.busy} label="Verify identity" icon={<IconId size={16} />} testId="identity-submit" />
+    </VerifyFormLayout>
   );
 }

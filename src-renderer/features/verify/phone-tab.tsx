@@ -1,12 +1,12 @@
 // Verify → Phone: market, number and (where the market uses them) network code, sync or async.
 import { useState, type FormEvent } from 'react';
-import { Grid, Group, Paper, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Select, TextInput } from '@mantine/core';
 import { IconPhone } from '@tabler/icons-react';
 import { getPhoneMarket, PHONE_MARKETS } from '../../../src-shared/phone-markets';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
-import { FormatWarning, GeneralError, SubmitRow } from './form-bits';
+import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import { checkPhone, EMPTY_PHONE, issuesToMessages, PHONE_FIELDS, phoneFormFromFixture, toPhoneRequest, type FieldMessages, type PhoneForm } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
@@ -40,84 +40,70 @@ export function PhoneTab() {
   }
 
   return (
-    <Grid gap="lg">
-      <Grid.Col span={{ base: 12, lg: 6 }}>
-        <Paper withBorder p="md">
-          <form onSubmit={(e) => void submit(e)} noValidate data-testid="phone-form">
-            <Stack gap="sm">
-              <Group justify="space-between">
-                <Text fw={600}>Phone number</Text>
-                <FixturePicker
-                  kind="phone"
-                  country={form.country}
-                  onPick={(f) => {
-                    setForm(phoneFormFromFixture(f.request));
-                    setErrors({});
-                    setWarning(null);
-                    s.clear();
-                  }}
-                />
-              </Group>
-              <Select
-                data-testid="phone-country"
-                label="Market"
-                searchable
-                allowDeselect={false}
-                data={MARKET_DATA}
-                value={form.country}
-                onChange={(c) => c && setForm((f) => ({ ...f, country: c, networkCode: '' }))}
-                error={errors['country']}
-              />
-              <div>
-                <TextInput
-                  data-testid="phone-number"
-                  label="Phone number"
-                  description="Local or international format; the service normalises it to E.164."
-                  placeholder={market ? `e.g. ${market.sample.phoneNumber}` : undefined}
-                  required
-                  value={form.phoneNumber}
-                  onChange={(e) => set('phoneNumber', e.currentTarget.value)}
-                  error={errors['phoneNumber']}
-                  styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-                />
-                {warning?.field === 'phoneNumber' && <FormatWarning text={warning.message} />}
-              </div>
-              {market && market.networkCodes.length > 0 && (
-                <div>
-                  <Select
-                    data-testid="phone-network-code"
-                    label="Network"
-                    description={`The mobile network the number belongs to${market.networkCodeRequired ? ' (required in ' + market.name + ')' : ''}.`}
-                    placeholder="Choose the network"
-                    required={market.networkCodeRequired}
-                    clearable={!market.networkCodeRequired}
-                    data={[...market.networkCodes]}
-                    value={market.networkCodes.find((c) => c.toUpperCase() === form.networkCode.toUpperCase()) ?? null}
-                    onChange={(c) => set('networkCode', c ?? '')}
-                    error={errors['networkCode']}
-                  />
-                  {warning?.field === 'networkCode' && <FormatWarning text={warning.message} />}
-                </div>
-              )}
-              {market?.asyncAllowed && (
-                <Switch
-                  data-testid="phone-async"
-                  label="Run asynchronously"
-                  description="Answer at once with a pending record; the result arrives by webhook or polling."
-                  checked={form.async}
-                  onChange={(e) => set('async', e.currentTarget.checked)}
-                  error={errors['mode']}
-                />
-              )}
-              <GeneralError text={errors['general']} />
-              <SubmitRow environment={environment} busy={s.busy} label="Verify phone" icon={<IconPhone size={16} />} testId="phone-submit" />
-            </Stack>
-          </form>
-        </Paper>
-      </Grid.Col>
-      <Grid.Col span={{ base: 12, lg: 6 }}>
-        <ResultPane result={s.result} onPoll={() => void s.poll()} polling={s.polling} placeholder="The result appears here. Pick a sandbox fixture to try a known answer." />
-      </Grid.Col>
-    </Grid>
+    <VerifyFormLayout
+      title="Phone number"
+      formTestId="phone-form"
+      onSubmit={submit}
+      picker={
+        <FixturePicker
+          kind="phone"
+          country={form.country}
+          onPick={(f) => {
+            setForm(phoneFormFromFixture(f.request));
+            setErrors({});
+            setWarning(null);
+            s.clear();
+          }}
+        />
+      }
+      result={<ResultPane submission={s} />}
+    >
+      <Select
+        data-testid="phone-country"
+        label="Market"
+        searchable
+        allowDeselect={false}
+        data={MARKET_DATA}
+        value={form.country}
+        onChange={(c) => c && setForm((f) => ({ ...f, country: c, networkCode: '' }))}
+        error={errors['country']}
+      />
+      <div>
+        <TextInput
+          data-testid="phone-number"
+          label="Phone number"
+          description="Local or international format; the service normalises it to E.164."
+          placeholder={market ? `e.g. ${market.sample.phoneNumber}` : undefined}
+          required
+          value={form.phoneNumber}
+          onChange={(e) => set('phoneNumber', e.currentTarget.value)}
+          error={errors['phoneNumber']}
+          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        />
+        {warning?.field === 'phoneNumber' && <FormatWarning text={warning.message} />}
+      </div>
+      {market && market.networkCodes.length > 0 && (
+        <div>
+          <Select
+            data-testid="phone-network-code"
+            label="Network"
+            description={`The mobile network the number belongs to${market.networkCodeRequired ? ' (required in ' + market.name + ')' : ''}.`}
+            placeholder="Choose the network"
+            required={market.networkCodeRequired}
+            clearable={!market.networkCodeRequired}
+            data={[...market.networkCodes]}
+            value={market.networkCodes.find((c) => c.toUpperCase() === form.networkCode.toUpperCase()) ?? null}
+            onChange={(c) => set('networkCode', c ?? '')}
+            error={errors['networkCode']}
+          />
+          {warning?.field === 'networkCode' && <FormatWarning text={warning.message} />}
+        </div>
+      )}
+      {market?.asyncAllowed && (
+        <AsyncSwitch testId="phone-async" checked={form.async} onChange={(c) => set('async', c)} error={errors['mode']} />
+      )}
+      <GeneralError text={errors['general']} />
+      <SubmitRow environment={environment} busy={s.busy} label="Verify phone" icon={<IconPhone size={16} />} testId="phone-submit" />
+    </VerifyFormLayout>
   );
 }

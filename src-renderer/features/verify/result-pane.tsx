@@ -1,7 +1,9 @@
 // The right-hand column of the phone, identity, face and address tabs: the shared result panel, then the fields
 // these kinds return (names, date of birth, number, address) which the bank-account panel has no place for.
+// The placeholder shown before any result is shared with the bank-account tab.
 import { Code, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
-import { VerificationResult, type PartialRecord } from './verification-result';
+import type { Submission } from './use-submission';
+import { VerificationResult } from './verification-result';
 
 function Item({ label, value, testId }: { label: string; value: string | undefined; testId: string }) {
   if (value === undefined || value === '') return null;
@@ -23,19 +25,23 @@ function addressLines(a: Record<string, unknown>): string[] {
   return keys.map((k) => a[k]).filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').map(String);
 }
 
-export function ResultPane({ result, onPoll, polling, placeholder }: { result: PartialRecord | null; onPoll: () => void; polling: boolean; placeholder: string }) {
-  if (!result) {
-    return (
-      <Paper withBorder p="md" c="dimmed" data-testid="verification-placeholder">
-        <Text size="sm">{placeholder}</Text>
-      </Paper>
-    );
-  }
-  const r = result;
+const DEFAULT_PLACEHOLDER = 'The result appears here. Pick a sandbox fixture to try a known answer.';
+
+export function ResultPlaceholder({ text = DEFAULT_PLACEHOLDER }: { text?: string }) {
+  return (
+    <Paper withBorder p="md" c="dimmed" data-testid="verification-placeholder">
+      <Text size="sm">{text}</Text>
+    </Paper>
+  );
+}
+
+export function ResultPane({ submission, placeholder = DEFAULT_PLACEHOLDER }: { submission: Submission; placeholder?: string }) {
+  const r = submission.result;
+  if (!r) return <ResultPlaceholder text={placeholder} />;
   const hasDetails = [r.fullName, r.firstName, r.middleName, r.lastName, r.dateOfBirth, r.phoneNumber, r.networkCode, r.verificationType].some(Boolean) || r.address;
   return (
     <Stack gap="sm">
-      <VerificationResult record={r} onPoll={onPoll} polling={polling} />
+      <VerificationResult record={r} onPoll={() => void submission.poll()} polling={submission.polling} />
       {hasDetails && (
         <Paper withBorder p="md" data-testid="verification-details">
           <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="sm">

@@ -6,6 +6,8 @@ import { ConsoleError, call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import type { PartialRecord } from './verification-result';
 
+export type Submission = ReturnType<typeof useSubmission>;
+
 export function useSubmission(environment: Environment) {
   const [result, setResult] = useState<PartialRecord | null>(null);
   const [busy, setBusy] = useState(false);

@@ -2,7 +2,7 @@
 // fields the provider returned. A pending result can be polled.
 import { ActionIcon, Alert, Badge, Button, Code, CopyButton, Group, Paper, SimpleGrid, Stack, Text, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy, IconRefresh } from '@tabler/icons-react';
-import type { VerificationRecord } from '../../../src-shared/schemas/verification';
+import type { VerificationRecord, VerificationType } from '../../../src-shared/schemas/verification';
 import { formatMoney, STATUS_COLOR } from '../../app/format';
 
 export type PartialRecord = Partial<VerificationRecord> & Pick<VerificationRecord, 'id' | 'status'>;
@@ -14,12 +14,31 @@ const HEADLINE: Record<VerificationRecord['status'], string> = {
   pending: 'Pending — the answer is on its way',
 };
 
-const EXPLAIN: Record<VerificationRecord['status'], string> = {
-  success: 'The provider confirmed the account.',
-  failed: 'The account did not pass the check. This is a final answer for these details.',
-  error: 'No provider could give an answer in time. Nothing is final: submit again later.',
-  pending: 'The check runs in the background. Poll for the result, or wait for the webhook.',
+/** What was checked, in the words of the explanation under the headline. */
+const SUBJECT: Record<VerificationType, string> = {
+  ACCOUNT_NUMBER: 'account',
+  PHONE_NUMBER: 'phone number',
+  KE_NATIONAL_ID: 'identity document',
+  KE_DRIVERS_LICENSE: 'identity document',
+  KE_PASSPORT: 'identity document',
+  GH_CARD: 'identity document',
+  GH_CARD_FACE: 'selfie',
+  ADDRESS: 'address',
 };
+
+function explain(status: VerificationRecord['status'], type: VerificationType | undefined): string {
+  const subject = type ? SUBJECT[type] : 'details';
+  switch (status) {
+    case 'success':
+      return type === 'GH_CARD_FACE' ? 'The provider matched the selfie to the Ghana Card holder.' : `The provider confirmed the ${subject}.`;
+    case 'failed':
+      return `The ${subject} did not pass the check. This is a final answer for these details.`;
+    case 'error':
+      return 'No provider could give an answer in time. Nothing is final: submit again later.';
+    case 'pending':
+      return 'The check runs in the background. Poll for the result, or wait for the webhook.';
+  }
+}
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -72,7 +91,7 @@ export function VerificationResult({ record, onPoll, polling }: { record: Partia
           )}
         </Group>
         <Text size="sm" c="dimmed">
-          {EXPLAIN[record.status]}
+          {explain(record.status, record.verificationType)}
         </Text>
         {record.error && (
           <Alert color={color} variant="light" title={<Code>{record.error.code}</Code>} data-testid="verification-error">
