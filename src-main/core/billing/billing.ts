@@ -1,6 +1,7 @@
 // Billing for live keys (decisions §9, interface §1.6): one wallet per organization, an append-only ledger whose
 // entries move the balance in the same transaction, prices and enabled services per organization, usage records.
 import { AppError } from '../../../src-shared/app-error';
+import { isServiceKey } from '../../../src-shared/services';
 import type { Db } from '../../store/database';
 import { ListFilter, listPage } from '../../store/list-query';
 import { iso } from '../clock';
@@ -56,16 +57,15 @@ export interface Charge {
 /** A wallet that was never topped up reads as empty; its currency is the default until the first top-up. */
 export const DEFAULT_CURRENCY = 'USD';
 
-const SERVICE_RE = /^(account:[A-Z]{2}|phone:[A-Z]{2}|identity:[a-z_]{2,40}|face|address|correspondents)$/;
 
 export function validateServiceKey(service: string): string {
   const s = service.trim();
-  if (!SERVICE_RE.test(s)) {
+  if (!isServiceKey(s)) {
     throw new AppError('VALIDATION_ERROR', {
       details: [
         {
           field: 'service',
-          message: 'service must be account:<COUNTRY>, phone:<COUNTRY>, identity:<idType>, face, address or correspondents',
+          message: 'service must be a supported account:<COUNTRY>, phone:<COUNTRY>, identity:<idType>, face, address or correspondents',
         },
       ],
     });

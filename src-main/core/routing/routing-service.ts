@@ -10,6 +10,7 @@ import type {
   RoutingNumberAnswer,
 } from '../../../src-shared/schemas/routing';
 import { randomUUID } from 'node:crypto';
+import { serviceKey } from '../../../src-shared/services';
 import { chargeVerification, getWallet } from '../billing/billing';
 import { runIdempotentRequest, type IdempotentResponse } from '../idempotency/idempotency';
 import { iso } from '../clock';
@@ -20,7 +21,7 @@ import { evaluateBic, evaluateCorrespondents, evaluateItem, evaluateRoutingNumbe
 import { liveDirectory, type LivePart } from './directory-store';
 import { sandboxDirectory } from './sandbox-directory';
 
-export const CORRESPONDENTS_SERVICE = 'correspondents';
+export const CORRESPONDENTS_SERVICE = serviceKey.correspondents;
 
 const SANDBOX_REF: DirectoryRef = { name: 'sandbox', importedAt: null };
 

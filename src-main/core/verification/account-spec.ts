@@ -2,6 +2,7 @@
 import { accountFormatFailure, accountRequestIssues, getCorridor } from '../../../src-shared/corridors';
 import type { AccountRequest } from '../../../src-shared/schemas/verification';
 import type { KindSpec } from './types';
+import { serviceKey } from '../../../src-shared/services';
 
 export const accountSpec: KindSpec<AccountRequest> = {
   kind: 'account',
@@ -14,7 +15,7 @@ export const accountSpec: KindSpec<AccountRequest> = {
   // with their own codes (UNSUPPORTED_CORRIDOR, ASYNC_NOT_SUPPORTED), so they are left out here.
   issues: (r) => accountRequestIssues({ ...r, mode: undefined }).filter((i) => i.field !== 'country'),
   formatFailure: (r) => accountFormatFailure(r),
-  serviceKey: (r) => `account:${r.country}`,
+  serviceKey: (r) => serviceKey.account(r.country),
   baseFields: (r) => ({
     checkType: getCorridor(r.country)?.checkType ?? 'BANK_LOOKUP',
     accountNumber: r.accountNumber,

@@ -6,6 +6,7 @@ import { SUPPORTED_PHONE_COUNTRIES } from '../../../src-shared/phone-markets';
 import type { AddressRequest } from '../../../src-shared/schemas/verification-more';
 import type { KindSpecExtras } from './engine';
 import type { FieldIssue, KindSpec } from './types';
+import { serviceKey } from '../../../src-shared/services';
 
 export const ADDRESS_COUNTRIES: readonly string[] = Object.freeze(
   [...new Set([...SUPPORTED_ACCOUNT_COUNTRIES, ...SUPPORTED_PHONE_COUNTRIES, ...SUPPORTED_IDENTITY_COUNTRIES])].sort(),
@@ -40,7 +41,7 @@ export const addressSpec: KindSpec<AddressRequest> & KindSpecExtras<AddressReque
     return issues;
   },
   formatFailure: () => null,
-  serviceKey: () => 'address',
+  serviceKey: () => serviceKey.address,
   baseFields: () => ({}),
   answerFields: (r, a) => {
     if (a.outcome !== 'success') return {};

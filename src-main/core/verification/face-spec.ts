@@ -6,6 +6,7 @@ import { identityFormatFailure, normalizeIdNumber } from '../../../src-shared/id
 import { MAX_SELFIE_BYTES, type FaceRequest } from '../../../src-shared/schemas/verification-more';
 import type { KindSpecExtras } from './engine';
 import type { FieldIssue, KindSpec } from './types';
+import { serviceKey } from '../../../src-shared/services';
 
 const DATA_URL = /^data:image\/(png|jpeg|jpg);base64,/i;
 
@@ -50,7 +51,7 @@ export const faceSpec: KindSpec<FaceRequest> & KindSpecExtras<FaceRequest> = {
   asyncAllowed: () => false,
   issues: (r) => selfieIssues(r.selfieImage),
   formatFailure: (r) => identityFormatFailure({ country: 'GH', idType: 'ghana_card', idNumber: r.idNumber }),
-  serviceKey: () => 'face',
+  serviceKey: () => serviceKey.face,
   baseFields: () => ({}),
   answerFields: () => ({}),
   // A biometric image is personal data and large: records keep only its digest and size.

@@ -9,6 +9,7 @@ import {
 } from '../../../src-shared/identity-rules';
 import type { IdentityRequest } from '../../../src-shared/schemas/verification-more';
 import type { KindSpec, ResultFields } from './types';
+import { serviceKey } from '../../../src-shared/services';
 
 export const identitySpec: KindSpec<IdentityRequest> = {
   kind: 'identity',
@@ -19,7 +20,7 @@ export const identitySpec: KindSpec<IdentityRequest> = {
   asyncAllowed: (r) => getIdentityType(r.idType)?.asyncAllowed ?? false,
   issues: (r) => identityRequestIssues({ ...r, mode: undefined }).filter((i) => i.field !== 'country'),
   formatFailure: (r) => identityFormatFailure(r),
-  serviceKey: (r) => `identity:${r.idType}`,
+  serviceKey: (r) => serviceKey.identity(r.idType),
   baseFields: () => ({}),
   answerFields: (r, a) => {
     if (a.outcome !== 'success' || !a.fields) return {};

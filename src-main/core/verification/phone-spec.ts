@@ -3,6 +3,7 @@
 import { canonicalNetworkCode, getPhoneMarket, normalizePhone, phoneFormatFailure, phoneRequestIssues } from '../../../src-shared/phone-markets';
 import type { PhoneRequest } from '../../../src-shared/schemas/verification-more';
 import type { KindSpec, ResultFields } from './types';
+import { serviceKey } from '../../../src-shared/services';
 
 export const phoneSpec: KindSpec<PhoneRequest> = {
   kind: 'phone',
@@ -13,7 +14,7 @@ export const phoneSpec: KindSpec<PhoneRequest> = {
   asyncAllowed: (r) => getPhoneMarket(r.country)?.asyncAllowed ?? false,
   issues: (r) => phoneRequestIssues({ ...r, mode: undefined }).filter((i) => i.field !== 'country'),
   formatFailure: (r) => phoneFormatFailure(r),
-  serviceKey: (r) => `phone:${r.country}`,
+  serviceKey: (r) => serviceKey.phone(r.country),
   baseFields: (r) => {
     const out: ResultFields = { phoneNumber: normalizePhone(r) };
     const network = r.networkCode ? canonicalNetworkCode(r.country, r.networkCode) : null;

@@ -1,31 +1,8 @@
-// Every billable service key (decisions §9), grouped for the switches and the price editor. The service only
-// lists what is enabled, so the console derives what could be from the same shared tables the service uses.
-import { CORRIDORS } from '../../../src-shared/corridors';
-import { IDENTITY_TYPES } from '../../../src-shared/identity-rules';
-import { PHONE_MARKETS } from '../../../src-shared/phone-markets';
+// Labels and select data for the billable services; the catalogue itself is src-shared/services.ts, the same
+// one the service validates price and service keys against.
+import { SERVICE_CATALOGUE } from '../../../src-shared/services';
 
-export interface ServiceEntry {
-  key: string;
-  label: string;
-}
-export interface ServiceGroup {
-  group: string;
-  services: ServiceEntry[];
-}
-
-export const SERVICE_GROUPS: readonly ServiceGroup[] = [
-  { group: 'Bank accounts', services: CORRIDORS.map((c) => ({ key: `account:${c.country}`, label: `${c.name} (${c.country})` })) },
-  { group: 'Phone numbers', services: PHONE_MARKETS.map((m) => ({ key: `phone:${m.country}`, label: `${m.name} (${m.country})` })) },
-  { group: 'Identity documents', services: IDENTITY_TYPES.map((t) => ({ key: `identity:${t.idType}`, label: t.label })) },
-  {
-    group: 'Other checks',
-    services: [
-      { key: 'face', label: 'Ghana Card facial check' },
-      { key: 'address', label: 'Address verification' },
-      { key: 'correspondents', label: 'Correspondent bank lookup' },
-    ],
-  },
-];
+export const SERVICE_GROUPS = SERVICE_CATALOGUE;
 
 const LABELS = new Map(SERVICE_GROUPS.flatMap((g) => g.services.map((s) => [s.key, s.label] as const)));
 const KIND_LABEL: Record<string, string> = { account: 'Bank account', phone: 'Phone number', identity: 'Identity' };
