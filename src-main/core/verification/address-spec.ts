@@ -1,19 +1,12 @@
 // Address verification jobs (decisions §4): always queued (202 pending, then a webhook event), verificationType
 // ADDRESS, offered in every country the product verifies anything else in.
-import { SUPPORTED_ACCOUNT_COUNTRIES } from '../../../src-shared/corridors';
-import { SUPPORTED_IDENTITY_COUNTRIES } from '../../../src-shared/identity-rules';
-import { SUPPORTED_PHONE_COUNTRIES } from '../../../src-shared/phone-markets';
+import { ADDRESS_COUNTRIES, addressRequestIssues } from '../../../src-shared/address-rules';
 import type { AddressRequest } from '../../../src-shared/schemas/verification-more';
 import type { KindSpecExtras } from './engine';
-import type { FieldIssue, KindSpec } from './types';
+import type { KindSpec } from './types';
 import { serviceKey } from '../../../src-shared/services';
 
-export const ADDRESS_COUNTRIES: readonly string[] = Object.freeze(
-  [...new Set([...SUPPORTED_ACCOUNT_COUNTRIES, ...SUPPORTED_PHONE_COUNTRIES, ...SUPPORTED_IDENTITY_COUNTRIES])].sort(),
-);
-
-/** Countries whose postal service needs the postcode to place an address at all. */
-const POSTCODE_REQUIRED = new Set(['GB', 'US', 'CA', 'AU', 'NL', 'IE', 'BR', 'IN']);
+export { ADDRESS_COUNTRIES };
 
 function submitted(r: AddressRequest): Record<string, unknown> {
   const out: Record<string, unknown> = { addressLine1: r.addressLine1 };
@@ -33,13 +26,7 @@ export const addressSpec: KindSpec<AddressRequest> & KindSpecExtras<AddressReque
   country: (r) => r.country,
   supported: (r) => ADDRESS_COUNTRIES.includes(r.country),
   asyncAllowed: () => true,
-  issues: (r) => {
-    const issues: FieldIssue[] = [];
-    if (POSTCODE_REQUIRED.has(r.country) && !r.postalCode) {
-      issues.push({ field: 'postalCode', message: `postalCode is required for addresses in ${r.country}.` });
-    }
-    return issues;
-  },
+  issues: (r) => addressRequestIssues(r),
   formatFailure: () => null,
   serviceKey: () => serviceKey.address,
   baseFields: () => ({}),

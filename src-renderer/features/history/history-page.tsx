@@ -3,7 +3,7 @@ import { useCallback, useState } from 'react';
 import { Badge, Button, Code, Group, Select, Stack, Text, Title } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import type { ChannelInput } from '../../../src-shared/channels';
-import { SUPPORTED_ACCOUNT_COUNTRIES } from '../../../src-shared/corridors';
+import { SUPPORTED_COUNTRIES } from '../../../src-shared/address-rules';
 import { VerificationStatusSchema, VerificationTypeSchema, type VerificationRecord } from '../../../src-shared/schemas/verification';
 import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
@@ -39,7 +39,7 @@ function toQuery(f: Filters, page: number): ChannelInput<'verify:list'>['query']
 const FILTER_SELECTS: { key: 'type' | 'status' | 'country'; label: string; data: readonly string[]; w: number; searchable?: boolean }[] = [
   { key: 'type', label: 'Type', data: VerificationTypeSchema.options, w: 200 },
   { key: 'status', label: 'Status', data: VerificationStatusSchema.options, w: 140 },
-  { key: 'country', label: 'Country', data: [...SUPPORTED_ACCOUNT_COUNTRIES].sort(), w: 120, searchable: true },
+  { key: 'country', label: 'Country', data: [...SUPPORTED_COUNTRIES], w: 120, searchable: true },
 ];
 
 export function HistoryPage() {

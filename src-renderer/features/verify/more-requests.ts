@@ -1,9 +1,9 @@
 // The phone, identity, face and address forms as plain data: building API requests from them, filling them from
 // sandbox fixtures, checking them with the shared rules, and reading a selfie. Free of React so it can be tested.
 import type { ChannelInput } from '../../../src-shared/channels';
-import { SUPPORTED_ACCOUNT_COUNTRIES } from '../../../src-shared/corridors';
-import { getIdentityType, identityFormatFailure, identityRequestIssues, SUPPORTED_IDENTITY_COUNTRIES } from '../../../src-shared/identity-rules';
-import { getPhoneMarket, phoneFormatFailure, phoneRequestIssues, SUPPORTED_PHONE_COUNTRIES } from '../../../src-shared/phone-markets';
+import { ADDRESS_COUNTRIES, addressRequestIssues } from '../../../src-shared/address-rules';
+import { getIdentityType, identityFormatFailure, identityRequestIssues } from '../../../src-shared/identity-rules';
+import { getPhoneMarket, phoneFormatFailure, phoneRequestIssues } from '../../../src-shared/phone-markets';
 import { MAX_SELFIE_BYTES } from '../../../src-shared/schemas/verification-more';
 
 export type PhoneRequestInput = ChannelInput<'verify:phone'>['request'];
@@ -200,8 +200,7 @@ export interface AddressForm {
 export const EMPTY_ADDRESS: AddressForm = { country: 'NG', addressLine1: '', addressLine2: '', city: '', region: '', postalCode: '', firstName: '', lastName: '' };
 export const ADDRESS_FIELDS = ['country', 'addressLine1', 'addressLine2', 'city', 'region', 'postalCode', 'firstName', 'lastName', 'subject'] as const;
 
-/** Same set as the service's address spec: every country the product verifies anything else in. */
-export const ADDRESS_COUNTRIES: readonly string[] = [...new Set([...SUPPORTED_ACCOUNT_COUNTRIES, ...SUPPORTED_PHONE_COUNTRIES, ...SUPPORTED_IDENTITY_COUNTRIES])].sort();
+export { ADDRESS_COUNTRIES };
 
 export function toAddressRequest(f: AddressForm): AddressRequestInput {
   const line2 = opt(f.addressLine2);
@@ -239,6 +238,7 @@ export function checkAddress(f: AddressForm): FieldMessages {
   if (!ADDRESS_COUNTRIES.includes(f.country)) errors['country'] = 'Choose a country.';
   if (!f.addressLine1.trim()) errors['addressLine1'] = 'Enter the first address line.';
   if (!f.city.trim()) errors['city'] = 'Enter the city.';
+  for (const issue of addressRequestIssues(f)) errors[issue.field] = issue.message;
   // The subject is both names or none: half a name cannot be matched against the address.
   if (!f.firstName.trim() !== !f.lastName.trim()) {
     errors[f.firstName.trim() ? 'lastName' : 'firstName'] = 'Give both the first and last name of the subject, or neither.';
