@@ -9,6 +9,7 @@ import { AccountRequestSchema, VerificationListQuerySchema, VerificationRecordSc
 import { routingChannels } from './channels-routing';
 import { verificationChannels } from './channels-verification';
 import { webhookChannels } from './channels-webhooks';
+import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './schemas/auth';
 
 export interface ChannelDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   input: I;
@@ -49,8 +50,8 @@ export type AppInfo = z.infer<typeof AppInfoSchema>;
 
 export const BootstrapInputSchema = z.object({
   email: z.string().trim().email().max(254),
-  password: z.string().min(8).max(1024),
-  organizationName: z.string().trim().min(1).max(100).optional(),
+  password: z.string().min(PASSWORD_MIN).max(PASSWORD_MAX),
+  organizationName: z.string().trim().min(1).max(ORGANIZATION_NAME_MAX).optional(),
 });
 export const BootstrapOutputSchema = z.object({
   organizationId: z.string(),

@@ -23,6 +23,7 @@ import {
   validateUscc,
   type Check,
 } from './validators/index';
+import { isCurrencyCode } from './money';
 
 export type CheckType = 'BANK_LOOKUP' | 'NAME_MATCH' | 'ACCOUNT_EXISTENCE' | 'FORMAT_CHECK';
 export type AccountFormat = 'nuban10' | 'digits' | 'iban' | 'gb8' | 'unionpay' | 'clabe' | 'cbu' | 'cci' | 'generic';
@@ -492,7 +493,7 @@ export function accountRequestIssues(req: AccountRequestLike): FieldIssue[] {
     const currency = req.currency.trim().toUpperCase();
     if (corridor.currency !== null && currency !== corridor.currency) {
       issues.push({ field: 'currency', message: `Only ${corridor.currency} accounts can be verified in ${corridor.country}.` });
-    } else if (!/^[A-Z]{3}$/.test(currency)) {
+    } else if (!isCurrencyCode(currency)) {
       issues.push({ field: 'currency', message: 'currency must be a 3-letter ISO 4217 code.' });
     }
   }

@@ -10,6 +10,11 @@ export function currencyDigits(currency: string): number {
   }
 }
 
+/** An ISO 4217 alphabetic code in the form the service stores (three capital letters). */
+export function isCurrencyCode(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code);
+}
+
 export type ParsedAmount = { ok: true; minor: number } | { ok: false; message: string };
 
 /**

@@ -2,8 +2,10 @@
 import { z } from 'zod';
 import { EnvironmentSchema, IsoTimestamp } from './common';
 
+export const KEY_NAME_MAX = 100;
+
 export const CreateKeyRequestSchema = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: z.string().trim().min(1).max(KEY_NAME_MAX),
   environment: EnvironmentSchema,
 });
 

@@ -39,6 +39,10 @@ export type IdentityRequest = z.infer<typeof IdentityRequestSchema>;
 
 /** Decoded selfie limit (decisions §4); base64 adds a third, plus JSON around it. */
 export const MAX_SELFIE_BYTES = 2 * 1024 * 1024;
+/** The limit as people read it, for every message that names it. */
+export const MAX_SELFIE_LABEL = `${MAX_SELFIE_BYTES / 1024 / 1024} MB`;
+/** The image types a selfie may be (checked by magic bytes on the service, by MIME type in the console). */
+export const SELFIE_MIME_TYPES = ['image/jpeg', 'image/png'] as const;
 export const FACE_BODY_LIMIT = 4 * 1024 * 1024;
 
 export const FaceRequestSchema = z

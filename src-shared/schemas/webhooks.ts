@@ -15,7 +15,8 @@ export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
 
 const UrlField = z.string().trim().min(1).max(2048);
 const EventsField = z.array(WebhookEventSchema).min(1).max(WEBHOOK_EVENTS.length * 4);
-const DescriptionField = z.string().trim().max(500);
+export const WEBHOOK_DESCRIPTION_MAX = 500;
+const DescriptionField = z.string().trim().max(WEBHOOK_DESCRIPTION_MAX);
 
 export const CreateWebhookRequestSchema = z
   .object({ url: UrlField, events: EventsField, description: DescriptionField.optional() })

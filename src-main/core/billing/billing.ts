@@ -7,6 +7,7 @@ import { ListFilter, listPage } from '../../store/list-query';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
+import { isCurrencyCode } from '../../../src-shared/money';
 
 export type WalletStatus = 'active' | 'suspended';
 
@@ -75,7 +76,7 @@ export function validateServiceKey(service: string): string {
 
 function validateCurrency(currency: string): string {
   const c = currency.trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(c)) {
+  if (!isCurrencyCode(c)) {
     throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: 'currency must be a 3-letter ISO 4217 code' }] });
   }
   return c;

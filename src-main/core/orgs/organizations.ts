@@ -8,6 +8,7 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import { hashPassword } from '../auth/passwords';
 import { insertKey } from '../keys/keys-service';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../../src-shared/schemas/auth';
 
 export interface BootstrapResult {
   organizationId: string;
@@ -16,9 +17,9 @@ export interface BootstrapResult {
 }
 
 export function validatePassword(password: string): void {
-  if (password.length < 8 || password.length > 1024) {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
     throw new AppError('VALIDATION_ERROR', {
-      details: [{ field: 'password', message: 'must be 8 to 1024 characters' }],
+      details: [{ field: 'password', message: `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` }],
     });
   }
 }

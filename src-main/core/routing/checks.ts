@@ -13,6 +13,7 @@ import type {
   RouteResult,
   RoutingResult,
 } from './schemas';
+import { isCurrencyCode } from '../../../src-shared/money';
 
 export interface RoutingContext {
   /** In sandbox, null means the bundled sandbox fixtures. In live, null means no directory has been imported. */
@@ -69,7 +70,6 @@ function normaliseBic(value: string): string {
   return value.trim().replace(/\s/g, '').toUpperCase();
 }
 
-const CURRENCY = /^[A-Z]{3}$/;
 
 // ---------------------------------------------------------------------------------------------------------------
 // BIC
@@ -200,7 +200,7 @@ export function evaluateCorrespondents(
     reasons.push(...parsed.reasons);
     codes.push('BIC_MALFORMED');
   }
-  if (ccy !== undefined && !CURRENCY.test(ccy)) {
+  if (ccy !== undefined && !isCurrencyCode(ccy)) {
     reasons.push(`The currency must be an ISO 4217 code of 3 letters; "${currency}" is not.`);
     codes.push('CURRENCY_MALFORMED');
   }
@@ -321,7 +321,7 @@ export function evaluateRoute(fromBic: string, toBic: string, currency: string, 
     reasons.push(...pt.reasons.map((r) => `toBic: ${r}`));
     codes.push('TO_BIC_MALFORMED');
   }
-  if (!CURRENCY.test(ccy)) {
+  if (!isCurrencyCode(ccy)) {
     reasons.push(`The currency must be an ISO 4217 code of 3 letters; "${currency}" is not.`);
     codes.push('CURRENCY_MALFORMED');
   }

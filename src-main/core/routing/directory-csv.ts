@@ -4,6 +4,7 @@ import { abaChecksumValid } from '../../../src-shared/validators/aba';
 import { parseBic } from '../../../src-shared/validators/bic';
 import { isBlankRecord, parseCsvText } from './csv-reader';
 import type { AbaEntry, BicEntry, CorrespondentEntry } from './directory';
+import { isCurrencyCode } from '../../../src-shared/money';
 
 export type DirectoryCsvKind = 'bic' | 'aba' | 'correspondents';
 
@@ -132,7 +133,7 @@ export function parseDirectoryCsv(text: string, kind?: DirectoryCsvKind): Direct
       const confidence = rawConfidence === '' ? 1 : Number(rawConfidence);
       if (!a.ok) fail(`bic: ${a.reasons.join(' ')}`);
       else if (!b.ok) fail(`correspondent_bic: ${b.reasons.join(' ')}`);
-      else if (!/^[A-Z]{3}$/.test(currency)) fail(`The currency "${currency}" is not an ISO 4217 code.`);
+      else if (!isCurrencyCode(currency)) fail(`The currency "${currency}" is not an ISO 4217 code.`);
       else if (!Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
         fail(`The confidence "${rawConfidence}" is not a number from 0 to 1.`);
       } else {

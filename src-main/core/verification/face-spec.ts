@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
 import { identityFormatFailure, normalizeIdNumber } from '../../../src-shared/identity-rules';
-import { MAX_SELFIE_BYTES, type FaceRequest } from '../../../src-shared/schemas/verification-more';
+import { MAX_SELFIE_BYTES, MAX_SELFIE_LABEL, type FaceRequest } from '../../../src-shared/schemas/verification-more';
 import type { KindSpecExtras } from './engine';
 import type { FieldIssue, KindSpec } from './types';
 import { serviceKey } from '../../../src-shared/services';
@@ -34,7 +34,7 @@ export function selfieIssues(image: string): FieldIssue[] {
     return [{ field: 'selfieImage', message: 'selfieImage must be base64-encoded JPEG or PNG data.' }];
   }
   if (decodedLength(b64) > MAX_SELFIE_BYTES) {
-    throw new AppError('PAYLOAD_TOO_LARGE', { message: 'selfieImage is larger than 2 MB once decoded.' });
+    throw new AppError('PAYLOAD_TOO_LARGE', { message: `selfieImage is larger than ${MAX_SELFIE_LABEL} once decoded.` });
   }
   const head = Buffer.from(b64.slice(0, 24), 'base64');
   if (imageKind(head) === null) return [{ field: 'selfieImage', message: 'selfieImage is not a JPEG or PNG image.' }];

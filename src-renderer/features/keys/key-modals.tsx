@@ -8,6 +8,7 @@ import { ConsoleError, call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
 import { ONCE_ONLY_WARNING, SecretKey } from './secret-key';
+import { KEY_NAME_MAX } from '../../../src-shared/schemas/keys';
 
 export function CreateKeyModal(props: { opened: boolean; onClose: () => void; onCreated: (k: CreatedKey) => void }) {
   const current = useConsole((s) => s.environment);
@@ -27,7 +28,7 @@ export function CreateKeyModal(props: { opened: boolean; onClose: () => void; on
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (name.trim() === '') return setError('Give the key a name, e.g. the service that will use it.');
-    if (name.trim().length > 100) return setError('Use at most 100 characters.');
+    if (name.trim().length > KEY_NAME_MAX) return setError(`Use at most ${KEY_NAME_MAX} characters.`);
     setBusy(true);
     try {
       props.onCreated(await call('keys:create', { name: name.trim(), environment }));

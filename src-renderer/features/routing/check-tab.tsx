@@ -8,6 +8,7 @@ import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
+import { isCurrencyCode } from '../../../src-shared/money';
 
 type Kind = 'bic' | 'aba' | 'correspondents';
 type Answer = { kind: 'bic'; a: BicAnswer } | { kind: 'aba'; a: RoutingNumberAnswer } | { kind: 'correspondents'; a: CorrespondentsAnswer };
@@ -187,7 +188,7 @@ export function CheckTab() {
     const id = (kind === 'aba' ? routingNumber : bic).trim();
     if (!id) return setError(kind === 'aba' ? 'Enter a 9-digit routing number.' : 'Enter a BIC (8 or 11 characters).');
     const cur = currency.trim().toUpperCase();
-    if (kind === 'correspondents' && cur && !/^[A-Z]{3}$/.test(cur)) return setError('Currency must be a 3-letter ISO 4217 code, e.g. USD.');
+    if (kind === 'correspondents' && cur && !isCurrencyCode(cur)) return setError('Currency must be a 3-letter ISO 4217 code, e.g. USD.');
     setBusy(true);
     try {
       if (kind === 'bic') setAnswer({ kind, a: await call('routing:bic', { environment, request: { bic: id } }) });

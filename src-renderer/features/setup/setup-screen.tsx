@@ -6,6 +6,8 @@ import type { ChannelOutput } from '../../../src-shared/channels';
 import { ConsoleError, call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import { ONCE_ONLY_WARNING_BOTH, SecretKey } from '../keys/secret-key';
+import { ORGANIZATION_NAME_MAX, PASSWORD_MIN } from '../../../src-shared/schemas/auth';
+import { BootstrapInputSchema } from '../../../src-shared/channels';
 
 type Fields = 'organizationName' | 'email' | 'password';
 
@@ -31,9 +33,10 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
     e.preventDefault();
     const { organizationName, email, password } = values;
     const next: Partial<Record<Fields, string>> = {};
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) next.email = 'Enter a valid email address.';
-    if (password.length < 8) next.password = 'Use at least 8 characters.';
-    if (organizationName.trim().length > 100) next.organizationName = 'Use at most 100 characters.';
+    // The service's own schema decides; the form only words its verdicts.
+    if (!BootstrapInputSchema.shape.email.safeParse(email).success) next.email = 'Enter a valid email address.';
+    if (password.length < PASSWORD_MIN) next.password = `Use at least ${PASSWORD_MIN} characters.`;
+    if (organizationName.trim().length > ORGANIZATION_NAME_MAX) next.organizationName = `Use at most ${ORGANIZATION_NAME_MAX} characters.`;
     setErrors(next);
     if (Object.keys(next).length > 0) return;
     setBusy(true);

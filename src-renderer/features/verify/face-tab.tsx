@@ -1,5 +1,5 @@
 // Verify → Face: a Ghana Card number and a selfie, read in the browser (never uploaded elsewhere), previewed, and
-// refused before sending when it is not a JPEG/PNG of at most 2 MB.
+// refused before sending when it is not a JPEG/PNG within the size limit.
 import { useRef, useState, type FormEvent } from 'react';
 import { Button, FileButton, Group, Image, Paper, Stack, Text, TextInput } from '@mantine/core';
 import { IconFaceId, IconPhoto, IconX } from '@tabler/icons-react';
@@ -17,7 +17,6 @@ import {
   imageMimeOf,
   issuesToMessages,
   selfieFileProblem,
-  SELFIE_TYPES,
   stripDataUrl,
   toFaceRequest,
   type FaceForm,
@@ -25,6 +24,7 @@ import {
 } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+import { MAX_SELFIE_LABEL, SELFIE_MIME_TYPES } from '../../../src-shared/schemas/verification-more';
 
 /** The face check is against the Ghana Card: its number follows that document's rule. */
 const GHANA_CARD = getIdentityType('ghana_card');
@@ -121,7 +121,7 @@ export function FaceTab() {
           Selfie <span style={{ color: 'var(--mantine-color-error)' }}>*</span>
         </Text>
         <Text size="xs" c="dimmed">
-          A JPEG or PNG photo of the card holder's face, at most 2 MB. It is read on this computer and sent only with the check.
+          A JPEG or PNG photo of the card holder's face, at most {MAX_SELFIE_LABEL}. It is read on this computer and sent only with the check.
         </Text>
         <Group gap="sm" align="flex-start">
           <Paper
@@ -134,7 +134,7 @@ export function FaceTab() {
             {preview ? <Image src={preview} alt="Selfie preview" fit="contain" w={118} h={118} /> : <IconPhoto size={36} color="var(--mantine-color-gray-5)" />}
           </Paper>
           <Stack gap={6}>
-            <FileButton resetRef={resetFile} onChange={(f) => void pick(f)} accept={SELFIE_TYPES.join(',')}>
+            <FileButton resetRef={resetFile} onChange={(f) => void pick(f)} accept={SELFIE_MIME_TYPES.join(',')}>
               {(props) => (
                 <Button {...props} variant="default" leftSection={<IconPhoto size={16} />} data-testid="face-pick-image">
                   {form.selfieImage ? 'Choose another image' : 'Choose image'}

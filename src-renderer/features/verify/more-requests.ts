@@ -4,7 +4,7 @@ import type { ChannelInput } from '../../../src-shared/channels';
 import { ADDRESS_COUNTRIES, addressRequestIssues } from '../../../src-shared/address-rules';
 import { getIdentityType, identityFormatFailure, identityRequestIssues } from '../../../src-shared/identity-rules';
 import { getPhoneMarket, phoneFormatFailure, phoneRequestIssues } from '../../../src-shared/phone-markets';
-import { MAX_SELFIE_BYTES } from '../../../src-shared/schemas/verification-more';
+import { MAX_SELFIE_BYTES, MAX_SELFIE_LABEL, SELFIE_MIME_TYPES } from '../../../src-shared/schemas/verification-more';
 
 export type PhoneRequestInput = ChannelInput<'verify:phone'>['request'];
 export type IdentityRequestInput = ChannelInput<'verify:identity'>['request'];
@@ -146,7 +146,6 @@ export interface FaceForm {
 }
 export const EMPTY_FACE: FaceForm = { idNumber: '', selfieImage: '', fileName: '' };
 export const FACE_FIELDS = ['country', 'idNumber', 'selfieImage'] as const;
-export const SELFIE_TYPES = ['image/jpeg', 'image/png'] as const;
 
 export function toFaceRequest(f: FaceForm): FaceRequestInput {
   return { country: 'GH', idNumber: f.idNumber.trim(), selfieImage: f.selfieImage };
@@ -159,7 +158,7 @@ export function faceFormFromFixture(req: Record<string, unknown>): FaceForm {
 export function checkFace(f: FaceForm): { errors: FieldMessages; warning: { field: string; message: string } | null } {
   const errors: FieldMessages = {};
   if (!f.idNumber.trim()) errors['idNumber'] = 'Enter the Ghana Card number.';
-  if (!f.selfieImage) errors['selfieImage'] = 'Choose a selfie (JPEG or PNG, at most 2 MB).';
+  if (!f.selfieImage) errors['selfieImage'] = `Choose a selfie (JPEG or PNG, at most ${MAX_SELFIE_LABEL}).`;
   if (Object.keys(errors).length) return { errors, warning: null };
   const failure = identityFormatFailure({ country: 'GH', idType: 'ghana_card', idNumber: f.idNumber });
   return { errors: {}, warning: failure ? { field: 'idNumber', message: failure.message } : null };
@@ -167,8 +166,8 @@ export function checkFace(f: FaceForm): { errors: FieldMessages; warning: { fiel
 
 /** Why a picked file cannot be sent, or null. Checked before reading it, so a huge file is never loaded. */
 export function selfieFileProblem(file: { size: number; type: string }): string | null {
-  if (!(SELFIE_TYPES as readonly string[]).includes(file.type)) return 'The selfie must be a JPEG or PNG image.';
-  if (file.size > MAX_SELFIE_BYTES) return `The selfie is ${(file.size / 1024 / 1024).toFixed(1)} MB; the limit is 2 MB. Use a smaller or more compressed photo.`;
+  if (!(SELFIE_MIME_TYPES as readonly string[]).includes(file.type)) return 'The selfie must be a JPEG or PNG image.';
+  if (file.size > MAX_SELFIE_BYTES) return `The selfie is ${(file.size / 1024 / 1024).toFixed(1)} MB; the limit is ${MAX_SELFIE_LABEL}. Use a smaller or more compressed photo.`;
   if (file.size === 0) return 'The file is empty.';
   return null;
 }

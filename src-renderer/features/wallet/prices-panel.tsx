@@ -10,7 +10,7 @@ import { ServiceKeySchema } from '../../../src-shared/schemas/billing';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
-import { minorToMajor, parseMajorAmount } from '../../../src-shared/money';
+import { isCurrencyCode, minorToMajor, parseMajorAmount } from '../../../src-shared/money';
 import { serviceLabel, serviceSelectData } from './service-catalogue';
 
 export type Price = z.infer<typeof PriceSchema>;
@@ -28,7 +28,7 @@ function PriceModal({ editing, defaultCurrency, known, onClose, onSaved }: { edi
     const svc = ServiceKeySchema.safeParse(service ?? '');
     if (!svc.success) next.service = 'Choose a service.';
     const cur = currency.trim().toUpperCase();
-    if (!/^[A-Z]{3}$/.test(cur)) next.currency = 'A three-letter ISO 4217 code, e.g. USD.';
+    if (!isCurrencyCode(cur)) next.currency = 'A three-letter ISO 4217 code, e.g. USD.';
     const parsed = parseMajorAmount(amount, next.currency ? 'USD' : cur);
     if (!parsed.ok) next.amount = parsed.message;
     setErrors(next);

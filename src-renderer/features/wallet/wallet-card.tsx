@@ -7,7 +7,7 @@ import type { WalletView } from '../../../src-shared/schemas/billing';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
-import { currencyDigits, isLowBalance, LOW_BALANCE_MAJOR, parseMajorAmount } from '../../../src-shared/money';
+import { currencyDigits, isCurrencyCode, isLowBalance, LOW_BALANCE_MAJOR, parseMajorAmount } from '../../../src-shared/money';
 
 function TopUpModal({ wallet, opened, onClose, onDone }: { wallet: WalletView; opened: boolean; onClose: () => void; onDone: (w: WalletView) => void }) {
   const [amount, setAmount] = useState('');
@@ -19,7 +19,7 @@ function TopUpModal({ wallet, opened, onClose, onDone }: { wallet: WalletView; o
   const cur = currencyLocked ? wallet.currency : currency.trim().toUpperCase();
 
   async function submit() {
-    if (!/^[A-Z]{3}$/.test(cur)) return setError('Enter a three-letter ISO 4217 currency code, e.g. USD.');
+    if (!isCurrencyCode(cur)) return setError('Enter a three-letter ISO 4217 currency code, e.g. USD.');
     const parsed = parseMajorAmount(amount, cur);
     if (!parsed.ok) return setError(parsed.message);
     if (parsed.minor < 1) return setError('The amount must be more than zero.');

@@ -8,6 +8,7 @@ import { ConsoleError, call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
 import { SecretKey } from '../keys/secret-key';
+import { WEBHOOK_DESCRIPTION_MAX } from '../../../src-shared/schemas/webhooks';
 
 const EVENT_HELP: Record<WebhookEvent, string> = {
   'verification.completed': 'A verification was processed with status success.',
@@ -59,7 +60,7 @@ export function WebhookFormModal(props: {
     const u = url.trim();
     if (!u) out.url = 'Enter the HTTPS address that should receive the events.';
     if (events.length === 0) out.events = 'Choose at least one event.';
-    if (description.trim().length > 500) out.description = 'Use at most 500 characters.';
+    if (description.trim().length > WEBHOOK_DESCRIPTION_MAX) out.description = `Use at most ${WEBHOOK_DESCRIPTION_MAX} characters.`;
     return out;
   }
 
