@@ -20,6 +20,9 @@ export type PhoneRequest = z.infer<typeof PhoneRequestSchema>;
 
 export const IdTypeSchema = z.enum(['national_id', 'drivers_license', 'passport', 'ghana_card']);
 
+/** A calendar date, YYYY-MM-DD (a real day: 1990-02-30 is refused). */
+export const IsoDateSchema = z.iso.date();
+
 export const IdentityRequestSchema = z
   .strictObject({
     country: Country,
@@ -29,7 +32,7 @@ export const IdentityRequestSchema = z
       .strictObject({
         firstName: z.string().trim().min(1).max(100).optional(),
         lastName: z.string().trim().min(1).max(100).optional(),
-        dateOfBirth: z.iso.date().optional(),
+        dateOfBirth: IsoDateSchema.optional(),
       })
       .optional(),
     mode: ModeSchema.optional(),

@@ -4,7 +4,7 @@ import type { ChannelInput } from '../../../src-shared/channels';
 import { ADDRESS_COUNTRIES, addressRequestIssues } from '../../../src-shared/address-rules';
 import { getIdentityType, identityFormatFailure, identityRequestIssues } from '../../../src-shared/identity-rules';
 import { getPhoneMarket, phoneFormatFailure, phoneRequestIssues } from '../../../src-shared/phone-markets';
-import { MAX_SELFIE_BYTES, MAX_SELFIE_LABEL, SELFIE_MIME_TYPES } from '../../../src-shared/schemas/verification-more';
+import { IsoDateSchema, MAX_SELFIE_BYTES, MAX_SELFIE_LABEL, SELFIE_MIME_TYPES } from '../../../src-shared/schemas/verification-more';
 
 export type PhoneRequestInput = ChannelInput<'verify:phone'>['request'];
 export type IdentityRequestInput = ChannelInput<'verify:identity'>['request'];
@@ -130,10 +130,9 @@ export function checkIdentity(f: IdentityForm): { errors: FieldMessages; warning
   return { errors: {}, warning: failure ? { field: 'idNumber', message: failure.message } : null };
 }
 
+/** The service's own date rule (src-shared), so the form never accepts a date the API refuses. */
 export function isIsoDate(s: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  return IsoDateSchema.safeParse(s).success;
 }
 
 // ---- Face --------------------------------------------------------------------------------------------------
