@@ -3,7 +3,7 @@ import type { SandboxFixture as PublicFixture } from '../../src-shared/schemas/s
 import { loadFixtures } from '../providers/sandbox/fixtures';
 import { evaluateCorrespondents, runBatch } from './routing/checks';
 import { routingSandboxFixtures, sandboxDirectory, type RoutingFixtureCase } from './routing/sandbox-directory';
-import type { BatchItem } from './routing/schemas';
+import type { BatchItem } from '../../src-shared/schemas/routing';
 import type { CoreRuntime } from './runtime';
 
 export function listPublicFixtures(rt: CoreRuntime): PublicFixture[] {

@@ -12,7 +12,7 @@ import type {
   CorrespondentsResult,
   RouteResult,
   RoutingResult,
-} from './schemas';
+} from '../../../src-shared/schemas/routing';
 import { isCurrencyCode } from '../../../src-shared/money';
 
 export interface RoutingContext {

@@ -6,7 +6,6 @@ import type { KindSpecExtras } from './engine';
 import type { KindSpec } from './types';
 import { serviceKey } from '../../../src-shared/services';
 
-export { ADDRESS_COUNTRIES };
 
 function submitted(r: AddressRequest): Record<string, unknown> {
   const out: Record<string, unknown> = { addressLine1: r.addressLine1 };

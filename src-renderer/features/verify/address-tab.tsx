@@ -8,7 +8,6 @@ import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
 import { GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import {
-  ADDRESS_COUNTRIES,
   ADDRESS_FIELDS,
   addressFormFromFixture,
   checkAddress,
@@ -20,6 +19,7 @@ import {
 } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+import { ADDRESS_COUNTRIES } from '../../../src-shared/address-rules';
 
 const names = (() => {
   try {

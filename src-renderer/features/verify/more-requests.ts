@@ -198,7 +198,6 @@ export interface AddressForm {
 export const EMPTY_ADDRESS: AddressForm = { country: 'NG', addressLine1: '', addressLine2: '', city: '', region: '', postalCode: '', firstName: '', lastName: '' };
 export const ADDRESS_FIELDS = ['country', 'addressLine1', 'addressLine2', 'city', 'region', 'postalCode', 'firstName', 'lastName', 'subject'] as const;
 
-export { ADDRESS_COUNTRIES };
 
 export function toAddressRequest(f: AddressForm): AddressRequestInput {
   const line2 = opt(f.addressLine2);

@@ -13,7 +13,7 @@ import {
   RouteResultSchema,
   RoutingNumberResultSchema,
   type BatchItem,
-} from '../../../src-main/core/routing/schemas';
+} from '../../../src-shared/schemas/routing';
 
 const sandbox: RoutingContext = { directory: null, sandbox: true };
 const liveBare: RoutingContext = { directory: null, sandbox: false };
