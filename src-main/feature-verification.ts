@@ -25,6 +25,7 @@ import { owner, type ConsoleContext } from './console/handlers';
 import type { Feature } from './features';
 import { registerBillingRoutes } from './http/routes/billing';
 import { registerVerifyMoreRoutes } from './http/routes/verify-more';
+import { toEnvelope, withPage } from '../src-shared/schemas/common';
 
 type VerificationHandlers = {
   [K in keyof VerificationChannels]: (input: z.output<VerificationChannels[K]['input']>) => Promise<z.input<VerificationChannels[K]['output']>>;
@@ -47,9 +48,8 @@ function consoleHandlers(ctx: ConsoleContext): VerificationHandlers {
     'wallet:topUp': async ({ amount, currency }) => topUp(rt.deps, org(), amount, currency),
     'wallet:setStatus': async ({ status }) => setWalletStatus(rt.deps, org(), status),
     'usage:list': async ({ query }) => {
-      const q = { ...query, limit: query.limit ?? 20, offset: query.offset ?? 0 };
-      const { data, total } = listUsage(rt.deps, org(), q);
-      return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+      const q = withPage(query);
+      return toEnvelope(listUsage(rt.deps, org(), q), q);
     },
     'prices:list': async () => listPrices(rt.deps, org()),
     'prices:set': async ({ service, amount, currency }) => setPrice(rt.deps, org(), service, amount, currency),

@@ -9,21 +9,20 @@ import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from './cor
 import type { Feature } from './features';
 import { registerWebhookRoutes } from './http/routes/webhooks';
 import { WebhookDispatcher } from './jobs/webhook-dispatcher';
+import { toEnvelope, withPage } from '../src-shared/schemas/common';
 
 type WebhookChannels = typeof webhookChannels;
 export type WebhookHandlers = {
   [K in keyof WebhookChannels]: (input: z.output<WebhookChannels[K]['input']>) => Promise<z.output<WebhookChannels[K]['output']>>;
 };
 
-const page = (q: { limit?: number | undefined; offset?: number | undefined } | undefined) => ({ limit: q?.limit ?? 20, offset: q?.offset ?? 0 });
 
 export function webhookConsoleHandlers(ctx: ConsoleContext): WebhookHandlers {
   const { rt } = ctx;
   return {
     'webhooks:list': async ({ environment, query }) => {
-      const q = { ...query, ...page(query) };
-      const { data, total } = listWebhooks(rt.deps, owner(ctx, environment), q);
-      return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+      const q = withPage(query);
+      return toEnvelope(listWebhooks(rt.deps, owner(ctx, environment), q), q);
     },
     'webhooks:create': async ({ environment, request }) => createWebhook(rt, owner(ctx, environment), request),
     'webhooks:update': async ({ environment, id, patch }) => {
@@ -39,9 +38,8 @@ export function webhookConsoleHandlers(ctx: ConsoleContext): WebhookHandlers {
       return { id, deleted: true as const };
     },
     'webhooks:deliveries': async ({ environment, webhookId, query }) => {
-      const q = { ...query, ...page(query) };
-      const { data, total } = listDeliveries(rt.deps, owner(ctx, environment), webhookId, q);
-      return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+      const q = withPage(query);
+      return toEnvelope(listDeliveries(rt.deps, owner(ctx, environment), webhookId, q), q);
     },
     'webhooks:delivery': async ({ environment, id }) => getDelivery(rt.deps, owner(ctx, environment), id),
     'webhooks:replay': async ({ environment, id, to, resign }) =>

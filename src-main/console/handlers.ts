@@ -16,6 +16,7 @@ import type { Principal } from '../core/principal';
 import type { CoreRuntime } from '../core/runtime';
 import { listPublicFixtures } from '../core/sandbox-catalogue';
 import { getOne, list, submitOnce } from '../core/verification/verification-service';
+import { toEnvelope, withPage } from '../../src-shared/schemas/common';
 
 export type Handlers = { [K in ChannelName]: (input: ChannelOutputOfInput<K>) => Promise<ChannelOutput<K>> };
 type ChannelOutputOfInput<K extends ChannelName> = import('zod').output<(typeof CHANNELS)[K]['input']>;
@@ -75,9 +76,8 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
     },
     'verify:get': async ({ environment, id }) => getOne(rt.verification, owner(ctx, environment), id),
     'verify:list': async ({ environment, query }) => {
-      const q = { limit: query.limit ?? 20, offset: query.offset ?? 0, ...query };
-      const { data, total } = list(rt.verification, owner(ctx, environment), q);
-      return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+      const q = withPage(query);
+      return toEnvelope(list(rt.verification, owner(ctx, environment), q), q);
     },
   };
 }

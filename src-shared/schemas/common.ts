@@ -32,6 +32,19 @@ export function listEnvelope<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), pagination: PaginationSchema });
 }
 
+/** The default page of every list (decisions §1: limit 20, newest first). */
+export function withPage<Q extends { limit?: number | undefined; offset?: number | undefined }>(q: Q | undefined): Omit<Q, 'limit' | 'offset'> & { limit: number; offset: number } {
+  return { ...(q ?? ({} as Q)), limit: q?.limit ?? 20, offset: q?.offset ?? 0 };
+}
+
+/** The list envelope of decisions §1 for one page of a query. */
+export function toEnvelope<T>(page: { data: T[]; total: number }, q: { limit: number; offset: number }) {
+  return {
+    data: page.data,
+    pagination: { total: page.total, limit: q.limit, offset: q.offset, hasMore: q.offset + page.data.length < page.total },
+  };
+}
+
 export const PageQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),

@@ -5,6 +5,7 @@ import { UsageQuerySchema, UsageRecordSchema, WalletSchema } from '../../../src-
 import { getWallet, listUsage } from '../../core/billing/billing';
 import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
+import { toEnvelope } from '../../../src-shared/schemas/common';
 
 const errors = { 401: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
 
@@ -37,9 +38,7 @@ export function registerBillingRoutes(door: HttpDoor): void {
       },
     },
     async (req) => {
-      const q = req.query;
-      const { data, total } = listUsage(rt.deps, principalOf(req).organizationId, q);
-      return { data, pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + data.length < total } };
+      return toEnvelope(listUsage(rt.deps, principalOf(req).organizationId, req.query), req.query);
     },
   );
 }

@@ -1,7 +1,7 @@
 // API key management (interface §4.4, decisions §6): OWNER and ADMIN only.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBodySchema, listEnvelope, PageQuerySchema } from '../../../src-shared/schemas/common';
+import { ErrorBodySchema, listEnvelope, PageQuerySchema, toEnvelope } from '../../../src-shared/schemas/common';
 import { ApiKeySchema, CreatedKeySchema, CreateKeyRequestSchema, RevokedKeySchema } from '../../../src-shared/schemas/keys';
 import { createKey, listKeysFor, revokeKeyFor } from '../../core/keys/keys-service';
 import { principalOf } from '../auth';
@@ -26,8 +26,7 @@ export function registerKeyRoutes(door: HttpDoor): void {
       schema: { summary: 'List API keys', tags: ['keys'], security: [{ bearer: [] }], querystring: PageQuerySchema, response: { 200: listEnvelope(ApiKeySchema), ...errors } },
     },
     async (req) => {
-      const { data, total } = listKeysFor(rt.deps, principalOf(req), req.query);
-      return { data, pagination: { total, limit: req.query.limit, offset: req.query.offset, hasMore: req.query.offset + data.length < total } };
+      return toEnvelope(listKeysFor(rt.deps, principalOf(req), req.query), req.query);
     },
   );
   r.delete(

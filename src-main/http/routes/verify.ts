@@ -2,7 +2,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBodySchema, listEnvelope } from '../../../src-shared/schemas/common';
+import { ErrorBodySchema, listEnvelope, toEnvelope } from '../../../src-shared/schemas/common';
 import {
   AccountRequestSchema,
   VerificationListQuerySchema,
@@ -77,8 +77,7 @@ export function registerVerifyRoutes(door: HttpDoor): void {
       },
     },
     async (req) => {
-      const { data, total } = list(rt.verification, principalOf(req), req.query);
-      return { data, pagination: { total, limit: req.query.limit, offset: req.query.offset, hasMore: req.query.offset + data.length < total } };
+      return toEnvelope(list(rt.verification, principalOf(req), req.query), req.query);
     },
   );
 

@@ -2,7 +2,7 @@
 // API key; the organization and environment come from the credential.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBodySchema, listEnvelope } from '../../../src-shared/schemas/common';
+import { ErrorBodySchema, listEnvelope, toEnvelope } from '../../../src-shared/schemas/common';
 import {
   CreateWebhookRequestSchema,
   DeliveryDetailSchema,
@@ -25,9 +25,7 @@ const errors = { 401: ErrorBodySchema, 404: ErrorBodySchema, 422: ErrorBodySchem
 const security: { [name: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
 const tags = ['webhooks'];
 
-function page<T>(q: { limit: number; offset: number }, r: { data: T[]; total: number }) {
-  return { data: r.data, pagination: { total: r.total, limit: q.limit, offset: q.offset, hasMore: q.offset + r.data.length < r.total } };
-}
+
 
 export function registerWebhookRoutes(door: HttpDoor): void {
   const { rt } = door;
@@ -48,7 +46,7 @@ export function registerWebhookRoutes(door: HttpDoor): void {
       onRequest: auth,
       schema: { summary: 'List webhook endpoints', tags, security, querystring: WebhookListQuerySchema, response: { 200: listEnvelope(WebhookSchema), ...errors } },
     },
-    async (req) => page(req.query, listWebhooks(rt.deps, principalOf(req), req.query)),
+    async (req) => toEnvelope(listWebhooks(rt.deps, principalOf(req), req.query), req.query),
   );
   r.get(
     '/client/webhooks/:id',
@@ -84,7 +82,7 @@ export function registerWebhookRoutes(door: HttpDoor): void {
       onRequest: auth,
       schema: { summary: 'List deliveries of a webhook', tags, security, params: Id, querystring: DeliveryListQuerySchema, response: { 200: listEnvelope(DeliverySchema), ...errors } },
     },
-    async (req) => page(req.query, listDeliveries(rt.deps, principalOf(req), req.params.id, req.query)),
+    async (req) => toEnvelope(listDeliveries(rt.deps, principalOf(req), req.params.id, req.query), req.query),
   );
   r.get(
     '/client/webhooks/:id/deliveries/:deliveryId',
