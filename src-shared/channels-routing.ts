@@ -19,18 +19,10 @@ import {
   RoutingNumberAnswerSchema,
   RoutingNumberRequestSchema,
 } from './schemas/routing';
+import { channel, EnvInput, IdInput } from './channel-def';
 
-interface ChannelDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
-  input: I;
-  output: O;
-}
-
-function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O): ChannelDef<I, O> {
-  return { input, output };
-}
-
-const Env = { environment: EnvironmentSchema.default('sandbox') };
-const Id = z.string().max(100);
+const Env = EnvInput;
+const Id = IdInput;
 /** A path on the user's own disk, chosen in a file dialog (the console acts as the local owner). */
 const FilePath = z.string().trim().min(1).max(4096);
 

@@ -13,11 +13,7 @@ import {
 } from './schemas/billing';
 import { VerificationRecordSchema } from './schemas/verification';
 import { AddressRequestSchema, FaceRequestSchema, IdentityRequestSchema, PhoneRequestSchema } from './schemas/verification-more';
-
-// Same shape as channels.ts's helper; copied so this module does not import channels.ts (which imports it).
-function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
-  return { input, output };
-}
+import { channel } from './channel-def';
 
 const Empty = z.object({}).strict();
 const SubmitOutput = VerificationRecordSchema.partial().required({ id: true, status: true });

@@ -1,7 +1,7 @@
 // Console channels of the webhooks domain (merged into CHANNELS by channels.ts): management, delivery history
 // and the developer tools of decisions §7 (replay, retry now, forwarding to a local receiver).
 import { z } from 'zod';
-import { EnvironmentSchema, PaginationSchema } from './schemas/common';
+import { PaginationSchema } from './schemas/common';
 import {
   CreateWebhookRequestSchema,
   DeliveryDetailSchema,
@@ -14,18 +14,10 @@ import {
   WebhookSchema,
   WebhookWithSecretSchema,
 } from './schemas/webhooks';
+import { channel, EnvInput, IdInput } from './channel-def';
 
-interface ChannelDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
-  input: I;
-  output: O;
-}
-
-function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O): ChannelDef<I, O> {
-  return { input, output };
-}
-
-const Env = { environment: EnvironmentSchema.default('sandbox') };
-const Id = z.string().max(100);
+const Env = EnvInput;
+const Id = IdInput;
 
 export const webhookChannels = {
   'webhooks:list': channel(

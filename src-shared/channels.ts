@@ -10,17 +10,11 @@ import { routingChannels } from './channels-routing';
 import { verificationChannels } from './channels-verification';
 import { webhookChannels } from './channels-webhooks';
 import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './schemas/auth';
-
-export interface ChannelDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
-  input: I;
-  output: O;
-}
-
-function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O): ChannelDef<I, O> {
-  return { input, output };
-}
+import { channel, type ChannelDef } from './channel-def';
 
 /** Merges per-domain channel maps; a channel defined twice is an error at start. */
+export type { ChannelDef };
+
 export function mergeChannels<T extends Record<string, ChannelDef>[]>(...maps: T): UnionToIntersection<T[number]> {
   const out: Record<string, ChannelDef> = {};
   for (const m of maps) {
