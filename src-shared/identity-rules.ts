@@ -19,6 +19,12 @@ export interface IdentityType {
   sample: { idNumber: string; validation?: { firstName: string; lastName: string } };
 }
 
+/** The countries whose registries answer identity checks, as the console names them. */
+export const IDENTITY_COUNTRIES: Readonly<Record<string, { name: string; registry: string }>> = Object.freeze({
+  KE: { name: 'Kenya', registry: 'Kenyan' },
+  GH: { name: 'Ghana', registry: 'Ghanaian' },
+});
+
 export const IDENTITY_TYPES: readonly IdentityType[] = Object.freeze([
   {
     idType: 'national_id',

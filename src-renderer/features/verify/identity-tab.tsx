@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { Badge, Fieldset, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { IconId } from '@tabler/icons-react';
-import { getIdentityType, IDENTITY_TYPES } from '../../../src-shared/identity-rules';
+import { getIdentityType, IDENTITY_COUNTRIES, IDENTITY_TYPES } from '../../../src-shared/identity-rules';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
@@ -28,8 +28,7 @@ const TYPE_DATA = (() => {
     items.push({ value: t.idType, label: t.label });
     groups.set(t.country, items);
   }
-  const names: Record<string, string> = { KE: 'Kenya (KE)', GH: 'Ghana (GH)' };
-  return [...groups].map(([country, items]) => ({ group: names[country] ?? country, items }));
+  return [...groups].map(([country, items]) => ({ group: `${IDENTITY_COUNTRIES[country]?.name ?? country} (${country})`, items }));
 })();
 
 export function IdentityTab() {
@@ -88,7 +87,7 @@ export function IdentityTab() {
         error={errors['idType'] ?? errors['country']}
         rightSectionWidth={56}
         rightSection={type ? <Badge variant="light" size="sm" data-testid="identity-country">{type.country}</Badge> : undefined}
-        description={type ? `Verified against the ${type.country === 'KE' ? 'Kenyan' : 'Ghanaian'} registry (${type.verificationType}).` : undefined}
+        description={type ? `Verified against the ${IDENTITY_COUNTRIES[type.country]?.registry ?? type.country} registry (${type.verificationType}).` : undefined}
       />
       <div>
         <TextInput
