@@ -346,7 +346,7 @@ export const CORRIDORS: readonly Corridor[] = Object.freeze([
     group: 'Latin America',
     accountNumber: { format: 'cci', label: 'CCI', hint: '20 digits (Código de Cuenta Interbancario).' },
     bankCode: NOT_USED,
-    sample: { accountNumber: '00219300123456789012', accountName: 'Juan Pérez' },
+    sample: { accountNumber: '00219300123456789013', accountName: 'Juan Pérez' },
   }),
   nameMatch({
     country: 'UY',

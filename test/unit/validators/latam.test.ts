@@ -41,9 +41,18 @@ describe('CBU (Argentina)', () => {
 });
 
 describe('CCI (Peru)', () => {
-  it('checks only 20 digits (no verified check-digit algorithm)', () => {
-    expect(validateCci('00219300123456789012').ok).toBe(true);
-    expect(validateCci('002-193-001234567890-12').ok).toBe(true);
+  // Vectors built with the banks' own account-to-CCI conversions (BBVA: bank/branch weights 0,1,2,1,0,2,1,2 over
+  // the 8-digit account prefix; BCP: savings type digit 1, 11-digit account) — a formulation independent of ours.
+  it('accepts CCIs whose two check digits match (BBVA and BCP conversions)', () => {
+    expect(validateCci('01112300010001234573').ok).toBe(true); // BBVA 0011-0123-01-00012345
+    expect(validateCci('00219311234567890114').ok).toBe(true); // BCP savings 193-12345678901
+    expect(validateCci('00219300123456789013').ok).toBe(true);
+    expect(validateCci('002-193-001234567890-13').ok).toBe(true);
+  });
+  it('refuses a wrong check digit in either group, and wrong lengths', () => {
+    expect(validateCci('01112300010001234583').ok).toBe(false);
+    expect(validateCci('01112300010001234574').ok).toBe(false);
+    expect(validateCci('00219300123456789012').ok).toBe(false);
     expect(validateCci('0021930012345678901').ok).toBe(false);
     expect(validateCci('0021930012345678901A').ok).toBe(false);
   });
