@@ -154,7 +154,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
   if (cfg.listen !== false) {
     const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
     if (cfg.webConsole) {
-      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log });
+      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads') });
     }
     app = await buildApp({
       rt,

@@ -3,7 +3,11 @@ import type { BridgeResult } from '../src-shared/channels';
 
 declare global {
   interface Window {
-    vc?: { invoke(channel: string, input: unknown): Promise<BridgeResult<unknown>> };
+    vc?: {
+      invoke(channel: string, input: unknown): Promise<BridgeResult<unknown>>;
+      /** The local path of a dropped or picked file (Electron's webUtils.getPathForFile); absent in a browser. */
+      pathForFile?(file: File): string;
+    };
   }
 }
 

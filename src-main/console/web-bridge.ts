@@ -1,11 +1,38 @@
 // The headless web console: serves the built renderer under /console/ on the loopback listener and carries the
 // console channel map over POST /console/bridge/:channel. Entry is by a one-time token in the URL fragment,
 // exchanged once for an HttpOnly, SameSite=Strict session cookie; bridge calls from any other origin are refused.
+// A browser cannot hand the service a local path, so files dropped into the console are streamed to the data
+// folder (POST /console/upload) and batch results are downloaded from it (GET /console/batch/:id/download).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { extname, join, normalize, sep } from 'node:path';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { basename, extname, join, normalize, sep } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BatchJobSchema } from '../../src-shared/schemas/routing';
 import { dispatch, type Handlers } from './handlers';
+
+/** Largest file the console accepts by upload (a 1M-row routing file is ~50 MB). */
+export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+/** Uploaded files older than this are removed when the service starts. */
+export const UPLOAD_RETENTION_MS = 7 * 24 * 3600_000;
+
+/** A file name safe to keep on disk and show back: no folders, no control characters, bounded length. */
+export function safeUploadName(raw: string | undefined): string {
+  let name = basename((raw ?? '').replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim();
+  if (name === '' || name === '.' || name === '..') name = 'upload.csv';
+  return name.slice(-120);
+}
+
+async function removeOldUploads(dir: string, nowMs: number): Promise<void> {
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  for (const e of entries) {
+    const full = join(dir, e);
+    const st = await stat(full).catch(() => null);
+    if (st && nowMs - st.mtimeMs > UPLOAD_RETENTION_MS) await rm(full, { recursive: true, force: true });
+  }
+}
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -49,7 +76,10 @@ export function createWebBridge(opts: {
   rendererDir: string;
   port: () => number | null;
   log?: { error(o: object, m: string): void };
+  /** Where dropped files are stored (inside the data folder); uploads are refused without it. */
+  uploadDir?: string;
 }): WebBridge {
+  if (opts.uploadDir) void removeOldUploads(opts.uploadDir, Date.now());
   const tokens = new Set<string>();
   const sessions = new Set<string>();
 
@@ -125,6 +155,62 @@ export function createWebBridge(opts: {
         if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
         if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
         return dispatch(opts.handlers, req.params.channel, req.body, opts.log);
+      });
+      // The upload takes the raw body as a stream: its own scope, so no JSON parser or 1 MiB body limit applies.
+      await app.register(async (scope) => {
+        scope.removeAllContentTypeParsers();
+        scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+        scope.post<{ Querystring: { name?: string } }>('/console/upload', { schema: { hide: true } }, async (req, reply) => {
+          if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+          if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
+          if (!opts.uploadDir) return reply.code(404).send({ code: 'NOT_FOUND', message: 'Uploads are not available on this door.', statusCode: 404 });
+          const declared = Number(req.headers['content-length'] ?? NaN);
+          if (declared > MAX_UPLOAD_BYTES) {
+            req.raw.resume();
+            return reply.code(413).send({ code: 'PAYLOAD_TOO_LARGE', message: `Files up to ${MAX_UPLOAD_BYTES / 1024 ** 3} GiB can be uploaded.`, statusCode: 413 });
+          }
+          const dir = join(opts.uploadDir, randomBytes(8).toString('hex'));
+          const file = join(dir, safeUploadName(req.query.name));
+          await mkdir(dir, { recursive: true });
+          let bytes = 0;
+          const limit = new Transform({
+            transform(chunk: Buffer, _enc, cb) {
+              bytes += chunk.length;
+              if (bytes > MAX_UPLOAD_BYTES) cb(new Error('too large'));
+              else cb(null, chunk);
+            },
+          });
+          try {
+            await pipeline(req.raw, limit, createWriteStream(file, { mode: 0o600 }));
+          } catch {
+            await rm(dir, { recursive: true, force: true });
+            const tooLarge = bytes > MAX_UPLOAD_BYTES;
+            return reply
+              .code(tooLarge ? 413 : 400)
+              .send(tooLarge
+                ? { code: 'PAYLOAD_TOO_LARGE', message: `Files up to ${MAX_UPLOAD_BYTES / 1024 ** 3} GiB can be uploaded.`, statusCode: 413 }
+                : { code: 'UPLOAD_FAILED', message: 'The upload was interrupted; nothing was kept. Try again.', statusCode: 400 });
+          }
+          return { path: file, bytes };
+        });
+      });
+      app.get<{ Params: { id: string }; Querystring: { rows?: string } }>('/console/batch/:id/download', { schema: { hide: true } }, async (req, reply) => {
+        if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
+        const answer = await dispatch(opts.handlers, 'batch:progress', { id: req.params.id }, opts.log);
+        const parsed = answer.ok ? BatchJobSchema.safeParse(answer.value) : null;
+        if (!parsed?.success) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No such batch.', statusCode: 404 });
+        const invalidOnly = req.query.rows === 'invalid';
+        const path = invalidOnly ? parsed.data.invalidOnlyPath : parsed.data.resultPath;
+        const st = path ? await stat(path).catch(() => null) : null;
+        if (!path || !st || parsed.data.status === 'running') {
+          return reply.code(409).send({ code: 'NOT_READY', message: 'The batch has no result file (yet).', statusCode: 409 });
+        }
+        const stem = parsed.data.inputName.replace(/\.csv$/i, '').replace(/[^\w.-]+/g, '_') || 'batch';
+        reply.header('Content-Disposition', `attachment; filename="${stem}-${invalidOnly ? 'invalid-rows' : 'results'}.csv"`);
+        reply.header('Content-Length', String(st.size));
+        reply.header('Cache-Control', 'no-store');
+        reply.header('X-Content-Type-Options', 'nosniff');
+        return reply.type('text/csv; charset=utf-8').send(createReadStream(path));
       });
     },
   };

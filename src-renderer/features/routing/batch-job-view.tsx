@@ -1,10 +1,10 @@
 // A finished (or stopped) batch job: counts, the reasons of invalid rows as bars, the result files' paths and
 // the result rows (invalid only / search, paged).
 import { useCallback, useEffect, useState } from 'react';
-import { ActionIcon, Alert, Badge, Box, Code, CopyButton, Group, Paper, Progress, SimpleGrid, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { IconCheck, IconCopy, IconSearch } from '@tabler/icons-react';
+import { ActionIcon, Alert, Badge, Box, Button, Code, CopyButton, Group, Paper, Progress, SimpleGrid, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { IconCheck, IconCopy, IconDownload, IconSearch } from '@tabler/icons-react';
 import type { BatchJob, BatchResultRows } from '../../../src-shared/schemas/routing';
-import { call } from '../../client/bridge';
+import { call, isElectron } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { PagedTable } from '../../app/paged-list';
 import { notifyError } from '../../app/notify';
@@ -214,6 +214,16 @@ export function BatchJobView({ job }: { job: BatchJob }) {
             {job.resultPath && <PathWithCopy label="All rows" path={job.resultPath} testId="batch-result-path" />}
             {job.invalidOnlyPath && <PathWithCopy label="Invalid rows only" path={job.invalidOnlyPath} testId="batch-invalid-path" />}
           </Stack>
+          {finished && !isElectron() && (
+            <Group mt="sm">
+              <Button component="a" href={`batch/${encodeURIComponent(job.id)}/download`} download variant="light" leftSection={<IconDownload size={16} />} data-testid="batch-download-all">
+                Download all rows
+              </Button>
+              <Button component="a" href={`batch/${encodeURIComponent(job.id)}/download?rows=invalid`} download variant="light" color="red" leftSection={<IconDownload size={16} />} data-testid="batch-download-invalid">
+                Download invalid rows
+              </Button>
+            </Group>
+          )}
         </Paper>
       )}
       {finished ? (

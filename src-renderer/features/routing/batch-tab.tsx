@@ -1,4 +1,4 @@
-// Batch CSV: a file path on this machine → preview (headers, first rows, detected column mapping, editable) →
+// Batch CSV: a dropped or picked file (or a path on this machine) → preview (headers, first rows, detected column mapping, editable) →
 // start → live progress (polled every 500 ms, cancellable) → counts, reasons and the result rows.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Code, Group, Paper, Progress, ScrollArea, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
@@ -9,6 +9,7 @@ import { call, ConsoleError } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
 import { BatchJobView } from './batch-job-view';
+import { CsvDropZone } from './csv-drop-zone';
 import { columnOptions, formatEta, formatRate, fromSelectValue, MAPPING_FIELDS, MAPPING_LABELS, mappingProblem, toSelectValue, type Mapping } from './batch-format';
 
 type Preview = z.infer<typeof BatchPreviewSchema>;
@@ -123,11 +124,16 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
 
   async function loadPreview(e: FormEvent) {
     e.preventDefault();
+    await previewPath(path);
+  }
+
+  async function previewPath(given: string) {
     setPathError(undefined);
-    if (!path.trim()) return setPathError('Enter the full path of a CSV file on this machine, e.g. /home/me/bics.csv.');
+    if (!given.trim()) return setPathError('Enter the full path of a CSV file on this machine, e.g. /home/me/bics.csv.');
+    setPath(given);
     setPreviewing(true);
     try {
-      const p = await call('batch:preview', { path: path.trim() });
+      const p = await call('batch:preview', { path: given.trim() });
       setPreview(p);
       setMapping({ ...p.mapping });
       setJob(null);
@@ -170,13 +176,14 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
 
   return (
     <Stack>
+      <CsvDropZone onPath={(p) => void previewPath(p)} disabled={previewing || job?.status === 'running'} />
       <Paper withBorder p="md" radius="sm">
         <form onSubmit={(e) => void loadPreview(e)} noValidate data-testid="batch-path-form">
           <Group align="flex-start">
             <TextInput
               data-testid="batch-path-input"
-              label="Path of a CSV file on this machine"
-              description="The service reads the file itself, so type or paste its full path (the browser cannot hand over a local path)."
+              label="…or the path of a CSV file on this machine"
+              description="The service reads the file in place: nothing is copied."
               placeholder="/home/me/payees/bics.csv"
               leftSection={<IconFileSpreadsheet size={16} />}
               value={path}
@@ -251,7 +258,7 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
       )}
       {!preview && !job && (
         <Text size="sm" c="dimmed" data-testid="batch-empty">
-          Give the path of a CSV with a BIC, routing-number or route (from BIC, to BIC, currency) column per row. Try{' '}
+          Drop or choose a CSV (or give its path) with a BIC, routing-number or route (from BIC, to BIC, currency) column per row. Try{' '}
           <Code>resources/routing/sample-bic-directory.csv</Code> from the app folder. Past batches are under History.
         </Text>
       )}
