@@ -6,6 +6,7 @@ import { verifyCommand } from './verify-commands';
 import type { Principal } from '../core/principal';
 import type { createCore } from '../service';
 import { routingCommands } from './routing-commands';
+import { simulatorCommand } from './simulator-command';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 export interface CliKit {
@@ -22,4 +23,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand];
+export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, simulatorCommand];
