@@ -23,7 +23,8 @@ export default defineConfig({
     build: {
       outDir: 'out/preload',
       externalizeDeps: false,
-      rollupOptions: { input: { index: resolve(__dirname, 'src-main/electron/preload.ts') } },
+      // A sandboxed preload cannot be an ES module: emit CommonJS (index.cjs), which main.ts loads.
+      rollupOptions: { input: { index: resolve(__dirname, 'src-main/electron/preload.ts') }, output: { format: 'cjs', entryFileNames: '[name].cjs' } },
     },
   },
   renderer: {

@@ -1,10 +1,18 @@
-// The Electron security checklist as data and small functions, so unit tests can assert it without a window.
+// The Electron security checklist as data and small pure functions (no electron import), so unit tests assert the
+// exact handlers main.ts installs without a window. docs/packaging.md lists each checklist item and where it lives.
+import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import type { BrowserWindowConstructorOptions } from 'electron';
 
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+/** The renderer is served from this privileged custom scheme, never from file:// or a remote URL. */
+export const APP_SCHEME = 'app';
+export const APP_HOST = 'console';
+export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+export const APP_ENTRY_URL = `${APP_ORIGIN}/index.html`;
 
-export function secureWebPreferences(preloadPath: string): BrowserWindowConstructorOptions['webPreferences'] {
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-src 'none'; frame-ancestors 'none'; form-action 'none'";
+
+export function secureWebPreferences(preloadPath: string): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
   return {
     preload: preloadPath,
     contextIsolation: true,
@@ -17,25 +25,37 @@ export function secureWebPreferences(preloadPath: string): BrowserWindowConstruc
     experimentalFeatures: false,
     webviewTag: false,
     navigateOnDragDrop: false,
+    // Middle-click opens links in new windows without going through the window.open handler's intent.
+    disableBlinkFeatures: 'Auxclick',
+    safeDialogs: true,
     spellcheck: false,
   };
 }
 
-/** Links the console may open in the user's browser (documentation only). */
-export const EXTERNAL_ALLOWLIST = [/^https:\/\/github\.com\//, /^https:\/\/standardwebhooks\.com\//];
+/** Hosts whose http(s) links the console may open in the user's browser (documentation only). */
+export const EXTERNAL_HOSTS: readonly string[] = ['github.com', 'www.standardwebhooks.com', 'standardwebhooks.com', 'www.electronjs.org'];
 
-export function isAllowedExternal(url: string): boolean {
+export function isAllowedExternal(url: string, hosts: readonly string[] = EXTERNAL_HOSTS): boolean {
+  let u: URL;
   try {
-    const u = new URL(url);
-    return (u.protocol === 'https:' || u.protocol === 'http:') && EXTERNAL_ALLOWLIST.some((re) => re.test(url));
+    u = new URL(url);
   } catch {
     return false;
   }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return false;
+  // Credentials in a link are a classic way to make `https://github.com@evil.example` look trusted.
+  if (u.username || u.password) return false;
+  return hosts.includes(u.hostname.toLowerCase());
 }
 
-/** IPC is accepted only from our own top-level page loaded from the app protocol or the built files. */
-export function isTrustedSenderUrl(url: string, appOrigin: string): boolean {
-  return url.startsWith(appOrigin);
+/** IPC and permissions are honoured only for our own page on the app scheme (not file://, not a remote page). */
+export function isTrustedSenderUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === `${APP_SCHEME}:` && u.host === APP_HOST && !u.username && !u.password && !u.port;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -47,4 +67,65 @@ export function windowOpenHandler(openExternal: (url: string) => void) {
     if (isAllowedExternal(url)) openExternal(url);
     return { action: 'deny' };
   };
+}
+
+/** will-navigate / will-redirect: the console is a single page; any navigation away is refused. */
+export function navigationGuard(openExternal: (url: string) => void) {
+  return (event: { preventDefault(): void }, url: string): void => {
+    event.preventDefault();
+    if (isAllowedExternal(url)) openExternal(url);
+  };
+}
+
+/** Permissions the console uses: the copy buttons write to the clipboard. Everything else is denied. */
+export const GRANTED_PERMISSIONS: readonly string[] = ['clipboard-sanitized-write'];
+
+export function permissionRequestHandler(
+  _wc: unknown,
+  permission: string,
+  callback: (granted: boolean) => void,
+  details?: { requestingUrl?: string },
+): void {
+  callback(GRANTED_PERMISSIONS.includes(permission) && isTrustedSenderUrl(details?.requestingUrl ?? ''));
+}
+
+export function permissionCheckHandler(_wc: unknown, permission: string, requestingOrigin: string): boolean {
+  return GRANTED_PERMISSIONS.includes(permission) && isTrustedSenderUrl(requestingOrigin);
+}
+
+/** Response headers for every app-scheme response. */
+export function securityHeaders(): Record<string, string> {
+  return {
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+  };
+}
+
+/**
+ * Maps an app-scheme request to a file under the built renderer, or null (→ 404). Refuses other hosts, encoded
+ * traversal (`%2e%2e`), NUL bytes and anything that would resolve outside `root`.
+ */
+export function resolveAppRequest(root: string, requestUrl: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(requestUrl);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== `${APP_SCHEME}:` || u.host !== APP_HOST) return null;
+  let path: string;
+  try {
+    path = decodeURIComponent(u.pathname);
+  } catch {
+    return null;
+  }
+  if (path.includes('\0') || path.includes('\\')) return null;
+  if (path === '/' || path === '') path = '/index.html';
+  const rel = normalize(path.replace(/^\/+/, ''));
+  if (rel.startsWith('..') || isAbsolute(rel)) return null;
+  const file = join(root, rel);
+  const back = relative(root, file);
+  if (back.startsWith('..') || back.split(sep).includes('..') || isAbsolute(back)) return null;
+  return file;
 }

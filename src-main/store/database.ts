@@ -16,9 +16,19 @@ export function migrationHash(m: Migration): string {
   return createHash('sha256').update(`${m.version}\n${m.name}\n${m.sql}`).digest('hex');
 }
 
+let electronBinding: string | null = null;
+
+/**
+ * Electron's main process points this at the Electron-ABI build of better-sqlite3 (docs/packaging.md); it applies
+ * only inside Electron, so headless mode and tests keep the Node build in node_modules.
+ */
+export function useNativeBinding(path: string | null): void {
+  electronBinding = path;
+}
+
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  const db = new Database(file, electronBinding && process.versions['electron'] ? { nativeBinding: electronBinding } : {});
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

@@ -1,0 +1,21 @@
+// The `app://console/` scheme that serves the built renderer (Electron checklist: custom protocol instead of
+// file://, which would give the page file-system-wide origin privileges). Paths are confined to the renderer folder.
+import { net, protocol, type Session } from 'electron';
+import { pathToFileURL } from 'node:url';
+import { APP_SCHEME, resolveAppRequest, securityHeaders } from './security';
+
+/** Must run before app 'ready'. */
+export function registerAppScheme(): void {
+  protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+}
+
+export function serveRenderer(ses: Session, rendererRoot: string): void {
+  ses.protocol.handle(APP_SCHEME, async (req) => {
+    const file = req.method === 'GET' || req.method === 'HEAD' ? resolveAppRequest(rendererRoot, req.url) : null;
+    if (!file) return new Response('Not found', { status: 404, headers: securityHeaders() });
+    const res = await net.fetch(pathToFileURL(file).href);
+    const headers = new Headers(res.headers);
+    for (const [k, v] of Object.entries(securityHeaders())) headers.set(k, v);
+    return new Response(res.body, { status: res.status, headers });
+  });
+}

@@ -1,0 +1,53 @@
+// The API listener's state as the tray and the application menu show it, and their menu templates (pure: no
+// electron import, so tests check the labels and actions).
+import type { MenuItemConstructorOptions } from 'electron';
+
+export type ListenerState =
+  | { kind: 'listening'; apiBaseUrl: string }
+  | { kind: 'not-listening'; reason: 'port-in-use' | 'not-allowed' | 'error'; message: string };
+
+/** Classifies a start-up failure of the listener (service.ts throws ListenError with the OS reason in the text). */
+export function listenerFailure(err: unknown): ListenerState {
+  const message = err instanceof Error ? err.message : String(err);
+  const reason = /already in use|EADDRINUSE/i.test(message) ? 'port-in-use' : /not allowed|EACCES/i.test(message) ? 'not-allowed' : 'error';
+  return { kind: 'not-listening', reason, message };
+}
+
+export function listenerLabel(s: ListenerState): string {
+  if (s.kind === 'listening') return `API listening at ${s.apiBaseUrl}`;
+  return s.reason === 'port-in-use' ? 'API not listening: port in use' : s.reason === 'not-allowed' ? 'API not listening: port not allowed' : 'API not listening';
+}
+
+/** The hint shown with a failed listener: where to fix it. */
+export const LISTENER_HINT = 'The console works without the API listener. Change the port in Settings → API listener, then restart the app.';
+
+export interface TrayActions {
+  openConsole(): void;
+  copyApiUrl(url: string): void;
+  showListenerError(): void;
+  quit(): void;
+}
+
+export function trayMenuTemplate(s: ListenerState, a: TrayActions): MenuItemConstructorOptions[] {
+  const items: MenuItemConstructorOptions[] = [{ id: 'listener-state', label: listenerLabel(s), enabled: false }];
+  if (s.kind === 'not-listening') items.push({ id: 'listener-error', label: 'Why is the API not listening…', click: () => a.showListenerError() });
+  items.push(
+    { type: 'separator' },
+    { id: 'open-console', label: 'Open console', click: () => a.openConsole() },
+    {
+      id: 'copy-api-url',
+      label: 'Copy API URL',
+      enabled: s.kind === 'listening',
+      click: () => {
+        if (s.kind === 'listening') a.copyApiUrl(s.apiBaseUrl);
+      },
+    },
+    { type: 'separator' },
+    { id: 'quit', label: 'Quit', click: () => a.quit() },
+  );
+  return items;
+}
+
+export function trayTooltip(s: ListenerState): string {
+  return `Verification Console — ${listenerLabel(s)}`;
+}

@@ -1,0 +1,58 @@
+// The tray icon and the application menu: both show the API listener's state (URL, or why it is not listening)
+// with Open console, Copy API URL and Quit. A desktop without a tray area still has the menu.
+import { clipboard, dialog, Menu, nativeImage, Tray, type BrowserWindow } from 'electron';
+import { appIconPng } from './png';
+import { LISTENER_HINT, trayMenuTemplate, trayTooltip, type ListenerState, type TrayActions } from './tray-menu';
+
+export interface ShellMenus {
+  update(state: ListenerState): void;
+  destroy(): void;
+}
+
+export function listenerErrorDialog(win: BrowserWindow | null, state: ListenerState): void {
+  if (state.kind === 'listening') return;
+  const options = {
+    type: 'warning' as const,
+    title: 'API listener',
+    message: state.message,
+    detail: LISTENER_HINT,
+    buttons: ['OK'],
+  };
+  // Non-blocking: the window stays usable behind the message.
+  void (win ? dialog.showMessageBox(win, options) : dialog.showMessageBox(options));
+}
+
+export function createShellMenus(initial: ListenerState, actions: Omit<TrayActions, 'copyApiUrl'>): ShellMenus {
+  const all: TrayActions = { ...actions, copyApiUrl: (url) => clipboard.writeText(url) };
+  let tray: Tray | null = null;
+  const render = (state: ListenerState) => {
+    const template = trayMenuTemplate(state, all);
+    // The application menu carries the same items under "Service", plus the standard edit roles for copy/paste.
+    Menu.setApplicationMenu(
+      Menu.buildFromTemplate([
+        { label: 'Service', submenu: template },
+        { role: 'editMenu' },
+        { role: 'viewMenu' },
+        { role: 'windowMenu' },
+      ]),
+    );
+    try {
+      const icon = nativeImage.createFromBuffer(appIconPng(32, state.kind !== 'listening'));
+      if (!tray) tray = new Tray(icon);
+      else tray.setImage(icon);
+      tray.setToolTip(trayTooltip(state));
+      tray.setContextMenu(Menu.buildFromTemplate(template));
+    } catch {
+      // No tray on this desktop (some Linux sessions): the application menu shows the same state.
+      tray = null;
+    }
+  };
+  render(initial);
+  return {
+    update: render,
+    destroy: () => {
+      tray?.destroy();
+      tray = null;
+    },
+  };
+}

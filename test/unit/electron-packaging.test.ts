@@ -1,0 +1,103 @@
+// The electron-builder configuration is complete and checked even where packaging itself cannot run (no Electron
+// download here): electron-builder's own schema validation, the targets per OS, files/asar, and every file it names.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const require = createRequire(import.meta.url);
+// app-builder-lib is electron-builder's engine: its loader and validator are the ones `electron-builder` runs.
+const { getConfig, validateConfiguration } = require('app-builder-lib/out/util/config/config.js') as {
+  getConfig(dir: string, file: string | null, extra: null): Promise<Record<string, any>>;
+  validateConfiguration(c: unknown, log: unknown): Promise<void>;
+};
+const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
+
+const load = () => getConfig(root, join(root, 'electron-builder.yml'), null);
+const targets = (c: Record<string, any>, os: string) => (c[os].target as (string | { target: string })[]).map((t) => (typeof t === 'string' ? t : t.target));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { main: string; scripts: Record<string, string>; devDependencies: Record<string, string>; dependencies: Record<string, string> };
+
+describe('electron-builder.yml', () => {
+  it("passes electron-builder's schema validation", async () => {
+    await expect(validateConfiguration(await load(), new DebugLogger(false))).resolves.toBeUndefined();
+  }, 60_000);
+
+  it('the validator does reject a broken configuration (so the check above can fail)', async () => {
+    const c = await load();
+    await expect(validateConfiguration({ ...c, filez: ['out/**'] }, new DebugLogger(false))).rejects.toThrow();
+    await expect(validateConfiguration({ ...c, asar: 'yes' }, new DebugLogger(false))).rejects.toThrow();
+    await expect(validateConfiguration({ ...c, mac: { ...c['mac'], bogus: 1 } }, new DebugLogger(false))).rejects.toThrow();
+  }, 60_000);
+
+  it('builds AppImage + deb, dmg and nsis', async () => {
+    const c = await load();
+    expect(targets(c, 'linux').sort()).toEqual(['AppImage', 'deb']);
+    expect(targets(c, 'mac')).toEqual(['dmg']);
+    expect(targets(c, 'win')).toEqual(['nsis']);
+    expect(c['appId']).toMatch(/^[a-z0-9.-]+$/);
+    expect(c['productName']).toBe('Verification Console');
+    expect(c['linux'].maintainer).toMatch(/<.+@.+>/);
+    expect(c['publish']).toBeNull();
+  });
+
+  it('packs out/**, resources/** and package.json into an asar, with better-sqlite3 .node unpacked', async () => {
+    const c = await load();
+    // getConfig normalises `files` into file sets ({ filter: [...] }).
+    const files = (c['files'] as (string | { filter: string[] })[]).flatMap((f) => (typeof f === 'string' ? [f] : f.filter));
+    expect(files).toEqual(expect.arrayContaining(['out/**', 'resources/**', 'package.json']));
+    expect(files.filter((f) => !f.startsWith('!'))).toHaveLength(3);
+    expect(c['asar']).toBe(true);
+    expect(c['asarUnpack']).toContain('**/node_modules/better-sqlite3/**/*.node');
+    expect(pkg.main).toBe('out/main/index.js');
+    expect(pkg.dependencies['better-sqlite3']).toBeDefined();
+  });
+
+  it('ships the Electron-ABI better-sqlite3 as an extra resource and never rebuilds in place', async () => {
+    const c = await load();
+    expect(c['npmRebuild']).toBe(false);
+    expect(c['extraResources']).toEqual([{ from: 'build/native/electron', to: 'native', filter: ['better_sqlite3.node', 'better_sqlite3.json'] }]);
+    // The folder is generated (needs internet); its producer exists and writes exactly there.
+    const script = readFileSync(join(root, 'scripts/rebuild-electron-sqlite.mjs'), 'utf8');
+    expect(script).toContain("join(root, 'build', 'native', 'electron')");
+    expect(script).toContain("'better_sqlite3.json'");
+    // main.ts looks for it where electron-builder puts it.
+    expect(readFileSync(join(root, 'src-main/electron/native-binding.ts'), 'utf8')).toContain("join(l.resourcesPath, 'native')");
+  });
+
+  it('pins the Electron version it packages to the installed one, and hardens the fuses', async () => {
+    const c = await load();
+    expect(c['electronVersion']).toBe(pkg.devDependencies['electron']);
+    expect(c['electronFuses']).toMatchObject({ runAsNode: false, enableNodeOptionsEnvironmentVariable: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true, grantFileProtocolExtraPrivileges: false });
+  });
+
+  it('every file it references exists: icons (≥ 512 px), build resources, the packaged entry points', async () => {
+    const c = await load();
+    expect(statSync(join(root, c['directories'].buildResources)).isDirectory()).toBe(true);
+    for (const icon of [c['mac'].icon, c['win'].icon]) {
+      const png = readFileSync(join(root, icon));
+      expect(png.readUInt32BE(16), icon).toBeGreaterThanOrEqual(512);
+      expect(png.readUInt32BE(20), icon).toBeGreaterThanOrEqual(512);
+    }
+    const linuxIcons = readdirSync(join(root, c['linux'].icon));
+    expect(linuxIcons).toEqual(expect.arrayContaining(['16x16.png', '256x256.png', '512x512.png']));
+    expect(existsSync(join(root, 'resources/sandbox/fixtures.json'))).toBe(true);
+    // The entry points come from electron-vite's build inputs.
+    const viteConfig = readFileSync(join(root, 'electron.vite.config.ts'), 'utf8');
+    expect(viteConfig).toContain("'src-main/electron/main.ts'");
+    expect(viteConfig).toContain("'src-main/electron/preload.ts'");
+    expect(readFileSync(join(root, 'src-main/electron/main.ts'), 'utf8')).toContain("'../preload/index.cjs'");
+  });
+
+  it('npm run package / package:linux build, rebuild the binding, then package', () => {
+    for (const name of ['package', 'package:linux']) {
+      const s = pkg.scripts[name]!;
+      expect(s).toMatch(/^electron-vite build && node scripts\/rebuild-electron-sqlite\.mjs && electron-builder /);
+      expect(s).toContain('--config electron-builder.yml');
+    }
+    expect(pkg.scripts['package:linux']).toContain('--linux');
+    expect(pkg.scripts['lint']).toContain('scripts/electronegativity.mjs');
+    for (const f of ['scripts/rebuild-electron-sqlite.mjs', 'scripts/electronegativity.mjs', 'scripts/make-icons.mjs', 'docs/packaging.md']) expect(existsSync(join(root, f)), f).toBe(true);
+  });
+});
