@@ -1,15 +1,135 @@
-// Chooses the provider by environment: sandbox keys get the fixture provider; live keys get the billed
-// stand-in (answers like the sandbox, marked live) until real upstream adapters are configured.
+// Chooses who answers a verification: sandbox keys get the fixture provider; live keys get the upstream adapter
+// routed for the kind and corridor (provider_routes), behind the cache of definitive answers. A live check with no
+// route is refused before it is charged (docs/providers.md).
+import { AppError } from '../../src-shared/app-error';
+import type { ProbeResult, ProviderView } from '../../src-shared/schemas/providers';
+import type { CoreDeps } from '../core/context';
+import { cacheKey, readCache, writeCache } from '../core/providers/cache';
+import { createProviderConfig, type ProviderConfig, type ResolvedProvider, type StoredProvider } from '../core/providers/provider-config';
+import { createNodeSecretBox, maskSecret, type SecretBox } from '../core/providers/secret-box';
+import type { CoreRuntime } from '../core/runtime';
 import type { ProviderRegistry } from '../core/verification/engine';
+import type { ProviderAnswer, ProviderContext, VerificationKind } from '../core/verification/types';
+import type { LiveAdapter, Req } from './live/adapter';
+import { epcVopAdapter } from './live/epc-vop-adapter';
+import { genericAdapter } from './live/generic-adapter';
+import { LiveProvider, type ProviderStateView } from './live/live-provider';
+import { ukCopAdapter } from './live/uk-cop-adapter';
 import { createSandboxProvider } from './sandbox/sandbox-provider';
 
-export function createProviderRegistry(resourcesDir: string): ProviderRegistry {
+const ADAPTERS: Record<'generic' | 'epc-vop' | 'uk-cop', LiveAdapter> = {
+  generic: genericAdapter,
+  'epc-vop': epcVopAdapter,
+  'uk-cop': ukCopAdapter,
+};
+
+const IDLE_STATE: ProviderStateView = { circuit: 'closed', consecutiveFailures: 0, inFlight: 0, queued: 0, lastError: null, lastErrorAt: null };
+
+/** The registry the engine calls, plus what the configuration doors need. */
+export interface LiveProviderRegistry extends ProviderRegistry {
+  config: ProviderConfig;
+  view(p: StoredProvider): ProviderView;
+  probe(id: string): Promise<ProbeResult>;
+  /** Closes the upstream connection pools. */
+  close(): Promise<void>;
+}
+
+export interface RegistryOptions {
+  deps: CoreDeps;
+  /** Seals provider credentials; default: AES-256-GCM with `<dataDir>/secret.key`. */
+  secretBox?: SecretBox;
+  dataDir?: string;
+}
+
+export function createProviderRegistry(resourcesDir: string, opts: RegistryOptions): LiveProviderRegistry {
+  const { deps } = opts;
   const sandbox = createSandboxProvider(resourcesDir);
-  // LiveStandInProvider: a clearly named placeholder for the live upstream adapters (issue: live mode).
-  const liveStandIn = createSandboxProvider(resourcesDir);
-  return {
-    ask(kind, request, ctx) {
-      return ctx.environment === 'sandbox' ? sandbox.ask(kind, request, ctx) : liveStandIn.ask(kind, request, ctx);
+  // The explicitly configured `stand-in` adapter: answers like the sandbox but billed as live (tests and demos).
+  const standIn = createSandboxProvider(resourcesDir);
+  const box = opts.secretBox ?? createNodeSecretBox(opts.dataDir ?? '.');
+  const config = createProviderConfig(deps, box);
+  const running = new Map<string, LiveProvider>();
+
+  const runtimeFor = (p: ResolvedProvider): LiveProvider => {
+    const cur = running.get(p.id);
+    if (cur && cur.config.version === p.version) return cur;
+    // A changed configuration gets fresh state (agent, breaker); in-flight calls finish on the old agent.
+    if (cur) void cur.close().catch(() => {});
+    const next = new LiveProvider(p, ADAPTERS[p.adapter as keyof typeof ADAPTERS], () => deps.clock.now(), deps.log);
+    running.set(p.id, next);
+    return next;
+  };
+
+  const askUpstream = async (p: ResolvedProvider, kind: VerificationKind, request: unknown, ctx: ProviderContext): Promise<ProviderAnswer> => {
+    if (p.adapter === 'stand-in') return standIn.ask(kind, request, ctx);
+    return runtimeFor(p).ask(kind, request as Req, ctx.verificationId, ctx.signal);
+  };
+
+  const countryOf = (request: unknown, ctx: ProviderContext): string =>
+    ctx.country ?? String((request as Req | null)?.['country'] ?? '');
+
+  const registry: LiveProviderRegistry = {
+    config,
+    ensureRoute(kind, request, ctx) {
+      if (ctx.environment !== 'live') return;
+      const country = countryOf(request, ctx);
+      if (config.resolve(kind, country)) return;
+      throw new AppError('SERVICE_NOT_ENABLED', {
+        message: `No live provider is configured for ${kind}:${country}. An administrator must configure one (console Providers page or \`vconsole providers set\`).`,
+      });
+    },
+    async ask(kind, request, ctx) {
+      if (ctx.environment === 'sandbox') return sandbox.ask(kind, request, ctx);
+      const provider = config.resolve(kind, countryOf(request, ctx));
+      // The route was removed after the charge (or while an async check waited): a non-answer, reversed.
+      if (!provider) return { outcome: 'error', errorCode: 'VERIFICATION_UNAVAILABLE' };
+      const ttl = config.cacheTtl()[kind];
+      const key = ttl > 0 && ctx.organizationId ? cacheKey(ctx.organizationId, kind, request) : null;
+      if (key) {
+        const hit = readCache(deps, key);
+        if (hit) return hit;
+      }
+      const answer = { ...(await askUpstream(provider, kind, request, ctx)), source: 'live' as const };
+      if (key && ctx.organizationId) writeCache(deps, key, ctx.organizationId, kind, answer, ttl);
+      return answer;
+    },
+    view(p) {
+      const { secretConfigured, secretLast4, ...rest } = p;
+      const state = running.get(p.id)?.state() ?? IDLE_STATE;
+      return {
+        ...rest,
+        secret: { configured: secretConfigured, masked: secretConfigured ? maskSecret(secretLast4 ?? '') : null },
+        state,
+      };
+    },
+    async probe(id) {
+      const p = config.resolveById(id);
+      if (!p) throw new AppError('NOT_FOUND', { message: `No provider with id ${id} exists.` });
+      if (p.adapter === 'stand-in') return { id, ok: true, httpStatus: null, message: 'The stand-in answers locally from the sandbox fixtures.' };
+      return runtimeFor(p).probe();
+    },
+    async close() {
+      const all = [...running.values()];
+      running.clear();
+      await Promise.all(all.map((r) => r.close().catch(() => {})));
     },
   };
+  return registry;
+}
+
+/** The live registry of a running core (the console, the CLI and tests configure providers through it). */
+export function liveProviders(rt: CoreRuntime): LiveProviderRegistry {
+  const p = rt.verification.providers as Partial<LiveProviderRegistry>;
+  if (!p.config) throw new Error('this core runs without the live provider registry');
+  return p as LiveProviderRegistry;
+}
+
+/** Routes every kind's live checks to the `stand-in` adapter (sandbox-like answers, billed): tests and demos. */
+export function configureStandIn(rt: CoreRuntime, routes: string[] = ['account:*', 'phone:*', 'identity:*', 'face:*', 'address:*']): void {
+  const { config } = liveProviders(rt);
+  // Routes already served by another provider stay with it: the stand-in only fills the gaps.
+  const taken = new Set(config.list().filter((p) => p.id !== 'stand-in').flatMap((p) => p.routes));
+  const existing = config.get('stand-in');
+  const mine = [...new Set([...(existing?.routes ?? []), ...routes.filter((r) => !taken.has(r))])];
+  config.set({ id: 'stand-in', adapter: 'stand-in', routes: mine });
 }

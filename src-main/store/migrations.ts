@@ -11,6 +11,8 @@ import { m001Foundation } from './migrations/001-foundation';
 import { m002Billing } from './migrations/002-billing';
 import { m003Webhooks } from './migrations/003-webhooks';
 import { m004Routing } from './migrations/004-routing';
+import { m005Providers } from './migrations/005-providers';
+import { m006UserStatus } from './migrations/006-user-status';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -18,4 +20,6 @@ export const MIGRATIONS: readonly Migration[] = [
   m002Billing,
   m003Webhooks,
   m004Routing,
+  m005Providers,
+  m006UserStatus,
 ];

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { enableService, setPrice, topUp } from '../../src-main/core/billing/billing';
 import { bootstrap, type BootstrapResult } from '../../src-main/core/orgs/organizations';
+import { configureStandIn } from '../../src-main/providers/registry';
 import { startService, type RunningService, type ServiceConfig } from '../../src-main/service';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
@@ -150,6 +151,9 @@ export function enableLive(ts: TestService, service = 'account:NG', o: { price?:
   topUp(deps, orgId, o.balance ?? 100_000, 'USD');
   setPrice(deps, orgId, service, o.price ?? 25, 'USD');
   enableService(deps, orgId, service);
+  // Live checks need a configured provider (docs/providers.md): the stand-in answers like the sandbox, billed.
+  // Routes a test already gave a real adapter (the simulator) stay with it.
+  configureStandIn(ts.service.rt);
 }
 
 /** A valid NG account request that the sandbox answers with success. */

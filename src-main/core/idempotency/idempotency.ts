@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
 import type { CoreDeps } from '../context';
+import { faultPoint } from '../fault-points';
 
 export const RETENTION_MS = 24 * 3600 * 1000;
 const KEY_RE = /^[\x20-\x7e]{1,255}$/;
@@ -103,6 +104,9 @@ export interface Executed {
   persist?: () => void;
 }
 
+/** Stores a request's final response early, inside a transaction that writes its effects. */
+export type EarlyResponse = (statusCode: number, body: unknown) => void;
+
 export interface IdempotentResponse {
   statusCode: number;
   body: string;
@@ -120,7 +124,7 @@ export function runIdempotentRequest(
   p: { organizationId: string; environment: string },
   key: string,
   request: { method: string; path: string; body: unknown },
-  exec: () => Promise<Executed>,
+  exec: (early: EarlyResponse) => Promise<Executed>,
 ): Promise<IdempotentResponse> {
   return runIdempotent(deps, idempotencyScope(p), key, fingerprint(request.method, request.path, request.body), exec);
 }
@@ -130,13 +134,15 @@ export async function runIdempotent(
   scope: string,
   key: string,
   fp: string,
-  exec: () => Promise<Executed>,
+  exec: (early: EarlyResponse) => Promise<Executed>,
 ): Promise<IdempotentResponse> {
   const begun = beginIdempotent(deps, scope, key, fp);
   if (begun.kind === 'replay') return { statusCode: begun.statusCode, body: begun.body, replayed: true };
   let result: Executed;
   try {
-    result = await exec();
+    // The final answer stored before execution ends, inside a transaction of the request's own (it must be the
+    // same statusCode and body that exec() then returns; the commit below rewrites the same row).
+    result = await exec((statusCode, body) => completeIdempotent(deps, scope, key, fp, statusCode, JSON.stringify(body)));
   } catch (err) {
     releaseIdempotent(deps, scope, key);
     throw err;
@@ -152,5 +158,6 @@ export async function runIdempotent(
   } finally {
     releaseIdempotent(deps, scope, key);
   }
+  faultPoint('after-commit-before-response');
   return { statusCode: result.statusCode, body, replayed: false };
 }

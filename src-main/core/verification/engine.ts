@@ -6,6 +6,7 @@ import { TRANSIENT_CODES, VERIFICATION_ERRORS, type VerificationErrorCode } from
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
 import { enqueue } from '../../jobs/queue';
 import { iso } from '../clock';
+import { faultPoint } from '../fault-points';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
@@ -33,6 +34,8 @@ function extras(spec: KindSpec<unknown>): KindSpecExtras<unknown> {
 
 export interface ProviderRegistry {
   ask(kind: VerificationKind, request: unknown, ctx: ProviderContext): Promise<ProviderAnswer>;
+  /** Throws (an AppError) when no provider could answer this check, so it is refused before it is charged. */
+  ensureRoute?(kind: VerificationKind, request: unknown, ctx: ProviderContext): void;
 }
 
 export interface VerificationRuntime {
@@ -85,7 +88,15 @@ export async function submitVerification(
   p: Principal,
   kind: VerificationKind,
   request: unknown,
-  opts: { async: boolean },
+  opts: {
+    async: boolean;
+    /**
+     * Stores the idempotent response inside the live charge's transaction. Used for async live checks, whose 202 is
+     * final at that point: a crash before the response is sent then leaves a key that replays it, never a charged
+     * check that a retry would charge again.
+     */
+    respondWithCharge?: (statusCode: number, body: unknown) => void;
+  },
 ): Promise<Submitted> {
   const spec = specFor(rt, kind);
   const ext = extras(spec);
@@ -133,6 +144,17 @@ export async function submitVerification(
   }
 
   const live = p.environment === 'live';
+  const pendingBody = {
+    id: base.id,
+    status: base.status,
+    verificationType: base.verificationType,
+    identifier: base.identifier,
+    country: base.country,
+    environment: base.environment,
+    mode: base.mode,
+    createdAt: base.createdAt,
+  } as VerificationRecord;
+  const ctx: ProviderContext = { environment: p.environment, verificationId: id, organizationId: p.organizationId, country: spec.country(request) };
   if (live) {
     // Billing (decisions §9): gates, debit and the pending record commit together BEFORE the provider is asked,
     // in an immediate transaction so concurrent requests serialise on the balance. A sync request also leaves a
@@ -140,24 +162,18 @@ export async function submitVerification(
     deps.db
       .transaction(() => {
         base.charge = chargeVerification(deps.db, { organizationId: p.organizationId, service: spec.serviceKey(request), verificationId: id, nowMs: now });
+        // After the billing gates (their order is decisions §9), inside the transaction: a refusal rolls the charge back.
+        rt.providers.ensureRoute?.(kind, request, ctx);
         insertVerification(deps.db, { ...stored, record: base });
-        if (isAsync) enqueue(deps.db, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
-        else enqueue(deps.db, now, SYNC_GUARD_JOB, { verificationId: id }, { id: `guard_${id}`, runAtMs: now + SYNC_GUARD_MS, maxAttempts: 20 });
+        if (isAsync) {
+          enqueue(deps.db, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
+          opts.respondWithCharge?.(202, pendingBody);
+        } else enqueue(deps.db, now, SYNC_GUARD_JOB, { verificationId: id }, { id: `guard_${id}`, runAtMs: now + SYNC_GUARD_MS, maxAttempts: 20 });
       })
       .immediate();
   }
 
   if (isAsync) {
-    const pendingBody = {
-      id: base.id,
-      status: base.status,
-      verificationType: base.verificationType,
-      identifier: base.identifier,
-      country: base.country,
-      environment: base.environment,
-      mode: base.mode,
-      createdAt: base.createdAt,
-    } as VerificationRecord;
     return {
       statusCode: 202,
       body: pendingBody,
@@ -171,7 +187,7 @@ export async function submitVerification(
     };
   }
 
-  const answer = await askSafely(rt, kind, request, { environment: p.environment, verificationId: id });
+  const answer = await askSafely(rt, kind, request, ctx);
   if (!live) {
     const rec = applyAnswer(spec, request, base, answer, deps.clock.now());
     return { statusCode: 200, body: rec, persist: () => insertVerification(deps.db, { ...stored, record: rec }) };
@@ -179,18 +195,31 @@ export async function submitVerification(
   const doneAt = deps.clock.now();
   const rec = withChargeOutcome(applyAnswer(spec, request, base, answer, doneAt));
   // Settled together with the stored idempotent response; if the guard already settled it (the answer came after
-  // SYNC_GUARD_MS), the conditional update changes nothing and the reversal cannot repeat.
-  return { statusCode: 200, body: rec, persist: () => settle(rt, id, () => rec, doneAt, false) };
+  // SYNC_GUARD_MS), the conditional update changes nothing and the reversal cannot repeat — and the caller gets
+  // what is stored (the guard's reversed error), not the late answer: the body is serialised after persist().
+  return {
+    statusCode: 200,
+    body: rec,
+    persist: () => {
+      const outcome = settle(rt, id, () => rec, doneAt, false);
+      if (outcome.applied || !outcome.record) return;
+      for (const k of Object.keys(rec)) delete (rec as unknown as Record<string, unknown>)[k];
+      Object.assign(rec, outcome.record);
+    },
+  };
 }
 
 /** A provider that throws is a non-answer, not a 500: the record still ends, and a live charge is reversed. */
 async function askSafely(rt: VerificationRuntime, kind: VerificationKind, request: unknown, ctx: ProviderContext): Promise<ProviderAnswer> {
+  let answer: ProviderAnswer;
   try {
-    return await rt.providers.ask(kind, request, ctx);
+    answer = await rt.providers.ask(kind, request, ctx);
   } catch (err) {
     rt.deps.log.warn({ err, verificationId: ctx.verificationId }, 'provider failed');
     return { outcome: 'error', errorCode: 'VERIFICATION_ERROR' };
   }
+  faultPoint('after-upstream');
+  return answer;
 }
 
 /** The record's charge after the outcome: a non-answer (status error) is reversed (interface §1.6). */
@@ -204,15 +233,21 @@ function withChargeOutcome(rec: VerificationRecord): VerificationRecord {
  * and (async) its outbox event — all in one transaction. Does nothing when the record is no longer pending, so
  * the queue's at-least-once delivery, the sync guard and a late answer can all call it safely.
  */
-function settle(rt: VerificationRuntime, verificationId: string, finish: (pending: VerificationRecord, request: unknown) => VerificationRecord, nowMs: number, emitEvent: boolean): void {
+function settle(
+  rt: VerificationRuntime,
+  verificationId: string,
+  finish: (pending: VerificationRecord, request: unknown) => VerificationRecord,
+  nowMs: number,
+  emitEvent: boolean,
+): { applied: boolean; record: VerificationRecord | null } {
   const { deps } = rt;
-  deps.db.transaction(() => {
+  return deps.db.transaction((): { applied: boolean; record: VerificationRecord | null } => {
     const fresh = getStored(deps.db, verificationId);
-    if (!fresh || fresh.record.status !== 'pending') return;
+    if (!fresh || fresh.record.status !== 'pending') return { applied: false, record: fresh?.record ?? null };
     const rec = withChargeOutcome(finish(fresh.record, fresh.request));
     if (rec.charge.status === 'reversed') reverseCharge(deps.db, verificationId, nowMs);
     updateVerification(deps.db, rec);
-    if (!emitEvent) return;
+    if (!emitEvent) return { applied: true, record: rec };
     const event = rec.status === 'success' ? 'verification.completed' : 'verification.failed';
     const payload = {
       event,
@@ -227,6 +262,7 @@ function settle(rt: VerificationRuntime, verificationId: string, finish: (pendin
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(newId('evt'), fresh.organizationId, rec.environment, event, verificationId, JSON.stringify(payload), iso(nowMs));
+    return { applied: true, record: rec };
   }).immediate();
 }
 
@@ -239,9 +275,14 @@ export async function processVerification(rt: VerificationRuntime, verificationI
   const answer = await askSafely(rt, stored.kind, stored.request, {
     environment: stored.record.environment,
     verificationId,
+    organizationId: stored.organizationId,
+    country: stored.record.country,
   });
   const now = deps.clock.now();
-  settle(rt, verificationId, (pending, request) => applyAnswer(spec, request, pending, answer, now), now, true);
+  // Through the group commit: concurrent completions share one fsync (settle's own transaction becomes a savepoint).
+  await deps.commit(() => {
+    settle(rt, verificationId, (pending, request) => applyAnswer(spec, request, pending, answer, now), now, true);
+  });
 }
 
 /**

@@ -24,6 +24,12 @@ export interface ProviderAnswer {
 export interface ProviderContext {
   environment: Environment;
   verificationId: string;
+  /** The caller's organization (the live cache is per organization). */
+  organizationId?: string;
+  /** The corridor or market, as the kind's spec reads it from the request (provider routing). */
+  country?: string;
+  /** Aborts the upstream call: the check answers VERIFICATION_CANCELLED. */
+  signal?: AbortSignal;
 }
 
 export type ResultFields = Partial<Omit<VerificationRecord, 'id' | 'status' | 'verified' | 'verificationType' | 'identifier' | 'country' | 'environment' | 'mode' | 'createdAt' | 'completedAt' | 'charge' | 'error'>>;

@@ -8,8 +8,14 @@ import { submitVerification, type Submitted, type VerificationRuntime } from './
 import { getVerification, listVerifications } from './records';
 import type { VerificationKind } from './types';
 
-export function submit(rt: VerificationRuntime, p: Principal, kind: VerificationKind, request: { mode?: 'async' } & object): Promise<Submitted> {
-  return submitVerification(rt, p, kind, request, { async: request.mode === 'async' });
+export function submit(
+  rt: VerificationRuntime,
+  p: Principal,
+  kind: VerificationKind,
+  request: { mode?: 'async' } & object,
+  respondWithCharge?: (statusCode: number, body: unknown) => void,
+): Promise<Submitted> {
+  return submitVerification(rt, p, kind, request, { async: request.mode === 'async', respondWithCharge });
 }
 
 /**
@@ -23,8 +29,8 @@ export function submitOnce(
   request: { mode?: 'async' } & object,
   idempotencyKey: string = `once-${randomUUID()}`,
 ): Promise<IdempotentResponse> {
-  return runIdempotentRequest(rt.deps, p, idempotencyKey, { method: 'POST', path: `/verify/${kind}`, body: request }, async () => {
-    const s = await submit(rt, p, kind, request);
+  return runIdempotentRequest(rt.deps, p, idempotencyKey, { method: 'POST', path: `/verify/${kind}`, body: request }, async (early) => {
+    const s = await submit(rt, p, kind, request, early);
     return { statusCode: s.statusCode, body: s.body, persist: s.persist };
   });
 }

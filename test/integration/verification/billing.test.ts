@@ -9,6 +9,7 @@ import { ManualClock } from '../../../src-main/core/clock';
 import { processVerification, SYNC_GUARD_MS } from '../../../src-main/core/verification/engine';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { startService, type RunningService } from '../../../src-main/service';
+import { configureStandIn } from '../../../src-main/providers/registry';
 
 let service: RunningService;
 let dir: string;
@@ -41,6 +42,8 @@ beforeEach(async () => {
   live = boot.keys.live.key;
   sandbox = boot.keys.sandbox.key;
   org = boot.organizationId;
+  // Live checks need a configured provider: these billing rules run against the sandbox-like stand-in.
+  configureStandIn(service.rt);
 });
 
 afterEach(async () => {

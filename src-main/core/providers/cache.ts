@@ -1,0 +1,60 @@
+// The cache of definitive live answers (success / failed): keyed by a hash of organization, kind and the normalised
+// query, kept for the kind's time to live. Transient answers and INCONCLUSIVE never enter it.
+import { createHash } from 'node:crypto';
+import { TRANSIENT_CODES } from '../../../src-shared/errors';
+import type { CoreDeps } from '../context';
+import type { ProviderAnswer } from '../verification/types';
+
+/** Request fields that change how a check runs, not what it asks. */
+const NOT_PART_OF_QUERY = new Set(['mode']);
+
+/** Case, spacing and key order do not make a different question. */
+export function normaliseQuery(v: unknown): unknown {
+  if (typeof v === 'string') return v.normalize('NFKC').trim().replace(/\s+/g, ' ').toUpperCase();
+  if (Array.isArray(v)) return v.map(normaliseQuery);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      if (NOT_PART_OF_QUERY.has(k)) continue;
+      const val = (v as Record<string, unknown>)[k];
+      if (val === undefined || val === null || val === '') continue;
+      out[k] = normaliseQuery(val);
+    }
+    return out;
+  }
+  return v;
+}
+
+export function cacheKey(organizationId: string, kind: string, request: unknown): string {
+  return createHash('sha256').update(JSON.stringify([organizationId, kind, normaliseQuery(request)])).digest('hex');
+}
+
+export function isCacheable(a: ProviderAnswer): boolean {
+  if (a.outcome === 'success') return true;
+  if (a.outcome !== 'failed') return false;
+  const code = a.errorCode ?? 'VERIFICATION_FAILED';
+  // The engine turns these into status error even when labelled failed: non-answers are never stored.
+  return code !== 'INCONCLUSIVE' && !TRANSIENT_CODES.includes(code);
+}
+
+export function readCache(deps: CoreDeps, key: string): ProviderAnswer | null {
+  const row = deps.db.prepare('SELECT answer, expires_at_ms FROM verification_cache WHERE key = ?').get(key) as
+    | { answer: string; expires_at_ms: number }
+    | undefined;
+  if (!row || row.expires_at_ms <= deps.clock.now()) return null;
+  return { ...(JSON.parse(row.answer) as ProviderAnswer), source: 'cache' };
+}
+
+export function writeCache(deps: CoreDeps, key: string, organizationId: string, kind: string, answer: ProviderAnswer, ttlSeconds: number): void {
+  if (ttlSeconds <= 0 || !isCacheable(answer)) return;
+  const now = deps.clock.now();
+  const { source: _s, ...stored } = answer;
+  deps.db
+    .prepare(
+      `INSERT INTO verification_cache (key, organization_id, kind, answer, stored_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET answer = excluded.answer, stored_at_ms = excluded.stored_at_ms, expires_at_ms = excluded.expires_at_ms`,
+    )
+    .run(key, organizationId, kind, JSON.stringify(stored), now, now + ttlSeconds * 1000);
+  // Expired rows are dropped as new ones arrive, so the table stays bounded by what is live.
+  deps.db.prepare('DELETE FROM verification_cache WHERE expires_at_ms <= ?').run(now);
+}

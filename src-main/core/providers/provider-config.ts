@@ -1,0 +1,204 @@
+// The one place live-mode provider configuration is read and written (console channels, CLI, tests): adapters,
+// routes, limits and credentials sealed by the SecretBox. Plain credentials leave this module only towards an
+// adapter (resolve), never towards a door.
+import { AppError } from '../../../src-shared/app-error';
+import {
+  PROVIDER_KINDS,
+  ProviderInputSchema,
+  type CacheTtl,
+  type ProviderInput,
+  type ProviderSettings,
+  type ResultMapping,
+} from '../../../src-shared/schemas/providers';
+import { iso } from '../clock';
+import type { CoreDeps } from '../context';
+import type { SecretBox } from './secret-box';
+
+export interface StoredProvider extends Omit<ProviderSettings, 'secret' | 'clearSecret' | 'mapping'> {
+  mapping: Record<string, ResultMapping> | null;
+  secretConfigured: boolean;
+  secretLast4: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What an adapter gets: the stored settings plus the opened credential. */
+export interface ResolvedProvider extends StoredProvider {
+  secret: string | null;
+  /** Changes whenever the row changes, so per-provider runtime state (agent, breaker) can be rebuilt. */
+  version: string;
+}
+
+/** Default cache time to live per kind (seconds); 0 switches the cache off for the kind. */
+export const DEFAULT_CACHE_TTL: CacheTtl = { account: 86_400, phone: 86_400, identity: 86_400, face: 0, address: 0 };
+
+interface Row {
+  id: string;
+  adapter: string;
+  base_url: string;
+  auth_scheme: string;
+  secret_sealed: string | null;
+  secret_last4: string | null;
+  timeout_ms: number;
+  deadline_ms: number;
+  max_concurrency: number;
+  max_queue: number;
+  retries: number;
+  breaker_threshold: number;
+  breaker_cooldown_ms: number;
+  mapping: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function toStored(r: Row, routes: string[]): StoredProvider {
+  return {
+    id: r.id,
+    adapter: r.adapter as StoredProvider['adapter'],
+    baseUrl: r.base_url,
+    authScheme: r.auth_scheme as StoredProvider['authScheme'],
+    routes,
+    mapping: r.mapping ? (JSON.parse(r.mapping) as Record<string, ResultMapping>) : null,
+    secretConfigured: r.secret_sealed !== null,
+    secretLast4: r.secret_last4,
+    timeoutMs: r.timeout_ms,
+    deadlineMs: r.deadline_ms,
+    maxConcurrency: r.max_concurrency,
+    maxQueue: r.max_queue,
+    retries: r.retries,
+    breakerThreshold: r.breaker_threshold,
+    breakerCooldownMs: r.breaker_cooldown_ms,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export interface ProviderConfig {
+  readonly box: SecretBox;
+  list(): StoredProvider[];
+  get(id: string): StoredProvider | null;
+  /** Creates or replaces a provider and its routes; a route held by another provider moves to this one. */
+  set(input: ProviderInput): StoredProvider;
+  remove(id: string): void;
+  /** The provider serving kind + country: the exact route first, then `kind:*`. */
+  resolve(kind: string, country: string): ResolvedProvider | null;
+  resolveById(id: string): ResolvedProvider | null;
+  cacheTtl(): CacheTtl;
+  setCacheTtl(kind: keyof CacheTtl, seconds: number): CacheTtl;
+}
+
+export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderConfig {
+  const { db } = deps;
+  const routesOf = (id: string): string[] =>
+    (db.prepare('SELECT route FROM provider_routes WHERE provider_id = ? ORDER BY route').all(id) as { route: string }[]).map((r) => r.route);
+  const row = (id: string): Row | undefined => db.prepare('SELECT * FROM provider_configs WHERE id = ?').get(id) as Row | undefined;
+  const resolved = (r: Row): ResolvedProvider => ({
+    ...toStored(r, routesOf(r.id)),
+    secret: r.secret_sealed === null ? null : box.open(r.secret_sealed),
+    version: `${r.id}@${r.updated_at}#${r.secret_sealed ?? ''}`.slice(0, 200),
+  });
+
+  const api: ProviderConfig = {
+    box,
+    list() {
+      const rows = db.prepare('SELECT * FROM provider_configs ORDER BY id').all() as Row[];
+      return rows.map((r) => toStored(r, routesOf(r.id)));
+    },
+    get(id) {
+      const r = row(id);
+      return r ? toStored(r, routesOf(id)) : null;
+    },
+    set(input) {
+      const parsed = ProviderInputSchema.safeParse(input);
+      if (!parsed.success) {
+        throw new AppError('VALIDATION_ERROR', {
+          details: parsed.error.issues.map((i) => ({ field: i.path.join('.') || 'provider', message: i.message })),
+        });
+      }
+      const v = parsed.data;
+      const now = iso(deps.clock.now());
+      db.transaction(() => {
+        const existing = row(v.id);
+        let sealed = existing?.secret_sealed ?? null;
+        let last4 = existing?.secret_last4 ?? null;
+        if (v.clearSecret) {
+          sealed = null;
+          last4 = null;
+        }
+        if (v.secret !== undefined) {
+          sealed = box.seal(v.secret);
+          // Short secrets show no characters at all: four of six would give most of it away.
+          last4 = v.secret.length >= 12 ? v.secret.slice(-4) : '';
+        }
+        // A new updated_at even within the same millisecond, so runtime state keyed by version is rebuilt.
+        const updatedAt = existing && existing.updated_at >= now ? iso(Date.parse(existing.updated_at) + 1) : now;
+        db.prepare(
+          `INSERT INTO provider_configs (id, adapter, base_url, auth_scheme, secret_sealed, secret_last4, timeout_ms, deadline_ms,
+             max_concurrency, max_queue, retries, breaker_threshold, breaker_cooldown_ms, mapping, created_at, updated_at)
+           VALUES (@id, @adapter, @baseUrl, @authScheme, @sealed, @last4, @timeoutMs, @deadlineMs, @maxConcurrency, @maxQueue,
+             @retries, @breakerThreshold, @breakerCooldownMs, @mapping, @createdAt, @updatedAt)
+           ON CONFLICT(id) DO UPDATE SET adapter = excluded.adapter, base_url = excluded.base_url, auth_scheme = excluded.auth_scheme,
+             secret_sealed = excluded.secret_sealed, secret_last4 = excluded.secret_last4, timeout_ms = excluded.timeout_ms,
+             deadline_ms = excluded.deadline_ms, max_concurrency = excluded.max_concurrency, max_queue = excluded.max_queue,
+             retries = excluded.retries, breaker_threshold = excluded.breaker_threshold,
+             breaker_cooldown_ms = excluded.breaker_cooldown_ms, mapping = excluded.mapping, updated_at = excluded.updated_at`,
+        ).run({
+          id: v.id,
+          adapter: v.adapter,
+          baseUrl: v.baseUrl.replace(/\/+$/, ''),
+          authScheme: v.authScheme,
+          sealed,
+          last4,
+          timeoutMs: v.timeoutMs,
+          deadlineMs: Math.max(v.deadlineMs, v.timeoutMs),
+          maxConcurrency: v.maxConcurrency,
+          maxQueue: v.maxQueue,
+          retries: v.retries,
+          breakerThreshold: v.breakerThreshold,
+          breakerCooldownMs: v.breakerCooldownMs,
+          mapping: v.mapping ? JSON.stringify(v.mapping) : null,
+          createdAt: existing?.created_at ?? now,
+          updatedAt,
+        });
+        db.prepare('DELETE FROM provider_routes WHERE provider_id = ?').run(v.id);
+        const put = db.prepare(
+          'INSERT INTO provider_routes (route, provider_id) VALUES (?, ?) ON CONFLICT(route) DO UPDATE SET provider_id = excluded.provider_id',
+        );
+        for (const r of new Set(v.routes)) put.run(r, v.id);
+      })();
+      return api.get(v.id)!;
+    },
+    remove(id) {
+      const changes = db.prepare('DELETE FROM provider_configs WHERE id = ?').run(id).changes;
+      if (changes === 0) throw new AppError('NOT_FOUND', { message: `No provider with id ${id} exists.` });
+    },
+    resolve(kind, country) {
+      const hit =
+        (db.prepare('SELECT provider_id FROM provider_routes WHERE route = ?').get(`${kind}:${country.toUpperCase()}`) as { provider_id: string } | undefined) ??
+        (db.prepare('SELECT provider_id FROM provider_routes WHERE route = ?').get(`${kind}:*`) as { provider_id: string } | undefined);
+      if (!hit) return null;
+      return api.resolveById(hit.provider_id);
+    },
+    resolveById(id) {
+      const r = row(id);
+      return r ? resolved(r) : null;
+    },
+    cacheTtl() {
+      const out: CacheTtl = { ...DEFAULT_CACHE_TTL };
+      for (const r of db.prepare('SELECT kind, ttl_seconds FROM provider_cache_ttl').all() as { kind: keyof CacheTtl; ttl_seconds: number }[]) {
+        if ((PROVIDER_KINDS as readonly string[]).includes(r.kind)) out[r.kind] = r.ttl_seconds;
+      }
+      return out;
+    },
+    setCacheTtl(kind, seconds) {
+      if (!(PROVIDER_KINDS as readonly string[]).includes(kind) || !Number.isInteger(seconds) || seconds < 0) {
+        throw new AppError('VALIDATION_ERROR', { details: [{ field: 'ttlSeconds', message: 'a whole number of seconds, 0 or more' }] });
+      }
+      db.prepare('INSERT INTO provider_cache_ttl (kind, ttl_seconds) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET ttl_seconds = excluded.ttl_seconds').run(kind, seconds);
+      // A lowered TTL takes effect at once: nothing older than the new limit may still be served.
+      db.prepare('DELETE FROM verification_cache WHERE kind = ? AND stored_at_ms + ? * 1000 <= ?').run(kind, seconds, deps.clock.now());
+      return api.cacheTtl();
+    },
+  };
+  return api;
+}

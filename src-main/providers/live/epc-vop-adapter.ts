@@ -1,0 +1,48 @@
+// EPC Verification of Payee (SEPA name checks, docs/providers.md): POST {baseUrl}/payee-verifications with the
+// payee's name and IBAN; MTCH → success, CMTC / NMTC → failed (the matched name of a close match is never
+// returned: interface §2.3 echoes a name only when it matched), NOAP → INCONCLUSIVE (not charged).
+import { createHash } from 'node:crypto';
+import type { ProviderAnswer } from '../../core/verification/types';
+import { isObject, mapped, str, type LiveAdapter } from './adapter';
+
+/** A stable UUID (version 8, RFC 9562 custom) from our verification id: every attempt carries the same one. */
+export function requestIdFor(verificationId: string): string {
+  const h = createHash('sha256').update(`vop:${verificationId}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+export const VOP_ANSWERS: Record<string, ProviderAnswer> = {
+  MTCH: { outcome: 'success' },
+  CMTC: { outcome: 'failed', errorCode: 'VERIFICATION_FAILED', message: 'The account name is a close match to, but not the same as, the name held by the bank.' },
+  NMTC: { outcome: 'failed', errorCode: 'VERIFICATION_FAILED', message: 'The account name does not match the name held by the bank.' },
+  NOAP: { outcome: 'error', errorCode: 'INCONCLUSIVE' },
+};
+
+export const epcVopAdapter: LiveAdapter = {
+  name: 'epc-vop',
+  kinds: ['account'],
+  build(_kind, request, verificationId) {
+    const requestId = requestIdFor(verificationId);
+    const name = String(request['accountName'] ?? '');
+    const iban = String(request['accountNumber'] ?? '').replace(/\s+/g, '').toUpperCase();
+    return {
+      path: '/payee-verifications',
+      headers: { 'x-request-id': requestId },
+      idempotencyKey: requestId,
+      // `party.name` is the EPC inter-PSP API's spelling; `partyName` the lead's protocol. Both are sent.
+      body: { requestId, partyName: name, party: { name }, partyAccount: { iban } },
+    };
+  },
+  read(_kind, _request, json, mapping) {
+    if (!isObject(json)) return null;
+    const code = str(json['verificationResult']) ?? str(json['partyNameMatch']);
+    if (!code) return null;
+    const fallback = VOP_ANSWERS[code];
+    const row = mapping?.[code];
+    if (!fallback && !row) return null;
+    return mapped(row, fallback ?? { outcome: 'error', errorCode: 'VERIFICATION_ERROR' });
+  },
+};

@@ -1,0 +1,113 @@
+// The generic HTTPS/JSON upstream (docs/providers.md): POST {baseUrl}/v1/checks/{kind} with our verification id as
+// Idempotency-Key, answered by MATCH / NO_MATCH / NOT_FOUND / INCONCLUSIVE / INVALID, mapped by a table that each
+// provider may override.
+import type { VerificationErrorCode } from '../../../src-shared/errors';
+import type { ProviderAnswer, VerificationKind } from '../../core/verification/types';
+import { isObject, mapped, str, type LiveAdapter, type Req } from './adapter';
+
+export const GENERIC_RESULTS = ['MATCH', 'NO_MATCH', 'NOT_FOUND', 'INCONCLUSIVE', 'INVALID'] as const;
+
+const NOT_FOUND: Record<VerificationKind, VerificationErrorCode> = {
+  account: 'ACCOUNT_NOT_FOUND',
+  phone: 'SUBSCRIBER_NOT_FOUND',
+  identity: 'IDENTIFIER_NOT_FOUND',
+  face: 'FACE_MATCH_FAILED',
+  address: 'VERIFICATION_FAILED',
+};
+
+const INVALID: Record<VerificationKind, VerificationErrorCode> = {
+  account: 'INVALID_ACCOUNT_NUMBER',
+  phone: 'INVALID_PHONE_NUMBER',
+  identity: 'VERIFICATION_FAILED',
+  face: 'FACE_MATCH_FAILED',
+  address: 'VERIFICATION_FAILED',
+};
+
+const NOT_FOUND_MESSAGE: Partial<Record<VerificationKind, string>> = {
+  face: 'Facial verification failed (check could not complete).',
+  address: 'The address could not be found.',
+};
+
+/** Which request fields each kind sends as `query` (the protocol's list; nothing else leaves the service). */
+function queryOf(kind: VerificationKind, r: Req): Record<string, unknown> {
+  const pick = (...names: string[]) => Object.fromEntries(names.filter((n) => r[n] !== undefined && r[n] !== null).map((n) => [n, r[n]]));
+  switch (kind) {
+    case 'account': {
+      const q = pick('accountNumber', 'bankCode', 'accountName', 'accountHolderType', 'identifiers');
+      const country = String(r['country'] ?? '');
+      if (country === 'GB' && typeof r['bankCode'] === 'string') q['sortCode'] = r['bankCode'];
+      if (typeof r['accountNumber'] === 'string' && /^[A-Z]{2}\d{2}/i.test(r['accountNumber'].replace(/\s+/g, ''))) {
+        q['iban'] = r['accountNumber'].replace(/\s+/g, '').toUpperCase();
+      }
+      return q;
+    }
+    case 'phone':
+      return pick('phoneNumber', 'networkCode');
+    case 'identity': {
+      const v = isObject(r['validation']) ? r['validation'] : {};
+      return { ...pick('idType', 'idNumber'), ...Object.fromEntries(['firstName', 'lastName', 'dateOfBirth'].filter((k) => v[k] !== undefined).map((k) => [k, v[k]])) };
+    }
+    case 'face':
+      return { ...pick('idNumber'), imageSha256: r['selfieSha256'] ?? r['imageSha256'] ?? null };
+    case 'address':
+      return pick('addressLine1', 'addressLine2', 'city', 'region', 'postalCode', 'subject');
+  }
+}
+
+function fieldsOf(data: unknown): ProviderAnswer['fields'] {
+  if (!isObject(data)) return {};
+  const out: NonNullable<ProviderAnswer['fields']> = {};
+  for (const k of ['accountName', 'bankName', 'fullName', 'firstName', 'lastName', 'middleName', 'dateOfBirth'] as const) {
+    const v = str(data[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  if (data['address'] !== undefined) (out as Record<string, unknown>)['address'] = data['address'];
+  return out;
+}
+
+export function defaultGenericAnswer(kind: VerificationKind, request: Req, result: string, reason: string | undefined, data: unknown): ProviderAnswer | null {
+  switch (result) {
+    case 'MATCH':
+      return { outcome: 'success', fields: fieldsOf(data) };
+    case 'NO_MATCH': {
+      const namedCheck = kind === 'account' && typeof request['accountName'] === 'string';
+      const bankName = isObject(data) ? str(data['bankName']) : undefined;
+      return {
+        outcome: 'failed',
+        errorCode: 'VERIFICATION_FAILED',
+        message: namedCheck ? 'The account name does not match the name held by the bank.' : (reason ?? 'The details do not match the record.'),
+        ...(bankName ? { fields: { bankName } } : {}),
+      };
+    }
+    case 'NOT_FOUND':
+      return { outcome: 'failed', errorCode: NOT_FOUND[kind], ...(NOT_FOUND_MESSAGE[kind] ? { message: NOT_FOUND_MESSAGE[kind] } : {}) };
+    case 'INCONCLUSIVE':
+      return { outcome: 'error', errorCode: 'INCONCLUSIVE' };
+    case 'INVALID':
+      return { outcome: 'failed', errorCode: INVALID[kind], ...(reason && INVALID[kind] === 'VERIFICATION_FAILED' ? { message: reason.slice(0, 300) } : {}) };
+    default:
+      return null;
+  }
+}
+
+export const genericAdapter: LiveAdapter = {
+  name: 'generic',
+  kinds: ['account', 'phone', 'identity', 'face', 'address'],
+  build(kind, request, verificationId) {
+    return {
+      path: `/v1/checks/${kind}`,
+      headers: { 'idempotency-key': verificationId },
+      idempotencyKey: verificationId,
+      body: { reference: verificationId, kind, country: String(request['country'] ?? ''), query: queryOf(kind, request) },
+    };
+  },
+  read(kind, request, json, mapping) {
+    if (!isObject(json) || typeof json['result'] !== 'string') return null;
+    const result = json['result'];
+    const reason = str(json['reason']);
+    const fallback = defaultGenericAnswer(kind, request, result, reason, json['data']);
+    const row = mapping?.[result];
+    if (!fallback && !row) return null;
+    return mapped(row, fallback ?? { outcome: 'error', errorCode: 'VERIFICATION_ERROR' });
+  },
+};

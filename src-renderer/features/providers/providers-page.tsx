@@ -1,0 +1,330 @@
+// The Providers page (live mode, docs/providers.md): which upstream answers which kind and corridor, its circuit
+// state and last error, a form to add or change one (the credential is a password field that is never filled back
+// from the service: only "configured ••••last4" is shown), a health probe, and the cache time to live per kind.
+import { useCallback, useEffect, useState } from 'react';
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  NumberInput,
+  Paper,
+  PasswordInput,
+  Select,
+  Stack,
+  Table,
+  TagsInput,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { IconAlertCircle, IconPlugConnected } from '@tabler/icons-react';
+import { PROVIDER_ADAPTERS, PROVIDER_KINDS, type ProbeResult, type ProvidersOverview, type ProviderView } from '../../../src-shared/schemas/providers';
+import { call, ConsoleError } from '../../client/bridge';
+import { notifySuccess } from '../../app/notify';
+
+const CIRCUIT_COLOR = { closed: 'green', 'half-open': 'yellow', open: 'red' } as const;
+
+type Form = {
+  id: string;
+  adapter: (typeof PROVIDER_ADAPTERS)[number];
+  baseUrl: string;
+  authScheme: 'bearer' | 'api-key';
+  secret: string;
+  routes: string[];
+  timeoutMs: number;
+  deadlineMs: number;
+  maxConcurrency: number;
+  maxQueue: number;
+  retries: number;
+  breakerThreshold: number;
+  breakerCooldownMs: number;
+};
+
+const EMPTY: Form = {
+  id: '',
+  adapter: 'generic',
+  baseUrl: '',
+  authScheme: 'bearer',
+  secret: '',
+  routes: [],
+  timeoutMs: 5000,
+  deadlineMs: 15000,
+  maxConcurrency: 8,
+  maxQueue: 32,
+  retries: 2,
+  breakerThreshold: 5,
+  breakerCooldownMs: 30000,
+};
+
+function fromView(p: ProviderView): Form {
+  // The secret field starts empty: leaving it empty keeps the stored credential.
+  return { ...EMPTY, ...p, secret: '' };
+}
+
+function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  const e = error instanceof ConsoleError ? error : null;
+  return (
+    <Alert color="red" variant="light" icon={<IconAlertCircle size={18} />} data-testid="providers-error">
+      <Text size="sm">{e ? e.message : 'The console hit an unexpected problem.'}</Text>
+      {e?.details.map((d) => (
+        <Text size="sm" key={`${d.field}:${d.message}`}>
+          <Text span ff="monospace" size="sm">
+            {d.field}
+          </Text>
+          : {d.message}
+        </Text>
+      ))}
+    </Alert>
+  );
+}
+
+function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; editing: ProviderView | null; onClose: () => void; onSaved: () => void }) {
+  const [f, setF] = useState<Form>(initial);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const set = <K extends keyof Form>(k: K, v: Form[K]) => setF((cur) => ({ ...cur, [k]: v }));
+  const num = (k: keyof Form, label: string) => (
+    <NumberInput label={label} value={f[k] as number} min={0} onChange={(v) => set(k, (typeof v === 'number' ? v : Number(v)) as never)} data-testid={`provider-${k}`} />
+  );
+
+  async function save() {
+    setBusy(true);
+    setError(null);
+    try {
+      const { secret, ...rest } = f;
+      await call('providers:set', { ...rest, ...(secret ? { secret } : {}), ...(editing?.mapping ? { mapping: editing.mapping } : {}) });
+      // Never keep the typed credential in memory longer than the save.
+      setF((cur) => ({ ...cur, secret: '' }));
+      notifySuccess(`Provider ${f.id} saved.`, 'Providers');
+      onSaved();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Stack gap="sm">
+      <TextInput label="Id" value={f.id} disabled={editing !== null} onChange={(e) => set('id', e.currentTarget.value)} data-testid="provider-id" />
+      <Select label="Adapter" data={[...PROVIDER_ADAPTERS]} value={f.adapter} allowDeselect={false} onChange={(v) => v && set('adapter', v as Form['adapter'])} data-testid="provider-adapter" />
+      {f.adapter !== 'stand-in' && (
+        <>
+          <TextInput label="Base URL" placeholder="https://upstream.example.com" value={f.baseUrl} onChange={(e) => set('baseUrl', e.currentTarget.value)} data-testid="provider-base-url" />
+          <Select label="Authentication" data={[{ value: 'bearer', label: 'Authorization: Bearer' }, { value: 'api-key', label: 'X-API-Key header' }]} value={f.authScheme} allowDeselect={false} onChange={(v) => v && set('authScheme', v as Form['authScheme'])} />
+          <PasswordInput
+            label="Credential"
+            description={editing?.secret.configured ? `Configured (${editing.secret.masked}). Leave empty to keep it.` : 'Stored encrypted; never shown again after saving.'}
+            value={f.secret}
+            autoComplete="new-password"
+            onChange={(e) => set('secret', e.currentTarget.value)}
+            data-testid="provider-secret"
+          />
+        </>
+      )}
+      <TagsInput label="Routes" description="kind:CC or kind:* — e.g. account:GB, account:DE, phone:*" value={f.routes} onChange={(v) => set('routes', v)} data-testid="provider-routes" />
+      <Group grow>
+        {num('timeoutMs', 'Request timeout (ms)')}
+        {num('deadlineMs', 'Overall deadline (ms)')}
+        {num('retries', 'Retries')}
+      </Group>
+      <Group grow>
+        {num('maxConcurrency', 'Max concurrency')}
+        {num('maxQueue', 'Queue')}
+        {num('breakerThreshold', 'Breaker: failures')}
+        {num('breakerCooldownMs', 'Breaker: cool-down (ms)')}
+      </Group>
+      <ErrorBox error={error} />
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onClose}>
+          Cancel
+        </Button>
+        <Button onClick={save} loading={busy} data-testid="provider-save">
+          Save
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+export function ProvidersPage() {
+  const [data, setData] = useState<ProvidersOverview | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [form, setForm] = useState<{ initial: Form; editing: ProviderView | null } | null>(null);
+  const [probes, setProbes] = useState<Record<string, ProbeResult>>({});
+
+  const load = useCallback(async () => {
+    try {
+      setData(await call('providers:list', {}));
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  async function probe(id: string) {
+    try {
+      const r = await call('providers:test', { id });
+      setProbes((p) => ({ ...p, [id]: r }));
+      await load();
+    } catch (e) {
+      setError(e);
+    }
+  }
+  async function remove(id: string) {
+    try {
+      await call('providers:remove', { id });
+      notifySuccess(`Provider ${id} removed.`, 'Providers');
+      await load();
+    } catch (e) {
+      setError(e);
+    }
+  }
+  async function setTtl(kind: (typeof PROVIDER_KINDS)[number], ttlSeconds: number) {
+    try {
+      const ttl = await call('providers:cacheTtl', { kind, ttlSeconds });
+      setData((d) => (d ? { ...d, cacheTtlSeconds: ttl } : d));
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  return (
+    <Stack gap="md" data-testid="providers-page">
+      <Group justify="space-between">
+        <div>
+          <Title order={3}>Live providers</Title>
+          <Text size="sm" c="dimmed">
+            Live checks go to the upstream routed for their kind and country. A live check with no route is refused before it is charged.
+          </Text>
+        </div>
+        <Button leftSection={<IconPlugConnected size={16} />} onClick={() => setForm({ initial: EMPTY, editing: null })} data-testid="provider-add">
+          Add provider
+        </Button>
+      </Group>
+      <ErrorBox error={error} />
+      {data && data.providers.length === 0 && (
+        <Alert color="yellow" variant="light" data-testid="providers-empty">
+          No provider is configured: every live check is refused (403 SERVICE_NOT_ENABLED) until one is.
+        </Alert>
+      )}
+      {data && data.providers.length > 0 && (
+        <Table striped withTableBorder data-testid="providers-table">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Id</Table.Th>
+              <Table.Th>Adapter</Table.Th>
+              <Table.Th>Routes</Table.Th>
+              <Table.Th>Credential</Table.Th>
+              <Table.Th>Circuit</Table.Th>
+              <Table.Th>Last error</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {data.providers.map((p) => (
+              <Table.Tr key={p.id} data-testid={`provider-row-${p.id}`}>
+                <Table.Td>
+                  <Text fw={600}>{p.id}</Text>
+                  <Text size="xs" c="dimmed">
+                    {p.baseUrl || 'local'}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{p.adapter}</Table.Td>
+                <Table.Td>
+                  <Group gap={4}>
+                    {p.routes.map((r) => (
+                      <Badge key={r} variant="light">
+                        {r}
+                      </Badge>
+                    ))}
+                  </Group>
+                </Table.Td>
+                <Table.Td>{p.secret.configured ? <Text ff="monospace">{p.secret.masked}</Text> : <Text c="dimmed">none</Text>}</Table.Td>
+                <Table.Td>
+                  <Badge color={CIRCUIT_COLOR[p.state.circuit]} data-testid={`provider-circuit-${p.id}`}>
+                    {p.state.circuit}
+                  </Badge>
+                  {p.state.inFlight + p.state.queued > 0 && (
+                    <Text size="xs" c="dimmed">
+                      {p.state.inFlight} in flight, {p.state.queued} queued
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{p.state.lastError ?? '—'}</Text>
+                  {p.state.lastErrorAt && (
+                    <Text size="xs" c="dimmed">
+                      {new Date(p.state.lastErrorAt).toLocaleString()}
+                    </Text>
+                  )}
+                  {probes[p.id] && (
+                    <Text size="xs" c={probes[p.id]!.ok ? 'green' : 'red'} data-testid={`provider-probe-${p.id}`}>
+                      Probe: {probes[p.id]!.message}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <Button size="xs" variant="default" onClick={() => probe(p.id)}>
+                      Test
+                    </Button>
+                    <Button size="xs" variant="default" onClick={() => setForm({ initial: fromView(p), editing: p })}>
+                      Edit
+                    </Button>
+                    <Button size="xs" color="red" variant="subtle" onClick={() => remove(p.id)}>
+                      Remove
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {data && (
+        <Paper withBorder p="md">
+          <Title order={5}>Cache of definitive answers</Title>
+          <Text size="sm" c="dimmed" mb="xs">
+            Repeat questions within the time to live are answered from the cache (source: cache) and billed like any answer. 0 turns the cache off for the kind.
+          </Text>
+          <Group>
+            {PROVIDER_KINDS.map((k) => (
+              <NumberInput
+                key={k}
+                label={`${k} (s)`}
+                w={140}
+                min={0}
+                value={data.cacheTtlSeconds[k]}
+                onBlur={(e) => void setTtl(k, Math.max(0, Math.floor(Number(e.currentTarget.value.replace(/\D/g, '')) || 0)))}
+                data-testid={`cache-ttl-${k}`}
+              />
+            ))}
+          </Group>
+          <Text size="xs" c="dimmed" mt="xs">
+            Credentials at rest: {data.secretProtection}
+          </Text>
+        </Paper>
+      )}
+      <Modal opened={form !== null} onClose={() => setForm(null)} title={form?.editing ? `Edit ${form.editing.id}` : 'Add provider'} size="lg">
+        {form && (
+          <ProviderForm
+            initial={form.initial}
+            editing={form.editing}
+            onClose={() => setForm(null)}
+            onSaved={() => {
+              setForm(null);
+              void load();
+            }}
+          />
+        )}
+      </Modal>
+    </Stack>
+  );
+}

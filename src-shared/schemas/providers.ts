@@ -1,0 +1,127 @@
+// Live-mode provider configuration (docs/providers.md): which upstream adapter answers which kind and corridor,
+// its endpoint, credential and limits. A stored credential is never part of any output: only `configured`/masked.
+import { z } from 'zod';
+import { VERIFICATION_ERRORS, type VerificationErrorCode } from '../errors';
+
+export const PROVIDER_ADAPTERS = ['generic', 'epc-vop', 'uk-cop', 'stand-in'] as const;
+export const ProviderAdapterSchema = z.enum(PROVIDER_ADAPTERS);
+export type ProviderAdapter = z.infer<typeof ProviderAdapterSchema>;
+
+export const PROVIDER_KINDS = ['account', 'phone', 'identity', 'face', 'address'] as const;
+export const ProviderKindSchema = z.enum(PROVIDER_KINDS);
+
+/** `kind:CC` (one corridor or market) or `kind:*` (every other country of that kind). */
+export const ProviderRouteSchema = z
+  .string()
+  .trim()
+  .regex(/^(account|phone|identity|face|address):([A-Za-z]{2}|\*)$/, 'a route is kind:CC or kind:* (e.g. account:GB, phone:*)')
+  .transform((r) => {
+    const [kind, country] = r.split(':') as [string, string];
+    return `${kind}:${country.toUpperCase()}`;
+  });
+
+const codes = Object.keys(VERIFICATION_ERRORS) as [VerificationErrorCode, ...VerificationErrorCode[]];
+
+/** One row of a generic adapter's mapping table: an upstream `result` value → our outcome. */
+export const ResultMappingSchema = z.object({
+  outcome: z.enum(['success', 'failed', 'error']),
+  code: z.enum(codes).optional(),
+  message: z.string().max(300).optional(),
+});
+export type ResultMapping = z.infer<typeof ResultMappingSchema>;
+
+export const ProviderIdSchema = z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes (max 40)');
+
+export const ProviderLimitsSchema = z.object({
+  /** One upstream HTTP exchange. */
+  timeoutMs: z.number().int().min(50).max(120_000).default(5_000),
+  /** The whole check: queueing for a slot, every attempt and backoff. */
+  deadlineMs: z.number().int().min(50).max(290_000).default(15_000),
+  maxConcurrency: z.number().int().min(1).max(256).default(8),
+  /** Requests waiting for a slot; beyond it the check answers VERIFICATION_RATE_LIMITED. */
+  maxQueue: z.number().int().min(0).max(10_000).default(32),
+  /** Extra attempts after a transport failure (never after an answer). */
+  retries: z.number().int().min(0).max(5).default(2),
+  breakerThreshold: z.number().int().min(1).max(1000).default(5),
+  breakerCooldownMs: z.number().int().min(100).max(3_600_000).default(30_000),
+});
+
+export const ProviderInputSchema = z
+  .object({
+    id: ProviderIdSchema,
+    adapter: ProviderAdapterSchema,
+    baseUrl: z.string().trim().max(2000).default(''),
+    authScheme: z.enum(['bearer', 'api-key']).default('bearer'),
+    /** Omitted: keep the stored credential. */
+    secret: z.string().min(1).max(4096).optional(),
+    clearSecret: z.boolean().optional(),
+    routes: z.array(ProviderRouteSchema).max(200).default([]),
+    mapping: z.record(z.string().max(40), ResultMappingSchema).optional(),
+  })
+  .extend(ProviderLimitsSchema.shape)
+  .superRefine((v, ctx) => {
+    if (v.adapter === 'stand-in') return;
+    let u: URL | null = null;
+    try {
+      u = new URL(v.baseUrl);
+    } catch {
+      /* reported below */
+    }
+    if (!u) {
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'a base URL (https://…) is required' });
+      return;
+    }
+    const loopback = u.hostname === '127.0.0.1' || u.hostname === 'localhost' || u.hostname === '[::1]';
+    // Credentials travel in headers: plain http only to this machine (the simulator, a local tunnel).
+    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) {
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'the base URL must be https:// (http:// only for 127.0.0.1/localhost)' });
+    }
+    if (u.username || u.password) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'put credentials in the secret, not the URL' });
+  });
+export type ProviderInput = z.input<typeof ProviderInputSchema>;
+export type ProviderSettings = z.output<typeof ProviderInputSchema>;
+
+export const CircuitStateSchema = z.enum(['closed', 'open', 'half-open']);
+
+export const ProviderViewSchema = z
+  .object({
+    id: z.string(),
+    adapter: ProviderAdapterSchema,
+    baseUrl: z.string(),
+    authScheme: z.enum(['bearer', 'api-key']),
+    routes: z.array(z.string()),
+    mapping: z.record(z.string(), ResultMappingSchema).nullable(),
+    /** Never the value: whether one is stored, and `••••` + its last four characters. */
+    secret: z.object({ configured: z.boolean(), masked: z.string().nullable() }),
+    state: z.object({
+      circuit: CircuitStateSchema,
+      consecutiveFailures: z.number().int(),
+      inFlight: z.number().int(),
+      queued: z.number().int(),
+      lastError: z.string().nullable(),
+      lastErrorAt: z.string().nullable(),
+    }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .extend(ProviderLimitsSchema.shape);
+export type ProviderView = z.infer<typeof ProviderViewSchema>;
+
+export const CacheTtlSchema = z.record(ProviderKindSchema, z.number().int().min(0));
+export type CacheTtl = Record<(typeof PROVIDER_KINDS)[number], number>;
+
+export const ProvidersOverviewSchema = z.object({
+  providers: z.array(ProviderViewSchema),
+  cacheTtlSeconds: z.object({ account: z.number(), phone: z.number(), identity: z.number(), face: z.number(), address: z.number() }),
+  secretProtection: z.string(),
+});
+export type ProvidersOverview = z.infer<typeof ProvidersOverviewSchema>;
+
+export const ProbeResultSchema = z.object({
+  id: z.string(),
+  ok: z.boolean(),
+  /** HTTP status of the probe when the upstream answered. */
+  httpStatus: z.number().int().nullable(),
+  message: z.string(),
+});
+export type ProbeResult = z.infer<typeof ProbeResultSchema>;
