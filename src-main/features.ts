@@ -8,6 +8,9 @@ import type { JobHandler } from './jobs/worker';
 import { accountSpec } from './core/verification/account-spec';
 import { webhooksFeature } from './feature-webhooks';
 import { routingFeature } from './feature-routing';
+import { providersFeature } from './feature-providers';
+import { dashboardFeature } from './feature-dashboard';
+import { settingsFeature } from './feature-settings';
 import { verificationFeature } from './feature-verification';
 
 export interface FeatureRuntime {
@@ -36,4 +39,7 @@ export const FEATURES: readonly Feature[] = [
   verificationFeature,
   webhooksFeature,
   routingFeature,
+  providersFeature,
+  dashboardFeature,
+  settingsFeature,
 ];

@@ -15,15 +15,21 @@ import { createHandlers, type Handlers } from './console/handlers';
 import { createWebBridge, type WebBridge } from './console/web-bridge';
 import { buildApp } from './http/app';
 import { JobWorker } from './jobs/worker';
+import { releaseLeases } from './jobs/queue';
+import { releaseDeliveryLeases } from './core/webhooks/deliveries';
 import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir } from './paths';
 import { createProviderRegistry } from './providers/registry';
+import type { SecretBox } from './core/providers/secret-box';
 import { openDatabase } from './store/database';
 import { GroupCommitter } from './store/group-commit';
+import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
 export const VERSION = '0.1.0';
 
 export interface ServiceConfig {
   dataDir: string;
+  /** Seals stored credentials (Electron passes safeStorage); default: AES-256-GCM with <dataDir>/secret.key. */
+  secretBox?: SecretBox;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -32,6 +38,8 @@ export interface ServiceConfig {
   rateLimitPerMinute?: number;
   scryptN?: number;
   clock?: Clock;
+  /** Where the core's log lines go (default stdout); tests capture them to check nothing secret is logged. */
+  logStream?: { write(line: string): void };
   /** 'silent' for tests; a pino level otherwise. */
   logLevel?: string;
   /** Serve the web console and its bridge on the listener (headless mode). */
@@ -67,21 +75,29 @@ export interface Core {
   rt: CoreRuntime;
   worker: JobWorker;
   setPort(port: number | null): void;
+  /** The listener address to use: a flag given in cfg, else the saved setting, else the default. */
+  listen: { host: string; port: number };
   close(): Promise<void>;
 }
 
 export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core {
   const clock = cfg.clock ?? systemClock;
-  const log: Logger = pino({ level: cfg.logLevel ?? 'info' });
+  // Credentials never reach a log line, whatever object carries them (docs/providers.md).
+  const log: Logger = pino({
+    level: cfg.logLevel ?? 'info',
+    redact: { paths: ['secret', 'apiKey', 'password', 'authorization', '*.secret', '*.apiKey', '*.password', '*.authorization', '*.headers.authorization', '*.headers["x-api-key"]'], censor: '[redacted]' },
+  }, cfg.logStream);
+  const db = openDatabase(join(cfg.dataDir, 'verification-console.sqlite'));
+  // Saved settings (docs/settings.md) fill in what the caller did not give explicitly.
+  const effective = effectiveSettings(readPersistedSettings(db), cfg);
   const config: CoreConfig = {
     scryptN: cfg.scryptN ?? 2 ** 17,
-    rateLimitPerMinute: cfg.rateLimitPerMinute ?? 6000,
+    rateLimitPerMinute: effective.rateLimitPerMinute,
     retryUnitMs: cfg.retryUnitMs ?? 60_000,
     allowWebhookHosts: cfg.allowWebhookHosts ?? [],
     bootId: randomBytes(8).toString('hex'),
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
   };
-  const db = openDatabase(join(cfg.dataDir, 'verification-console.sqlite'));
   const committer = new GroupCommitter(db);
   const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn) };
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
@@ -89,12 +105,12 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
   let worker: JobWorker | undefined;
   const verification: VerificationRuntime = {
     deps,
-    providers: createProviderRegistry(config.resourcesDir),
+    providers: createProviderRegistry(config.resourcesDir, { deps, secretBox: cfg.secretBox, dataDir: cfg.dataDir }),
     specs: Object.assign({}, ...FEATURES.map((f) => f.specs ?? {})) as VerificationRuntime['specs'],
     wake: () => worker?.wake(),
   };
   let port: number | null = null;
-  const host = cfg.host ?? '127.0.0.1';
+  const host = effective.host;
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const info = (): RuntimeInfo => ({
     version: VERSION,
@@ -115,8 +131,11 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
   });
   const loops: { stop(): Promise<void> }[] = [];
   if (cfg.startWorker !== false) {
-    // Only a process that runs the queue may release idempotency keys left by a crashed predecessor.
+    // Only a process that runs the queue may release what a crashed predecessor held: idempotency keys, job
+    // leases and delivery-attempt leases (one service per data folder; docs/reliability.md).
     recoverIdempotency(deps);
+    releaseLeases(deps.db, deps.clock.now());
+    releaseDeliveryLeases(deps);
     worker.start();
     for (const f of FEATURES) {
       const loop = f.start?.(featureRt);
@@ -130,21 +149,25 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     worker: w,
     setPort: (p) => {
       port = p;
+      noteRunningListener(deps, host, p);
     },
+    listen: { host: effective.host, port: effective.port },
     async close() {
       for (const l of loops) await l.stop();
       await w.stop();
+      await (verification.providers as { close?: () => Promise<void> }).close?.();
       db.close();
     },
   };
 }
 
 export async function startService(cfg: ServiceConfig): Promise<RunningService> {
+  if (process.env['VC_ELD_REPORT'] === '1') void import('./jobs/event-loop-report').then((m) => m.startEventLoopReport());
   const core = createCore(cfg);
   const { deps, rt, worker } = core;
   const log = deps.log;
   let port: number | null = null;
-  const host = cfg.host ?? '127.0.0.1';
+  const { host, port: wantedPort } = core.listen;
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 
   const consoleCtx = { rt, door: cfg.door ?? ('web' as const) };
@@ -165,12 +188,12 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
       routes: FEATURES.flatMap((f) => (f.httpRoutes ? [f.httpRoutes] : [])),
     });
     try {
-      await app.listen({ host, port: cfg.port ?? 4010 });
+      await app.listen({ host, port: wantedPort });
     } catch (err) {
       await core.close();
       const code = (err as { code?: string }).code;
-      if (code === 'EADDRINUSE') throw new ListenError(`Port ${cfg.port} on ${host} is already in use. Choose another with --port.`);
-      if (code === 'EACCES') throw new ListenError(`Not allowed to listen on ${host}:${cfg.port}. Choose a port above 1024.`);
+      if (code === 'EADDRINUSE') throw new ListenError(`Port ${wantedPort} is already in use by another program (listening on ${host}). Choose another with --port or in Settings.`);
+      if (code === 'EACCES') throw new ListenError(`Not allowed to listen on ${host}:${wantedPort}. Choose a port above 1024.`);
       throw err;
     }
     const addr = app.server.address();

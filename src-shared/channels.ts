@@ -7,8 +7,11 @@ import { SandboxFixtureSchema } from './schemas/sandbox';
 import { ApiKeySchema, CreatedKeySchema, CreateKeyRequestSchema, RevokedKeySchema } from './schemas/keys';
 import { AccountRequestSchema, VerificationListQuerySchema, VerificationRecordSchema } from './schemas/verification';
 import { routingChannels } from './channels-routing';
+import { providerChannels } from './channels-providers';
 import { verificationChannels } from './channels-verification';
 import { webhookChannels } from './channels-webhooks';
+import { dashboardChannels } from './channels-dashboard';
+import { settingsChannels } from './channels-settings';
 import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './schemas/auth';
 import { channel, type ChannelDef } from './channel-def';
 
@@ -76,7 +79,7 @@ const verifyChannels = {
   ),
 };
 
-export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels);
+export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels);
 export type Channels = typeof CHANNELS;
 export type ChannelName = keyof Channels & string;
 export const CHANNEL_NAMES = Object.keys(CHANNELS) as ChannelName[];

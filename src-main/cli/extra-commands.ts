@@ -6,6 +6,8 @@ import { verifyCommand } from './verify-commands';
 import type { Principal } from '../core/principal';
 import type { createCore } from '../service';
 import { routingCommands } from './routing-commands';
+import { providersCommand } from './providers-commands';
+import { configCommand } from './config-commands';
 import { simulatorCommand } from './simulator-command';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -23,4 +25,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, simulatorCommand];
+export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand];

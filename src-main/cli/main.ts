@@ -7,6 +7,7 @@ import { bootstrap, createUser, firstOrganizationId, listUsers } from '../core/o
 import type { Principal } from '../core/principal';
 import { defaultDataDir } from '../paths';
 import { createCore, ListenError, startService, VERSION } from '../service';
+import { runningListener } from '../core/settings/settings-store';
 import { extraCommands } from './extra-commands';
 
 export class UsageError extends Error {}
@@ -14,7 +15,8 @@ export class UsageError extends Error {}
 const USAGE = `vconsole ${VERSION} — Verification Console service and admin commands
 
 Usage:
-  vconsole serve [--port 4010] [--host 127.0.0.1] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--no-console]
+  vconsole serve [--port 4010] [--host 127.0.0.1] [--rate-limit N] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--no-console]
+      (--port, --host and --rate-limit override the values saved in Settings for this run)
   vconsole bootstrap --email E --password P [--org NAME] [--data-dir DIR] [--json]
   vconsole users create --email E --password P --role OWNER|ADMIN|DEVELOPER [--data-dir DIR] [--json]
   vconsole users list [--data-dir DIR] [--json]
@@ -72,17 +74,21 @@ async function serve(args: string[]): Promise<number> {
     'allow-webhook-host': { type: 'string', multiple: true },
     'retry-unit-ms': { type: 'string' },
     'no-console': { type: 'boolean' },
+    'rate-limit': { type: 'string' },
   });
-  const port = values['port'] === undefined ? 4010 : Number(values['port']);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be an integer from 0 to 65535');
+  // An absent flag leaves the choice to the saved settings (docs/settings.md), then the default.
+  const port = values['port'] === undefined ? undefined : Number(values['port']);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port must be an integer from 0 to 65535');
+  const rateLimitPerMinute = values['rate-limit'] === undefined ? undefined : Number(values['rate-limit']);
+  if (rateLimitPerMinute !== undefined && (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 0)) throw new UsageError('--rate-limit must be a whole number of requests per minute (0 turns the limit off)');
   const retryUnitMs = values['retry-unit-ms'] === undefined ? 60_000 : Number(values['retry-unit-ms']);
   if (!Number.isInteger(retryUnitMs) || retryUnitMs < 1) throw new UsageError('--retry-unit-ms must be a positive integer');
   const allow = (values['allow-webhook-host'] as string[] | undefined) ?? [];
   for (const a of allow) if (!/^[^\s/:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(a)) throw new UsageError(`--allow-webhook-host expects HOST:PORT, got ${a}`);
-  const host = typeof values['host'] === 'string' ? values['host'] : '127.0.0.1';
+  const hostFlag = typeof values['host'] === 'string' ? values['host'] : undefined;
   let service;
   try {
-    service = await startService({ dataDir: dataDir(values), host, port, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn' });
+    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn' });
   } catch (e) {
     if (e instanceof ListenError) {
       process.stderr.write(`${e.message}\n`);
@@ -96,6 +102,7 @@ async function serve(args: string[]): Promise<number> {
   const consoleUrl = service.consoleUrl();
   if (consoleUrl) out.write(`  Console:   ${consoleUrl}\n             (a one-time link: open it once; restart to get a new one)\n`);
   out.write(`  Data:      ${dataDir(values)}\n`);
+  const host = runningListener(service.deps)?.host ?? hostFlag ?? '127.0.0.1';
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') out.write(`  WARNING: listening on ${host}, not loopback only.\n`);
   if (allow.length > 0) out.write(`  WARNING: webhook URL rules relaxed for ${allow.join(', ')} (--allow-webhook-host).\n`);
   if (retryUnitMs !== 60_000) out.write(`  WARNING: one minute of the retry schedule lasts ${retryUnitMs} ms (--retry-unit-ms).\n`);

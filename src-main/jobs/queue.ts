@@ -88,3 +88,13 @@ export function nextRunAt(db: Db, kinds: readonly string[]): number | null {
     .get(...kinds) as { t: number | null };
   return row.t;
 }
+
+/**
+ * On start: leases held by a process that died are released, so its claimed jobs run again now instead of after
+ * the lease expires. Only the process that runs the queue calls it (one service per data folder).
+ */
+export function releaseLeases(db: Db, nowMs: number): number {
+  return db
+    .prepare(`UPDATE jobs SET state = 'queued', lease_token = NULL, lease_until_ms = NULL, updated_at_ms = ? WHERE state = 'leased'`)
+    .run(nowMs).changes;
+}

@@ -139,6 +139,11 @@ export function claimDue(deps: CoreDeps, limit: number): string[] {
     .immediate();
 }
 
+/** On start: attempt leases of a process that died are dropped, so those deliveries are attempted now. */
+export function releaseDeliveryLeases(deps: CoreDeps): number {
+  return deps.db.prepare(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE status = 'pending' AND lease_until_ms IS NOT NULL`).run().changes;
+}
+
 /** When the next pending attempt (or an expired lease) is due; null when nothing is pending. */
 export function nextDueAt(deps: CoreDeps): number | null {
   const row = deps.db

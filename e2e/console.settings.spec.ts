@@ -1,0 +1,87 @@
+// Settings in the web console: the developer-option warning while `--allow-webhook-host` is in force, the theme,
+// a live rate-limit change, a new user, and the configuration export (a JSON file without any secret).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname as dirOf, resolve } from 'node:path';
+import { fileURLToPath as toPath } from 'node:url';
+import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
+
+const here = dirOf(toPath(import.meta.url));
+const root = resolve(here, '..');
+const shots = resolve(root, 'docs', 'screenshots');
+
+let served: Served | null = null;
+test.afterEach(async () => {
+  if (served) await stop(served);
+  served = null;
+});
+
+test('settings: dev-option banner, theme, rate limit, users, config export', async ({ browser }) => {
+  mkdirSync(shots, { recursive: true });
+  served = await serve(['--allow-webhook-host', '127.0.0.1:9']);
+  // The organization exists before the console opens, so the page starts in the shell, not the setup screen.
+  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect(boot.status, boot.stderr).toBe(0);
+
+  const page = await openConsole(browser, served);
+  await page.getByTestId('nav-settings').click();
+  await expect(page.getByTestId('settings-page')).toBeVisible();
+
+  // Developer options: the shell's banner and the page's own warning name the relaxed host.
+  await expect(page.getByTestId('app-warning').first()).toContainText('127.0.0.1:9');
+  await expect(page.getByTestId('settings-dev-warning')).toBeVisible();
+  await expect(page.getByTestId('dev-allow-host')).toHaveText('127.0.0.1:9');
+  await expect(page.getByTestId('settings-data-dir')).toHaveText(served.dataDir);
+
+  // Theme: dark, remembered across a reload.
+  await page.getByTestId('theme-switch').getByText('Dark').click();
+  await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
+  await page.reload();
+  await page.locator('[data-app-state="loaded"]').waitFor();
+  await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
+  await page.getByTestId('nav-settings').click();
+
+  // Rate limit: applied at once, as the running value shows; the API then answers 429 past it.
+  await page.getByTestId('settings-rate-limit').fill('2');
+  await page.getByTestId('settings-rate-limit-save').click();
+  await expect(page.getByTestId('rate-limit-running')).toHaveText('2/min');
+  const key = (JSON.parse(boot.stdout) as { keys: { sandbox: string } }).keys.sandbox;
+  const statuses: number[] = [];
+  for (let i = 0; i < 3; i++) statuses.push((await fetch(`${served.apiUrl}/verify?limit=1`, { headers: { 'X-API-Key': key } })).status);
+  expect(statuses).toEqual([200, 200, 429]);
+
+  // A bad value is refused with its reason, in the page.
+  await page.getByTestId('settings-port').fill('70000');
+  await page.getByTestId('settings-listener-save').click();
+  await expect(page.getByText('A whole number from 1 to 65535.')).toBeVisible();
+
+  // Users: create a developer with a temporary password.
+  await page.getByTestId('user-add').click();
+  await page.getByTestId('user-email').fill('analyst@acme.test');
+  await page.getByTestId('user-password').fill('temporary pass 1');
+  await page.getByTestId('user-create-submit').click();
+  await expect(page.getByTestId('users-table')).toContainText('analyst@acme.test');
+  await expect(page.getByTestId('user-row-analyst@acme.test')).toContainText('DEVELOPER');
+  // The last owner cannot be deactivated: the error body's message is shown.
+  await page.getByTestId('user-actions-owner@acme.test').click();
+  await page.getByRole('menuitem', { name: 'Deactivate' }).click();
+  await expect(page.getByText(/at least one active owner/).first()).toBeVisible();
+
+  // Export: a JSON file with the format marker and the saved rate limit, and no secret of any kind.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('config-export').click()]);
+  const text = readFileSync((await download.path())!, 'utf8');
+  const cfg = JSON.parse(text.replace(/^\uFEFF/, '')) as { format: string; version: number; settings: { rateLimitPerMinute?: number } };
+  expect(cfg).toMatchObject({ format: 'verification-console-config', version: 1, settings: { rateLimitPerMinute: 2 } });
+  expect(text).not.toMatch(/whsec_|svc_(sandbox|live)_|password/i);
+
+  // The screenshot: the page from the top, a valid form and no toasts in the way.
+  await page.getByTestId('settings-port').fill('4010');
+  await expect(page.getByText('A whole number from 1 to 65535.')).toHaveCount(0);
+  await page.locator('.mantine-Notification-root').evaluateAll((nodes) => nodes.forEach((n) => n.remove()));
+  await page.setViewportSize({ width: 1280, height: 1100 });
+  await page.mouse.wheel(0, -10_000);
+  await page.screenshot({ path: resolve(shots, 'settings.png') });
+});

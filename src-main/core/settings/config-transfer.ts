@@ -1,0 +1,293 @@
+// Export and import of the non-secret configuration (webhooks without secrets, prices, enabled services, saved
+// settings) as one versioned JSON file. Import merges: it creates and updates, never deletes, so applying the same
+// file twice leaves the same state; everything is checked before anything is written, and the writes share one
+// transaction. Imported webhooks get new signing secrets: the file never holds one.
+import { AppError } from '../../../src-shared/app-error';
+import type { FieldDetail } from '../../../src-shared/errors';
+import type { Environment } from '../../../src-shared/schemas/common';
+import {
+  CONFIG_FORMAT,
+  CONFIG_VERSION,
+  type ConfigFile,
+  type ConfigWebhook,
+  type ImportChange,
+  type ImportPlan,
+  type PersistedSettings,
+} from '../../../src-shared/schemas/settings';
+import type { WebhookStatus } from '../../../src-shared/schemas/webhooks';
+import { isServiceKey } from '../../../src-shared/services';
+import { getWallet } from '../billing/billing';
+import { iso } from '../clock';
+import { newId } from '../ids';
+import type { CoreRuntime } from '../runtime';
+import { cancelPendingDeliveries, urlPolicyOf, type WebhookRow } from '../webhooks/webhooks-service';
+import { generateWebhookSecret } from '../webhooks/signing';
+import { checkWebhookUrlForRegistration } from '../webhooks/url-policy';
+import { readPersistedSettings, writePersistedSettings } from './settings-store';
+
+type ExistingHook = Pick<WebhookRow, 'id' | 'environment' | 'url' | 'events' | 'status' | 'description'>;
+
+function liveHooks(rt: CoreRuntime, organizationId: string): ExistingHook[] {
+  return rt.deps.db
+    .prepare(
+      `SELECT id, environment, url, events, status, description FROM webhooks
+       WHERE organization_id = ? AND deleted_at IS NULL ORDER BY environment, created_at, rowid`,
+    )
+    .all(organizationId) as ExistingHook[];
+}
+
+export function exportConfig(rt: CoreRuntime, organizationId: string): ConfigFile {
+  const { db } = rt.deps;
+  const webhooks = liveHooks(rt, organizationId).map(
+    (h): ConfigWebhook => ({
+      environment: h.environment,
+      url: h.url,
+      events: JSON.parse(h.events) as ConfigWebhook['events'],
+      description: h.description,
+      status: h.status,
+    }),
+  );
+  const prices = db
+    .prepare('SELECT service, amount, currency FROM prices WHERE organization_id = ? ORDER BY service')
+    .all(organizationId) as { service: string; amount: number; currency: string }[];
+  const services = (
+    db.prepare('SELECT service FROM enabled_services WHERE organization_id = ? ORDER BY service').all(organizationId) as { service: string }[]
+  ).map((r) => r.service);
+  return {
+    format: CONFIG_FORMAT,
+    version: CONFIG_VERSION,
+    exportedAt: iso(rt.deps.clock.now()),
+    webhooks,
+    prices,
+    services,
+    settings: readPersistedSettings(db),
+  };
+}
+
+/** `failed` is the dispatcher's verdict about one installation's receiver; elsewhere the hook starts paused. */
+function importedStatus(s: WebhookStatus): 'active' | 'inactive' {
+  return s === 'active' ? 'active' : 'inactive';
+}
+
+function hookKey(environment: Environment, url: string): string {
+  return `${environment} ${url}`;
+}
+
+type Op =
+  | { kind: 'webhook:create'; hook: ConfigWebhook & { url: string } }
+  | { kind: 'webhook:update'; id: string; hook: ConfigWebhook & { url: string }; wasStatus: WebhookStatus }
+  | { kind: 'price'; service: string; amount: number; currency: string }
+  | { kind: 'service'; service: string }
+  | { kind: 'settings'; patch: PersistedSettings };
+
+interface Diff {
+  changes: ImportChange[];
+  ops: Op[];
+  restartRequired: boolean;
+}
+
+/** Compares the file (URLs already canonical) with the store. Pure reads: used by the preview and inside the write. */
+function diff(rt: CoreRuntime, organizationId: string, file: ConfigFile): Diff {
+  const { db } = rt.deps;
+  const changes: ImportChange[] = [];
+  const ops: Op[] = [];
+
+  const existing = new Map(liveHooks(rt, organizationId).map((h) => [hookKey(h.environment, h.url), h]));
+  for (const hook of file.webhooks) {
+    const target = `${hook.environment} ${hook.url}`;
+    const status = importedStatus(hook.status);
+    const events = [...new Set(hook.events)];
+    const description = hook.description ?? null;
+    const cur = existing.get(hookKey(hook.environment, hook.url));
+    const next = { ...hook, events, description, status };
+    if (!cur) {
+      ops.push({ kind: 'webhook:create', hook: next });
+      changes.push({ kind: 'webhook', action: 'create', target, detail: `new webhook (${events.join(', ')}, ${status}) with a new signing secret` });
+      continue;
+    }
+    const diffs: string[] = [];
+    const curEvents = JSON.parse(cur.events) as string[];
+    if (curEvents.join(',') !== events.join(',')) diffs.push(`events ${curEvents.join(', ')} → ${events.join(', ')}`);
+    if ((cur.description ?? null) !== description) diffs.push(`description ${JSON.stringify(cur.description)} → ${JSON.stringify(description)}`);
+    // A hook the dispatcher marked failed stays failed unless the file re-enables it.
+    const sameStatus = cur.status === status || (cur.status === 'failed' && status === 'inactive');
+    if (!sameStatus) diffs.push(`status ${cur.status} → ${status}`);
+    if (diffs.length === 0) {
+      changes.push({ kind: 'webhook', action: 'unchanged', target, detail: 'same events, description and status; secret kept' });
+    } else {
+      ops.push({ kind: 'webhook:update', id: cur.id, hook: next, wasStatus: cur.status });
+      changes.push({ kind: 'webhook', action: 'update', target, detail: `${diffs.join('; ')} (secret kept)` });
+    }
+  }
+
+  const prices = new Map(
+    (db.prepare('SELECT service, amount, currency FROM prices WHERE organization_id = ?').all(organizationId) as {
+      service: string;
+      amount: number;
+      currency: string;
+    }[]).map((p) => [p.service, p]),
+  );
+  for (const p of file.prices) {
+    const cur = prices.get(p.service);
+    if (cur && cur.amount === p.amount && cur.currency === p.currency) {
+      changes.push({ kind: 'price', action: 'unchanged', target: p.service, detail: `${p.amount} ${p.currency} (minor units)` });
+    } else {
+      ops.push({ kind: 'price', ...p });
+      changes.push({
+        kind: 'price',
+        action: cur ? 'update' : 'create',
+        target: p.service,
+        detail: cur ? `${cur.amount} ${cur.currency} → ${p.amount} ${p.currency} (minor units)` : `${p.amount} ${p.currency} (minor units)`,
+      });
+    }
+  }
+
+  const enabled = new Set(
+    (db.prepare('SELECT service FROM enabled_services WHERE organization_id = ?').all(organizationId) as { service: string }[]).map((r) => r.service),
+  );
+  for (const s of new Set(file.services)) {
+    if (enabled.has(s)) changes.push({ kind: 'service', action: 'unchanged', target: s, detail: 'enabled' });
+    else {
+      ops.push({ kind: 'service', service: s });
+      changes.push({ kind: 'service', action: 'create', target: s, detail: 'will be enabled' });
+    }
+  }
+
+  const saved = readPersistedSettings(db);
+  const patch: PersistedSettings = {};
+  let restartRequired = false;
+  for (const k of ['host', 'port', 'rateLimitPerMinute'] as const) {
+    const v = file.settings[k];
+    if (v === undefined) continue;
+    const was = saved[k];
+    const note = k === 'rateLimitPerMinute' ? 'applies at once' : 'applies after a restart';
+    if (was === v) {
+      changes.push({ kind: 'setting', action: 'unchanged', target: k, detail: String(v) });
+    } else {
+      (patch as Record<string, unknown>)[k] = v;
+      if (k !== 'rateLimitPerMinute') restartRequired = true;
+      changes.push({ kind: 'setting', action: was === undefined ? 'create' : 'update', target: k, detail: `${was ?? '(default)'} → ${v}; ${note}` });
+    }
+  }
+  if (Object.keys(patch).length > 0) ops.push({ kind: 'settings', patch });
+  return { changes, ops, restartRequired };
+}
+
+/** Every check that needs no write: URL rules (with DNS), duplicates, known services, the wallet's currency. */
+async function validateFile(rt: CoreRuntime, organizationId: string, file: ConfigFile): Promise<ConfigFile> {
+  const details: FieldDetail[] = [];
+  const policy = urlPolicyOf(rt);
+  const seen = new Set<string>();
+  const webhooks: ConfigWebhook[] = [];
+  for (const [i, hook] of file.webhooks.entries()) {
+    const verdict = await checkWebhookUrlForRegistration(hook.url, policy);
+    if (!verdict.ok) {
+      details.push({ field: `webhooks.${i}.url`, message: verdict.reason });
+      continue;
+    }
+    const url = verdict.url.href;
+    const key = hookKey(hook.environment, url);
+    if (seen.has(key)) details.push({ field: `webhooks.${i}.url`, message: `appears twice for ${hook.environment}` });
+    seen.add(key);
+    webhooks.push({ ...hook, url });
+  }
+  const priceSeen = new Set<string>();
+  const wallet = getWallet(rt.deps, organizationId);
+  for (const [i, p] of file.prices.entries()) {
+    if (!isServiceKey(p.service)) details.push({ field: `prices.${i}.service`, message: `${p.service} is not a service this product offers` });
+    if (priceSeen.has(p.service)) details.push({ field: `prices.${i}.service`, message: `${p.service} has two prices` });
+    priceSeen.add(p.service);
+    if (wallet.balance > 0 && wallet.currency !== p.currency) {
+      details.push({ field: `prices.${i}.currency`, message: `the wallet is held in ${wallet.currency}; prices must be in ${wallet.currency}` });
+    }
+  }
+  for (const [i, s] of file.services.entries()) {
+    if (!isServiceKey(s)) details.push({ field: `services.${i}`, message: `${s} is not a service this product offers` });
+  }
+  if (details.length > 0) {
+    throw new AppError('VALIDATION_ERROR', { message: 'The configuration file cannot be imported; nothing was changed.', details });
+  }
+  return { ...file, webhooks };
+}
+
+function applyOps(rt: CoreRuntime, organizationId: string, ops: Op[]): void {
+  const { db, clock } = rt.deps;
+  const nowMs = clock.now();
+  const now = iso(nowMs);
+  for (const op of ops) {
+    switch (op.kind) {
+      case 'webhook:create':
+        db.prepare(
+          `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, active_since_ms, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          newId('whk'),
+          organizationId,
+          op.hook.environment,
+          op.hook.url,
+          JSON.stringify(op.hook.events),
+          op.hook.status,
+          op.hook.description,
+          generateWebhookSecret(),
+          nowMs,
+          now,
+          now,
+        );
+        break;
+      case 'webhook:update': {
+        const reEnabled = op.hook.status === 'active' && op.wasStatus !== 'active';
+        db.prepare(
+          `UPDATE webhooks SET events = ?, description = ?, status = ?, updated_at = ?,
+             active_since_ms = CASE WHEN ? THEN ? ELSE active_since_ms END
+           WHERE id = ?`,
+        ).run(JSON.stringify(op.hook.events), op.hook.description, op.hook.status === 'inactive' && op.wasStatus === 'failed' ? 'failed' : op.hook.status, now, reEnabled ? 1 : 0, nowMs, op.id);
+        if (op.hook.status !== 'active') cancelPendingDeliveries(rt.deps, op.id, 'webhook paused by a configuration import');
+        break;
+      }
+      case 'price':
+        db.prepare(
+          `INSERT INTO prices (organization_id, service, amount, currency, updated_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (organization_id, service) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
+             updated_at = excluded.updated_at`,
+        ).run(organizationId, op.service, op.amount, op.currency, now);
+        break;
+      case 'service':
+        db.prepare('INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(
+          organizationId,
+          op.service,
+          now,
+        );
+        break;
+      case 'settings':
+        writePersistedSettings(db, op.patch);
+        break;
+    }
+  }
+}
+
+/**
+ * Previews (dryRun) or applies a configuration file. The plan lists every line of the file with what it does;
+ * applying runs the comparison again inside the write transaction, so a change made meanwhile is not overwritten
+ * by a stale plan.
+ */
+export async function importConfig(rt: CoreRuntime, organizationId: string, raw: ConfigFile, opts: { dryRun: boolean }): Promise<ImportPlan> {
+  const file = await validateFile(rt, organizationId, raw);
+  const plan = (d: Diff, applied: boolean): ImportPlan => ({
+    changes: d.changes,
+    newWebhookSecrets: d.ops.filter((o) => o.kind === 'webhook:create').length,
+    restartRequired: d.restartRequired,
+    applied,
+  });
+  if (opts.dryRun) return plan(diff(rt, organizationId, file), false);
+  const d = rt.deps.db
+    .transaction((): Diff => {
+      const inner = diff(rt, organizationId, file);
+      applyOps(rt, organizationId, inner.ops);
+      return inner;
+    })
+    .immediate();
+  // The rate limit is read by the HTTP door on every request; the listener address waits for a restart.
+  const rate = file.settings.rateLimitPerMinute;
+  if (rate !== undefined) rt.deps.config.rateLimitPerMinute = rate;
+  return plan(d, true);
+}

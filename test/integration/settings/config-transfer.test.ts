@@ -1,0 +1,198 @@
+// Configuration export/import: a file exported from one installation reproduces its webhooks, prices, enabled
+// services and saved settings in a fresh one; no secret is ever in the file; importing twice changes nothing the
+// second time; a file with one bad line writes nothing; the CLI does the same as the console.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../../src-main/cli/main';
+import { dispatch } from '../../../src-main/console/handlers';
+import { enableService, setPrice, topUp } from '../../../src-main/core/billing/billing';
+import { exportConfig, importConfig } from '../../../src-main/core/settings/config-transfer';
+import { createWebhook, listWebhooks, updateWebhook } from '../../../src-main/core/webhooks/webhooks-service';
+import { ConfigFileSchema, type ConfigFile } from '../../../src-shared/schemas/settings';
+import { startTestService, type TestService } from '../../helpers/harness';
+
+const running: TestService[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  while (running.length > 0) await running.pop()!.stop();
+  while (dirs.length > 0) rmSync(dirs.pop()!, { recursive: true, force: true });
+  vi.restoreAllMocks();
+});
+
+async function svc(): Promise<TestService> {
+  const ts = await startTestService();
+  running.push(ts);
+  return ts;
+}
+
+/** Public IP literals: accepted by the URL rules without any DNS lookup. */
+const HOOK_A = 'https://93.184.216.34/hooks/orders';
+const HOOK_B = 'https://93.184.216.34:8443/live';
+
+async function configure(ts: TestService): Promise<string[]> {
+  const rt = ts.service.rt;
+  const org = ts.org!.organizationId;
+  const a = await createWebhook(rt, { organizationId: org, environment: 'sandbox' }, { url: HOOK_A, events: ['verification.completed'], description: 'orders' });
+  const b = await createWebhook(rt, { organizationId: org, environment: 'live' }, { url: HOOK_B, events: ['verification.completed', 'verification.failed'] });
+  await updateWebhook(rt, { organizationId: org, environment: 'live' }, b.id, { status: 'inactive' });
+  // A rotation leaves a previous secret in the row too; neither may reach the file.
+  const rotated = await updateWebhook(rt, { organizationId: org, environment: 'sandbox' }, a.id, { rotateSecret: true });
+  setPrice(ts.service.deps, org, 'account:NG', 50, 'USD');
+  setPrice(ts.service.deps, org, 'phone:KE', 20, 'USD');
+  enableService(ts.service.deps, org, 'account:NG');
+  enableService(ts.service.deps, org, 'face');
+  expect((await dispatch(ts.service.handlers, 'settings:update', { rateLimitPerMinute: 900 })).ok).toBe(true);
+  return [a.secret, b.secret, rotated.secret!];
+}
+
+function comparable(f: ConfigFile) {
+  const { exportedAt: _t, ...rest } = f;
+  return rest;
+}
+
+describe('configuration export and import', () => {
+  it('exports every non-secret setting and no secret', async () => {
+    const ts = await svc();
+    const secrets = await configure(ts);
+    const r = await dispatch(ts.service.handlers, 'config:export', {});
+    expect(r.ok).toBe(true);
+    const file = ConfigFileSchema.parse((r as { value: unknown }).value);
+    expect(file).toMatchObject({ format: 'verification-console-config', version: 1 });
+    expect(file.webhooks).toEqual([
+      { environment: 'live', url: 'https://93.184.216.34:8443/live', events: ['verification.completed', 'verification.failed'], description: null, status: 'inactive' },
+      { environment: 'sandbox', url: HOOK_A, events: ['verification.completed'], description: 'orders', status: 'active' },
+    ]);
+    expect(file.prices).toEqual([
+      { service: 'account:NG', amount: 50, currency: 'USD' },
+      { service: 'phone:KE', amount: 20, currency: 'USD' },
+    ]);
+    expect(file.services).toEqual(['account:NG', 'face']);
+    expect(file.settings).toEqual({ rateLimitPerMinute: 900 });
+    const text = JSON.stringify(file);
+    for (const s of secrets) expect(text).not.toContain(s);
+    expect(text).not.toMatch(/whsec_|secret|jwt|svc_(sandbox|live)_/i);
+  });
+
+  it('import into a fresh data dir reproduces the configuration, with new secrets, and is idempotent', async () => {
+    const source = await svc();
+    const secrets = await configure(source);
+    const file = exportConfig(source.service.rt, source.org!.organizationId);
+
+    const target = await svc();
+    const tOrg = target.org!.organizationId;
+    const preview = await dispatch(target.service.handlers, 'config:preview', { file });
+    expect(preview).toMatchObject({ ok: true, value: { applied: false, newWebhookSecrets: 2, restartRequired: false } });
+    const previewChanges = (preview as { value: { changes: { action: string }[] } }).value.changes;
+    expect(previewChanges).toHaveLength(2 + 2 + 2 + 1);
+    expect(previewChanges.every((c) => c.action === 'create')).toBe(true);
+    // The preview wrote nothing.
+    expect(listWebhooks(target.service.deps, { organizationId: tOrg, environment: 'sandbox' }, { limit: 10, offset: 0 }).total).toBe(0);
+
+    const applied = await dispatch(target.service.handlers, 'config:import', { file });
+    expect(applied).toMatchObject({ ok: true, value: { applied: true, newWebhookSecrets: 2 } });
+    expect(comparable(exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
+    expect(target.service.deps.config.rateLimitPerMinute).toBe(900);
+
+    // New secrets, never the source's.
+    const rows = target.service.deps.db.prepare('SELECT secret FROM webhooks WHERE organization_id = ?').all(tOrg) as { secret: string }[];
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      expect(r.secret).toMatch(/^whsec_/);
+      expect(secrets).not.toContain(r.secret);
+    }
+
+    // Twice = once: every line unchanged, same rows, same secrets.
+    const again = await importConfig(target.service.rt, tOrg, file, { dryRun: false });
+    expect(again.changes.every((c) => c.action === 'unchanged')).toBe(true);
+    expect(again.newWebhookSecrets).toBe(0);
+    const rows2 = target.service.deps.db.prepare('SELECT secret FROM webhooks WHERE organization_id = ?').all(tOrg) as { secret: string }[];
+    expect(rows2).toEqual(rows);
+    expect(comparable(exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
+  });
+
+  it('updates what differs and keeps the secret of an existing webhook', async () => {
+    const ts = await svc();
+    const org = ts.org!.organizationId;
+    const hook = await createWebhook(ts.service.rt, { organizationId: org, environment: 'sandbox' }, { url: HOOK_A, events: ['verification.completed'] });
+    const file: ConfigFile = {
+      ...exportConfig(ts.service.rt, org),
+      webhooks: [{ environment: 'sandbox', url: HOOK_A, events: ['verification.failed'], description: 'changed', status: 'active' }],
+      prices: [{ service: 'account:NG', amount: 75, currency: 'USD' }],
+      settings: { port: 4321 },
+    };
+    const plan = await importConfig(ts.service.rt, org, file, { dryRun: false });
+    expect(plan.changes.find((c) => c.kind === 'webhook')).toMatchObject({ action: 'update', detail: expect.stringContaining('secret kept') });
+    expect(plan.restartRequired).toBe(true);
+    const secret = (ts.service.deps.db.prepare('SELECT secret FROM webhooks WHERE id = ?').get(hook.id) as { secret: string }).secret;
+    expect(secret).toBe(hook.secret);
+    expect(exportConfig(ts.service.rt, org).webhooks).toEqual(file.webhooks);
+    expect(exportConfig(ts.service.rt, org).settings).toEqual({ port: 4321 });
+  });
+
+  it('a file with one bad line is refused as a whole and nothing is written', async () => {
+    const ts = await svc();
+    const org = ts.org!.organizationId;
+    topUp(ts.service.deps, org, 1000, 'USD');
+    const file: ConfigFile = {
+      format: 'verification-console-config',
+      version: 1,
+      exportedAt: new Date().toISOString(),
+      webhooks: [
+        { environment: 'sandbox', url: HOOK_A, events: ['verification.completed'], description: null, status: 'active' },
+        { environment: 'sandbox', url: 'http://10.0.0.5/internal', events: ['verification.completed'], description: null, status: 'active' },
+      ],
+      prices: [{ service: 'account:NG', amount: 10, currency: 'EUR' }],
+      services: ['account:NG'],
+      settings: { rateLimitPerMinute: 5 },
+    };
+    const r = await dispatch(ts.service.handlers, 'config:import', { file });
+    expect(r.ok).toBe(false);
+    const err = (r as { error: any }).error;
+    expect(err.code).toBe('VALIDATION_ERROR');
+    expect(err.message).toContain('nothing was changed');
+    expect(err.details.map((d: { field: string }) => d.field)).toEqual(['webhooks.1.url', 'prices.0.currency']);
+    const after = exportConfig(ts.service.rt, org);
+    expect(after.webhooks).toEqual([]);
+    expect(after.prices).toEqual([]);
+    expect(after.services).toEqual([]);
+    expect(after.settings).toEqual({});
+    expect(ts.service.deps.config.rateLimitPerMinute).not.toBe(5);
+
+    const wrongShape = await dispatch(ts.service.handlers, 'config:preview', { file: { format: 'other', version: 2 } });
+    expect(wrongShape).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ field: 'format' })]) } });
+    // A secret field is not part of the format: a file carrying one is refused, not silently imported.
+    const withSecret = { ...after, webhooks: [{ environment: 'sandbox', url: HOOK_A, events: ['verification.completed'], description: null, status: 'active', secret: 'whsec_x' }] };
+    expect(await dispatch(ts.service.handlers, 'config:preview', { file: withSecret })).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } });
+  });
+
+  it('the CLI exports to a file and imports it (dry run first) into another data dir', async () => {
+    const source = await svc();
+    await configure(source);
+    const out = mkdtempSync(join(tmpdir(), 'vc-cfg-'));
+    dirs.push(out);
+    const path = join(out, 'config.json');
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await main(['config', 'export', '--out', path, '--data-dir', source.dataDir])).toBe(0);
+    const file = ConfigFileSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+    expect(file.webhooks).toHaveLength(2);
+
+    const target = await svc();
+    const tOrg = target.org!.organizationId;
+    expect(await main(['config', 'import', path, '--dry-run', '--json', '--data-dir', target.dataDir])).toBe(0);
+    const dry = JSON.parse(String(stdout.mock.calls.at(-1)![0]));
+    expect(dry).toMatchObject({ applied: false, newWebhookSecrets: 2 });
+    expect(exportConfig(target.service.rt, tOrg).webhooks).toEqual([]);
+
+    expect(await main(['config', 'import', path, '--data-dir', target.dataDir])).toBe(0);
+    expect(String(stdout.mock.calls.at(-1)![0])).toContain('new signing secret');
+    expect(comparable(exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
+
+    writeFileSync(join(out, 'bad.json'), '{ not json');
+    expect(await main(['config', 'import', join(out, 'bad.json'), '--data-dir', target.dataDir])).toBe(1);
+    expect(String(stderr.mock.calls.at(-1)![0])).toContain('not valid JSON');
+    expect(await main(['config', 'import', '--data-dir', target.dataDir])).toBe(2);
+  });
+});
