@@ -2,6 +2,7 @@
 // readiness marker on #root that e2e tests wait for.
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
+import '@mantine/charts/styles.css';
 import '@mantine/spotlight/styles.css';
 import 'mantine-datatable/styles.layer.css';
 import { useCallback, useEffect, useState } from 'react';

@@ -1,33 +1,42 @@
-// The app frame: header (product, environment switch, API base URL, developer-option warnings), the section
-// navigation and the current page.
-import type { ReactNode } from 'react';
-import { ActionIcon, Alert, AppShell, Badge, Code, CopyButton, Group, NavLink, SegmentedControl, Stack, Text, Title, Tooltip } from '@mantine/core';
+// The app frame: header (product, environment switch, API base URL, palette), the section navigation, the
+// environment accent and label around every page, developer-option warnings, the palette and its shortcuts.
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { ActionIcon, Alert, AppShell, Button, Code, CopyButton, Group, Kbd, NavLink, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { spotlight } from '@mantine/spotlight';
 import {
   IconAlertTriangle,
+  IconKeyboard,
+  IconSearch,
   IconBuildingBank,
   IconCheck,
   IconCopy,
   IconGauge,
   IconHistory,
   IconKey,
+  IconPlugConnected,
   IconRoute,
   IconSettings,
   IconWallet,
   IconWebhook,
 } from '@tabler/icons-react';
 import type { AppInfo } from '../../src-shared/channels';
-import { EnvironmentSchema } from '../../src-shared/schemas/common';
 import { HistoryPage } from '../features/history/history-page';
 import { KeysPage } from '../features/keys/keys-page';
 import { RoutingPage } from '../features/routing/routing-page';
 import { VerifyPage } from '../features/verify/verify-page';
 import { WalletPage } from '../features/wallet/wallet-page';
+import { SettingsPage } from '../features/settings/settings-page';
 import { WebhooksPage } from '../features/webhooks/webhooks-page';
+import { ProvidersPage } from '../features/providers/providers-page';
+import { CommandPalette } from '../features/palette/command-palette';
+import { ShortcutsModal, useConsoleHotkeys } from '../features/palette/shortcuts-modal';
 import { DashboardPage } from './dashboard-page';
 import { ComingLater } from './coming-later';
+import { ENV_LABEL, EnvBadge, EnvironmentSwitch, LiveConfirmModal } from './environment';
 import { useConsole, type Section } from './store';
 import { ENV_COLOR } from './theme';
 
+/** Navigation order is also the Alt+1…9 order and the palette's page order. */
 const NAV: { section: Section; label: string; icon: ReactNode }[] = [
   { section: 'dashboard', label: 'Dashboard', icon: <IconGauge size={18} /> },
   { section: 'verify', label: 'Verify', icon: <IconBuildingBank size={18} /> },
@@ -36,6 +45,7 @@ const NAV: { section: Section; label: string; icon: ReactNode }[] = [
   { section: 'webhooks', label: 'Webhooks', icon: <IconWebhook size={18} /> },
   { section: 'routing', label: 'Routing', icon: <IconRoute size={18} /> },
   { section: 'wallet', label: 'Wallet', icon: <IconWallet size={18} /> },
+  { section: 'providers', label: 'Providers', icon: <IconPlugConnected size={18} /> },
   { section: 'settings', label: 'Settings', icon: <IconSettings size={18} /> },
 ];
 
@@ -55,37 +65,13 @@ function Page({ section, info }: { section: Section; info: AppInfo }) {
       return <RoutingPage />;
     case 'wallet':
       return <WalletPage />;
+    case 'providers':
+      return <ProvidersPage />;
+    case 'settings':
+      return <SettingsPage />;
     default:
       return <ComingLater title={NAV.find((n) => n.section === section)?.label ?? section} />;
   }
-}
-
-function EnvironmentSwitch() {
-  const environment = useConsole((s) => s.environment);
-  const setEnvironment = useConsole((s) => s.setEnvironment);
-  const color = ENV_COLOR[environment];
-  return (
-    <Group gap="xs">
-      <SegmentedControl
-        data-testid="env-switch"
-        aria-label="Environment"
-        size="sm"
-        color={color}
-        value={environment}
-        onChange={(v) => {
-          const parsed = EnvironmentSchema.safeParse(v);
-          if (parsed.success) setEnvironment(parsed.data);
-        }}
-        data={[
-          { value: 'sandbox', label: 'Sandbox' },
-          { value: 'live', label: 'Live' },
-        ]}
-      />
-      <Badge data-testid="env-badge" color={color} variant="filled" size="lg" leftSection={environment === 'live' ? <IconAlertTriangle size={14} /> : undefined}>
-        {environment === 'live' ? 'LIVE — real checks, charged' : 'Sandbox — test data'}
-      </Badge>
-    </Group>
-  );
 }
 
 function ApiBaseUrl({ url }: { url: string | null }) {
@@ -109,12 +95,36 @@ function ApiBaseUrl({ url }: { url: string | null }) {
   );
 }
 
+function PaletteButton() {
+  return (
+    <Button
+      variant="default"
+      size="xs"
+      leftSection={<IconSearch size={14} />}
+      rightSection={<Kbd size="xs">Ctrl K</Kbd>}
+      onClick={() => spotlight.open()}
+      data-testid="palette-open"
+      visibleFrom="sm"
+    >
+      Search
+    </Button>
+  );
+}
+
 export function ConsoleShell({ info }: { info: AppInfo }) {
   const section = useConsole((s) => s.section);
   const setSection = useConsole((s) => s.setSection);
   const environment = useConsole((s) => s.environment);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const showShortcuts = useCallback(() => setShortcutsOpen(true), []);
+  useConsoleHotkeys(NAV, showShortcuts);
   const accent = `var(--mantine-color-${ENV_COLOR[environment]}-6)`;
   const headerHeight = 64;
+  const label = NAV.find((n) => n.section === section)?.label ?? section;
+
+  useEffect(() => {
+    document.title = `${label} · ${ENV_LABEL[environment]} — Verification Console`;
+  }, [label, environment]);
 
   return (
     <AppShell header={{ height: headerHeight }} navbar={{ width: 220, breakpoint: 'xs' }} padding="lg" data-environment={environment}>
@@ -129,10 +139,18 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
             </Text>
           </Group>
           <EnvironmentSwitch />
-          <ApiBaseUrl url={info.apiBaseUrl} />
+          <Group gap="xs" wrap="nowrap">
+            <PaletteButton />
+            <Tooltip label="Keyboard shortcuts (?)" withArrow>
+              <ActionIcon variant="subtle" color="gray" onClick={showShortcuts} aria-label="Keyboard shortcuts" data-testid="shortcuts-open">
+                <IconKeyboard size={18} />
+              </ActionIcon>
+            </Tooltip>
+            <ApiBaseUrl url={info.apiBaseUrl} />
+          </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs">
+      <AppShell.Navbar p="xs" style={{ borderLeft: `5px solid ${accent}` }}>
         {NAV.map((n) => (
           <NavLink
             key={n.section}
@@ -147,6 +165,22 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
       </AppShell.Navbar>
       <AppShell.Main>
         <Stack gap="md">
+          <Group
+            gap="xs"
+            data-testid="page-context"
+            data-environment={environment}
+            px="sm"
+            py={4}
+            style={{ borderLeft: `4px solid ${accent}`, background: `var(--mantine-color-${ENV_COLOR[environment]}-light)` }}
+          >
+            <EnvBadge />
+            <Text size="sm" fw={500}>
+              {label}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {environment === 'live' ? 'real checks, charged to the wallet' : 'test data, never charged'}
+            </Text>
+          </Group>
           {info.warnings.map((w) => (
             <Alert key={w} color="yellow" variant="light" icon={<IconAlertTriangle size={18} />} title="Developer option active" data-testid="app-warning">
               {w}
@@ -160,6 +194,9 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
           <Page section={section} info={info} />
         </Stack>
       </AppShell.Main>
+      <CommandPalette nav={NAV} onShowShortcuts={showShortcuts} />
+      <ShortcutsModal opened={shortcutsOpen} onClose={() => setShortcutsOpen(false)} nav={NAV} />
+      <LiveConfirmModal />
     </AppShell>
   );
 }

@@ -1,42 +1,129 @@
-// The landing page: what this installation is and where to go next.
-import { Button, Card, Code, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+// The landing page: the period's verifications by status and corridor, the rates of interface §9 rule 5, webhook
+// delivery health and the wallet, each linking to the filtered list behind it; then where this installation lives.
+import { useCallback, useEffect, useState } from 'react';
+import { Alert, Button, Card, Code, EmptyState, Grid, Group, Kbd, SegmentedControl, Stack, Text } from '@mantine/core';
+import { IconAlertTriangle, IconBuildingBank, IconChartBar, IconRefresh } from '@tabler/icons-react';
+import { spotlight } from '@mantine/spotlight';
 import type { AppInfo } from '../../src-shared/channels';
+import type { DashboardSummary } from '../../src-shared/schemas/dashboard';
+import { ConsoleError, call } from '../client/bridge';
+import { CountryCard, RatesCard, StatusCard } from '../features/dashboard/verification-cards';
+import { WalletTile, WebhookHealthCard } from '../features/dashboard/health-cards';
+import { PERIODS, periodStart, type Period } from '../features/dashboard/period';
+import { formatTime } from './format';
+import { PageTitle } from './page-title';
 import { useConsole } from './store';
 
+type LoadError = { message: string; hint?: string | undefined };
+
+function toLoadError(e: unknown): LoadError {
+  if (e instanceof ConsoleError) return { message: e.message, hint: e.hint };
+  return { message: 'The dashboard could not be loaded.', hint: 'Retry; if it keeps happening, restart the console.' };
+}
+
 export function DashboardPage({ info }: { info: AppInfo }) {
+  const environment = useConsole((s) => s.environment);
   const setSection = useConsole((s) => s.setSection);
+  const openHistory = useConsole((s) => s.openHistory);
+  const [period, setPeriod] = useState<Period>('today');
+  const [summary, setSummary] = useState<DashboardSummary | null>(null);
+  const [error, setError] = useState<LoadError | null>(null);
+  const [loading, setLoading] = useState(false);
+  const from = periodStart(period, Date.now());
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    try {
+      setSummary(await call('dashboard:summary', { environment, since: from }));
+      setError(null);
+    } catch (e) {
+      setError(toLoadError(e));
+    } finally {
+      setLoading(false);
+    }
+  }, [environment, from]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // A summary of the other environment must never sit under this one's label, even for a moment.
+  const current = summary?.environment === environment ? summary : null;
+  const empty = current !== null && current.verifications.total === 0;
+
   return (
-    <Stack data-testid="dashboard">
-      <Title order={2}>Dashboard</Title>
-      <SimpleGrid cols={{ base: 1, md: 3 }}>
-        <Card withBorder>
-          <Text fw={600}>Verify an account</Text>
-          <Text size="sm" c="dimmed" mb="sm">
-            Check a bank account in any supported corridor.
-          </Text>
-          <Button variant="light" onClick={() => setSection('verify')}>
-            Open Verify
-          </Button>
-        </Card>
-        <Card withBorder>
-          <Text fw={600}>API keys</Text>
-          <Text size="sm" c="dimmed" mb="sm">
-            Create keys for your integration, one per environment.
-          </Text>
-          <Button variant="light" onClick={() => setSection('keys')}>
-            Manage keys
-          </Button>
-        </Card>
-        <Card withBorder>
-          <Text fw={600}>History</Text>
-          <Text size="sm" c="dimmed" mb="sm">
-            Every verification made through the API or this console.
-          </Text>
-          <Button variant="light" onClick={() => setSection('history')}>
-            Open History
-          </Button>
-        </Card>
-      </SimpleGrid>
+    <Stack data-testid="dashboard" data-loaded={current !== null}>
+      <PageTitle
+        title="Dashboard"
+        actions={
+          <Group gap="sm">
+            <SegmentedControl
+              size="xs"
+              data-testid="dash-period"
+              value={period}
+              onChange={(v) => setPeriod(PERIODS.find((p) => p.value === v)?.value ?? 'today')}
+              data={PERIODS.map((p) => ({ value: p.value, label: p.label }))}
+            />
+            <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void load()} loading={loading} data-testid="dash-refresh">
+              Refresh
+            </Button>
+          </Group>
+        }
+      />
+      {current && (
+        <Text size="xs" c="dimmed">
+          Since {from} 00:00 UTC · updated {formatTime(current.generatedAt)}
+        </Text>
+      )}
+      {error && (
+        <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title={error.message} data-testid="dash-error">
+          {error.hint ?? 'Use Refresh to try again.'}
+        </Alert>
+      )}
+      {empty && (
+        <EmptyState
+          data-testid="dash-empty"
+          icon={<IconChartBar size={28} />}
+          title={`No ${environment} checks ${period === 'today' ? 'today' : 'in this period'}`}
+          description={
+            environment === 'sandbox'
+              ? 'Run a sandbox fixture to see the charts fill in: open the palette and type "fixture", or use the Verify page. API calls with a sandbox key count too.'
+              : 'Live checks made through the API or the Verify page appear here. Each one is charged to the wallet.'
+          }
+        >
+          <Group justify="center">
+            <Button leftSection={<IconBuildingBank size={16} />} onClick={() => setSection('verify')}>
+              Open Verify
+            </Button>
+            <Button variant="light" onClick={() => spotlight.open()} rightSection={<Kbd size="xs">Ctrl K</Kbd>}>
+              Command palette
+            </Button>
+          </Group>
+        </EmptyState>
+      )}
+      {current && !empty && (
+        <Grid gap="md">
+          <Grid.Col span={{ base: 12, lg: 6 }}>
+            <StatusCard summary={current} from={from} open={openHistory} />
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, lg: 6 }}>
+            <RatesCard summary={current} />
+          </Grid.Col>
+          <Grid.Col span={12}>
+            <CountryCard summary={current} from={from} open={openHistory} />
+          </Grid.Col>
+        </Grid>
+      )}
+      {current && (
+        <Grid gap="md">
+          <Grid.Col span={{ base: 12, lg: 7 }}>
+            <WebhookHealthCard summary={current} onOpen={() => setSection('webhooks')} />
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, lg: 5 }}>
+            <WalletTile summary={current} onOpen={() => setSection('wallet')} />
+          </Grid.Col>
+        </Grid>
+      )}
       <Card withBorder>
         <Stack gap={4}>
           <Group gap="xs">

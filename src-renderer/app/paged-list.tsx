@@ -14,8 +14,14 @@ export interface Page<R> {
  * `fetchPage` must be stable (wrap it in useCallback): a new function reloads the list, which is how a change of
  * environment or an explicit refresh key is picked up. Changing a filter goes back to page 1.
  */
-export function usePagedList<F extends object, R>(noFilters: F, fetchPage: (filters: F, page: number) => Promise<Page<R>>, errorTitle: string) {
-  const [filters, setFilters] = useState<F>(noFilters);
+export function usePagedList<F extends object, R>(
+  noFilters: F,
+  fetchPage: (filters: F, page: number) => Promise<Page<R>>,
+  errorTitle: string,
+  /** Filters to open with (a link from the dashboard); Clear still goes back to `noFilters`. */
+  initialFilters?: F,
+) {
+  const [filters, setFilters] = useState<F>(initialFilters ?? noFilters);
   const [page, setPage] = useState(1);
   const [rows, setRows] = useState<R[]>([]);
   const [total, setTotal] = useState(0);

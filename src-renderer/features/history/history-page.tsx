@@ -44,10 +44,12 @@ const FILTER_SELECTS: { key: 'type' | 'status' | 'country'; label: string; data:
 
 export function HistoryPage() {
   const environment = useConsole((s) => s.environment);
+  // A dashboard link opens History already filtered (store.openHistory); read once, at mount.
+  const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...useConsole.getState().historyFilter }));
   const [openId, setOpenId] = useState<string | null>(null);
   const closeDrawer = useCallback(() => setOpenId(null), []);
   const fetchPage = useCallback((f: Filters, page: number) => call('verify:list', { environment, query: toQuery(f, page) }), [environment]);
-  const list = usePagedList(NO_FILTERS, fetchPage, 'Could not load the history');
+  const list = usePagedList(NO_FILTERS, fetchPage, 'Could not load the history', initial);
 
   return (
     <Stack>
@@ -82,7 +84,11 @@ export function HistoryPage() {
         pageSize={PAGE_SIZE}
         page={list.page}
         onPageChange={list.setPage}
-        noRecordsText={`No verifications in ${environment} match these filters`}
+        noRecordsText={
+          list.filtered
+            ? `No verifications in ${environment} match these filters — widen or clear them`
+            : `No verifications in ${environment} yet — run one from Verify, the palette (Ctrl+K) or the API`
+        }
         onRowClick={(r) => setOpenId(r.id)}
         rowAttributes={(r) => ({ 'data-testid': `history-row-${r.id}`, 'data-status': r.status })}
         columns={[

@@ -1,7 +1,10 @@
-// First run: creates the organization and its owner, then shows the two initial API keys exactly once.
+// First run, as three steps: create the organization and its owner, show the two initial API keys exactly once,
+// then a guided first check with a sandbox fixture before the dashboard.
 import { useState, type ChangeEvent, type FormEvent } from 'react';
-import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { IconAlertTriangle } from '@tabler/icons-react';
+import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, Stepper, Text, TextInput, Title } from '@mantine/core';
+import { IconAlertTriangle, IconArrowRight, IconGauge } from '@tabler/icons-react';
+import { useConsole } from '../../app/store';
+import { FirstCheck } from './first-check';
 import type { ChannelOutput } from '../../../src-shared/channels';
 import { ConsoleError, call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
@@ -16,6 +19,9 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
   const [errors, setErrors] = useState<Partial<Record<Fields, string>>>({});
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ChannelOutput<'setup:bootstrap'> | null>(null);
+  const [checking, setChecking] = useState(false);
+  const [checked, setChecked] = useState(false);
+  const setSection = useConsole((s) => s.setSection);
 
   /** The value, change handler and error of one input. */
   function bind(field: Fields) {
@@ -53,47 +59,76 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
     }
   }
 
-  if (result) {
-    return (
-      <Center mih="100vh" p="md">
-        <Paper withBorder shadow="sm" p="xl" w={640} data-testid="setup-keys">
-          <Stack>
-            <Title order={2}>Your API keys</Title>
-            <Text>
-              The organization is ready and {result.owner.email} is its owner. Here are its first two API keys, one per
-              environment.
-            </Text>
-            <Alert color="orange" icon={<IconAlertTriangle size={18} />} title="You will not see these again">
-              {ONCE_ONLY_WARNING_BOTH}
-            </Alert>
-            <SecretKey label="Sandbox key (test data, never charged)" value={result.keys.sandbox.key} testId="setup-key-sandbox" />
-            <SecretKey label="Live key (real checks, charged)" value={result.keys.live.key} testId="setup-key-live" />
-            <Button data-testid="setup-continue" onClick={onDone} mt="sm">
-              I have saved both keys — continue
-            </Button>
-          </Stack>
-        </Paper>
-      </Center>
-    );
+  const accountForm = (
+    <form onSubmit={(e) => void submit(e)} noValidate>
+      <Stack>
+        <Text c="dimmed" size="sm">
+          Create the organization and its owner account. This runs once per installation.
+        </Text>
+        <TextInput data-testid="setup-org" label="Organization name" placeholder="Acme Payments" {...bind('organizationName')} />
+        <TextInput data-testid="setup-email" label="Owner email" type="email" required autoComplete="username" {...bind('email')} />
+        <PasswordInput data-testid="setup-password" label="Password" description="At least 8 characters." required autoComplete="new-password" {...bind('password')} />
+        <Button type="submit" data-testid="setup-submit" loading={busy}>
+          Create organization
+        </Button>
+      </Stack>
+    </form>
+  );
+
+  const step = !result ? 0 : checking ? 2 : 1;
+
+  function finish() {
+    // The console opens on the dashboard whatever section a previous installation left in storage.
+    setSection('dashboard');
+    onDone();
   }
 
   return (
     <Center mih="100vh" p="md">
-      <Paper withBorder shadow="sm" p="xl" w={460}>
-        <form onSubmit={(e) => void submit(e)} noValidate>
-          <Stack>
-            <Title order={2}>Set up Verification Console</Title>
-            <Text c="dimmed" size="sm">
-              Create the organization and its owner account. This runs once per installation.
-            </Text>
-            <TextInput data-testid="setup-org" label="Organization name" placeholder="Acme Payments" {...bind('organizationName')} />
-            <TextInput data-testid="setup-email" label="Owner email" type="email" required autoComplete="username" {...bind('email')} />
-            <PasswordInput data-testid="setup-password" label="Password" description="At least 8 characters." required autoComplete="new-password" {...bind('password')} />
-            <Button type="submit" data-testid="setup-submit" loading={busy}>
-              Create organization
-            </Button>
-          </Stack>
-        </form>
+      <Paper withBorder shadow="sm" p="xl" w={720} data-testid="setup" data-step={step}>
+        <Title order={2} mb="md">
+          Set up Verification Console
+        </Title>
+        <Stepper active={step} allowNextStepsSelect={false} size="sm">
+          <Stepper.Step label="Organization" description="You become its owner">
+            {!result && accountForm}
+          </Stepper.Step>
+          <Stepper.Step label="API keys" description="Shown once">
+            {result && !checking && (
+              <Stack data-testid="setup-keys">
+                <Text>
+                  The organization is ready and {result.owner.email} is its owner. Here are its first two API keys, one per
+                  environment.
+                </Text>
+                <Alert color="orange" icon={<IconAlertTriangle size={18} />} title="You will not see these again">
+                  {ONCE_ONLY_WARNING_BOTH}
+                </Alert>
+                <SecretKey label="Sandbox key (test data, never charged)" value={result.keys.sandbox.key} testId="setup-key-sandbox" />
+                <SecretKey label="Live key (real checks, charged)" value={result.keys.live.key} testId="setup-key-live" />
+                <Group justify="space-between" mt="sm">
+                  <Button variant="subtle" data-testid="setup-continue" onClick={finish}>
+                    Skip the first check — open the console
+                  </Button>
+                  <Button data-testid="setup-next" rightSection={<IconArrowRight size={16} />} onClick={() => setChecking(true)}>
+                    I have saved both keys — try a first check
+                  </Button>
+                </Group>
+              </Stack>
+            )}
+          </Stepper.Step>
+          <Stepper.Step label="First check" description="A sandbox fixture">
+            {checking && (
+              <Stack>
+                <FirstCheck onResult={() => setChecked(true)} />
+                <Group justify="flex-end" mt="sm">
+                  <Button data-testid="setup-done" variant={checked ? 'filled' : 'light'} leftSection={<IconGauge size={16} />} onClick={finish}>
+                    Go to dashboard
+                  </Button>
+                </Group>
+              </Stack>
+            )}
+          </Stepper.Step>
+        </Stepper>
       </Paper>
     </Center>
   );

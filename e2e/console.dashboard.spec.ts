@@ -1,0 +1,88 @@
+// The dashboard reads what the API did: sandbox checks sent with the key shown at setup appear as counts by status
+// and corridor, with the success rate over answered checks and the error rate apart (interface §9 rule 5), and
+// each count opens the History list filtered to exactly those checks.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from '@playwright/test';
+import { expect, openConsole, test } from './fixtures';
+
+const shots = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
+
+/** First run through the UI; returns the sandbox key it showed once. */
+async function setUp(page: Page): Promise<string> {
+  await page.getByTestId('setup-org').fill('Acme Compliance');
+  await page.getByTestId('setup-email').fill('owner@acme.test');
+  await page.getByTestId('setup-password').fill('correct horse battery');
+  await page.getByTestId('setup-submit').click();
+  const key = (await page.getByTestId('setup-key-sandbox').textContent())!;
+  await page.getByTestId('setup-continue').click();
+  return key;
+}
+
+// Sandbox fixtures (resources/sandbox/fixtures.json) with a known answer each.
+const CHECKS = [
+  { country: 'NG', accountNumber: '0123456789', bankCode: '058' }, // success
+  { country: 'NG', accountNumber: '0690000031', bankCode: '044' }, // success
+  { country: 'NG', accountNumber: '0000000000', bankCode: '058' }, // failed: ACCOUNT_NOT_FOUND
+  { country: 'NG', accountNumber: '0999999992', bankCode: '058' }, // error: VERIFICATION_ERROR
+  { country: 'ET', accountNumber: '1000123456789', bankCode: 'CBETETAA' }, // success
+];
+
+test('dashboard counts API checks and links to the filtered history', async ({ browser, served }) => {
+  mkdirSync(shots, { recursive: true });
+  const page = await openConsole(browser, served);
+  const key = await setUp(page);
+  await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
+  await expect(page.getByTestId('dash-empty')).toBeVisible();
+
+  for (const [i, body] of CHECKS.entries()) {
+    const res = await fetch(`${served.apiUrl}/verify/account`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Idempotency-Key': `dash-e2e-${i}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  await page.getByTestId('dash-refresh').click();
+  await expect(page.getByTestId('dash-status-success')).toHaveAttribute('data-count', '3');
+  await expect(page.getByTestId('dash-status-failed')).toHaveAttribute('data-count', '1');
+  await expect(page.getByTestId('dash-status-error')).toHaveAttribute('data-count', '1');
+  // 3 of 4 answered; the error is not an answer but 1 of 5 finished checks.
+  await expect(page.getByTestId('dash-success-rate')).toHaveText('75 %');
+  await expect(page.getByTestId('dash-error-rate')).toHaveText('20 %');
+  const ng = page.getByTestId('dash-country-NG');
+  await expect(ng).toContainText('4');
+  await expect(page.getByTestId('dash-country-ET')).toBeVisible();
+  await expect(page.getByTestId('dash-webhooks-empty')).toBeVisible();
+  await expect(page.getByTestId('dash-wallet-balance')).toHaveAttribute('data-minor', '0');
+  await expect(page.getByTestId('dash-wallet-low')).toBeVisible();
+  await page.screenshot({ path: resolve(shots, 'dashboard.png'), fullPage: true });
+
+  // The failed count opens History filtered to failed checks of the period.
+  await page.getByTestId('dash-status-failed').click();
+  const table = page.getByTestId('history-table');
+  await expect(page.getByTestId('history-status')).toHaveValue('failed');
+  await expect(table.locator('tr[data-status]')).toHaveCount(1);
+  await expect(table.locator('tr[data-status="failed"]')).toHaveCount(1);
+
+  // The corridor row opens History for that country.
+  await page.getByTestId('nav-dashboard').click();
+  await ng.getByRole('button', { name: 'NG' }).click();
+  await expect(page.getByTestId('history-country')).toHaveValue('NG');
+  await expect(table.locator('tr[data-status]')).toHaveCount(4);
+
+  // Opening History from the navigation starts unfiltered again.
+  await page.getByTestId('nav-dashboard').click();
+  await page.getByTestId('nav-history').click();
+  await expect(page.getByTestId('history-country')).toHaveValue('');
+  await expect(table.locator('tr[data-status]')).toHaveCount(5);
+
+  // Live has its own numbers: nothing ran there.
+  await page.getByTestId('nav-dashboard').click();
+  await page.getByTestId('env-switch').getByText('Live').click();
+  await page.getByTestId('live-confirm-button').click();
+  await expect(page.getByTestId('page-env')).toHaveText('LIVE');
+  await expect(page.getByTestId('dash-empty')).toContainText('No live checks today');
+});

@@ -1,0 +1,78 @@
+// Keyboard: Ctrl+K opens the palette (environment shown), a page name + Enter opens that page, a sandbox fixture
+// runs from it and shows its answer, Alt+digit jumps to a page, `?` lists the shortcuts, "Create API key" opens the
+// keys page's dialog, and the palette's environment switch asks before entering live.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from '@playwright/test';
+import { expect, openConsole, test } from './fixtures';
+
+const shots = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
+
+async function setUp(page: Page): Promise<void> {
+  await page.getByTestId('setup-org').fill('Acme Compliance');
+  await page.getByTestId('setup-email').fill('owner@acme.test');
+  await page.getByTestId('setup-password').fill('correct horse battery');
+  await page.getByTestId('setup-submit').click();
+  await page.getByTestId('setup-continue').click();
+  await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
+}
+
+test('palette: jump to a page, run a fixture, shortcuts, environment', async ({ browser, served }) => {
+  mkdirSync(shots, { recursive: true });
+  const page = await openConsole(browser, served);
+  await setUp(page);
+
+  // Ctrl+K → "Webhooks" → Enter → the Webhooks page.
+  await page.keyboard.press('Control+K');
+  const search = page.getByTestId('palette-search');
+  await expect(search).toBeFocused();
+  await expect(page.getByTestId('palette-env')).toHaveText('SANDBOX');
+  await search.fill('Webhooks');
+  await page.screenshot({ path: resolve(shots, 'palette.png') });
+  await page.keyboard.press('Enter');
+  await expect(search).toBeHidden();
+  await expect(page.getByRole('heading', { level: 2, name: 'Webhooks' })).toBeVisible();
+  await expect(page.getByTestId('nav-webhooks')).toHaveAttribute('data-active', 'true');
+  await expect(page.getByTestId('page-context')).toContainText('Webhooks');
+
+  // A sandbox fixture from the palette runs in place and shows its known answer.
+  await page.keyboard.press('Control+K');
+  await search.fill('fixture NG Account not found');
+  await page.getByRole('button', { name: /Verify account NG: Account not found/ }).click();
+  const modal = page.getByTestId('palette-fixture-modal');
+  await expect(modal.getByTestId('verification-result')).toHaveAttribute('data-status', 'failed');
+  await expect(modal).toContainText('ACCOUNT_NOT_FOUND');
+  await page.keyboard.press('Escape');
+  await expect(modal).toBeHidden();
+
+  // Alt+3 is the third page of the navigation (History), which lists the check just run.
+  await page.keyboard.press('Alt+Digit3');
+  await expect(page.getByTestId('nav-history')).toHaveAttribute('data-active', 'true');
+  await expect(page.getByTestId('history-table').locator('tr[data-status="failed"]')).toHaveCount(1);
+
+  // `?` lists the shortcuts, the palette's included.
+  await page.keyboard.press('Shift+Slash');
+  const help = page.getByTestId('shortcuts-modal');
+  await expect(help).toContainText('Open the command palette');
+  await expect(help).toContainText('Go to History');
+  await page.keyboard.press('Escape');
+
+  // "Create API key" opens API keys with the page's own create dialog.
+  await page.keyboard.press('Control+K');
+  await search.fill('create api key');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('key-name-input')).toBeVisible();
+  await expect(page.getByTestId('nav-keys')).toHaveAttribute('data-active', 'true');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('key-name-input')).toBeHidden();
+
+  // Switching to live from the palette asks first.
+  await page.keyboard.press('Control+K');
+  await search.fill('switch to live');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('live-confirm-button').click();
+  await expect(page.getByTestId('env-badge')).toContainText('LIVE');
+  await page.keyboard.press('Control+K');
+  await expect(page.getByTestId('palette-env')).toHaveText('LIVE');
+});

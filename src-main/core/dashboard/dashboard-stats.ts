@@ -1,0 +1,113 @@
+// The dashboard summary (issue 6): counts of one organization and environment since a point in time, computed in
+// SQL over the existing list indexes (verifications_list, webhooks_org + webhook_deliveries_list), never by
+// loading rows into memory.
+import type { DashboardSummary, DeliveryFailure, StatusCounts } from '../../../src-shared/schemas/dashboard';
+import { isLowBalance } from '../../../src-shared/money';
+import type { Environment } from '../../../src-shared/schemas/common';
+import { getWallet } from '../billing/billing';
+import { iso } from '../clock';
+import type { CoreDeps } from '../context';
+
+const LAST_FAILURES = 5;
+const DAY_MS = 86_400_000;
+
+/** The start of the UTC day holding `ms`: the default period is "today" as the History date filters read it. */
+export function startOfUtcDay(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+/** `since` as the service stores timestamps (ISO, UTC, milliseconds); a bare date is its UTC midnight. */
+export function resolveSince(since: string | undefined, nowMs: number): string {
+  if (!since) return iso(startOfUtcDay(nowMs));
+  const ms = Date.parse(since);
+  return iso(Number.isNaN(ms) ? startOfUtcDay(nowMs) : ms);
+}
+
+/**
+ * Interface §9 rule 5: the success rate is over answered checks only (success + failed); errors are not answers
+ * and are reported as their own rate over every finished check. Pending checks count in neither.
+ */
+export function rates(c: StatusCounts): { answered: number; successRate: number | null; errorRate: number | null } {
+  const answered = c.success + c.failed;
+  const finished = answered + c.error;
+  return {
+    answered,
+    successRate: answered === 0 ? null : c.success / answered,
+    errorRate: finished === 0 ? null : c.error / finished,
+  };
+}
+
+const emptyCounts = (): StatusCounts => ({ pending: 0, success: 0, failed: 0, error: 0 });
+
+function verificationCounts(deps: CoreDeps, organizationId: string, environment: Environment, since: string) {
+  // One range scan of verifications_list (organization_id, environment, created_at), grouped twice in SQL.
+  const rows = deps.db
+    .prepare(
+      `SELECT country, status, COUNT(*) AS n FROM verifications
+        WHERE organization_id = ? AND environment = ? AND created_at >= ?
+        GROUP BY country, status`,
+    )
+    .all(organizationId, environment, since) as { country: string; status: keyof StatusCounts; n: number }[];
+  const byStatus = emptyCounts();
+  const countries = new Map<string, StatusCounts & { country: string; total: number }>();
+  for (const r of rows) {
+    byStatus[r.status] += r.n;
+    const c = countries.get(r.country) ?? { country: r.country, total: 0, ...emptyCounts() };
+    c[r.status] += r.n;
+    c.total += r.n;
+    countries.set(r.country, c);
+  }
+  const byCountry = [...countries.values()].sort((a, b) => b.total - a.total || a.country.localeCompare(b.country));
+  const total = byStatus.pending + byStatus.success + byStatus.failed + byStatus.error;
+  return { total, byStatus, byCountry, ...rates(byStatus) };
+}
+
+function webhookHealth(deps: CoreDeps, organizationId: string, environment: Environment, sinceMs: number) {
+  const endpoints = { active: 0, inactive: 0, failed: 0 };
+  const hooks = deps.db
+    .prepare(
+      `SELECT status, COUNT(*) AS n FROM webhooks
+        WHERE organization_id = ? AND environment = ? AND deleted_at IS NULL GROUP BY status`,
+    )
+    .all(organizationId, environment) as { status: keyof typeof endpoints; n: number }[];
+  for (const h of hooks) endpoints[h.status] += h.n;
+
+  // Deliveries are reached through their webhook so the (webhook_id, created_at_ms) index serves the range; deleted
+  // webhooks stay in the join because their past deliveries are still part of the period's health.
+  const deliveries = { success: 0, failed: 0, pending: 0 };
+  const counts = deps.db
+    .prepare(
+      `SELECT d.status AS status, COUNT(*) AS n FROM webhooks w
+         JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
+        WHERE w.organization_id = ? AND w.environment = ? GROUP BY d.status`,
+    )
+    .all(sinceMs, organizationId, environment) as { status: keyof typeof deliveries; n: number }[];
+  for (const c of counts) deliveries[c.status] += c.n;
+
+  const lastFailures = deps.db
+    .prepare(
+      `SELECT d.id AS id, d.webhook_id AS webhookId, w.url AS url, d.event_type AS eventType, d.attempts AS attempts,
+              d.last_status_code AS lastStatusCode, d.last_error AS lastError, COALESCE(d.last_attempt_at, d.updated_at) AS at
+         FROM webhooks w
+         JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
+        WHERE w.organization_id = ? AND w.environment = ? AND d.status = 'failed'
+        ORDER BY d.created_at_ms DESC, d.id DESC LIMIT ?`,
+    )
+    .all(sinceMs, organizationId, environment, LAST_FAILURES) as DeliveryFailure[];
+  return { endpoints, deliveries, lastFailures };
+}
+
+export function dashboardSummary(deps: CoreDeps, organizationId: string, environment: Environment, sinceInput?: string): DashboardSummary {
+  const now = deps.clock.now();
+  const since = resolveSince(sinceInput, now);
+  const wallet = getWallet(deps, organizationId);
+  return {
+    environment,
+    since,
+    generatedAt: iso(now),
+    verifications: verificationCounts(deps, organizationId, environment, since),
+    webhooks: webhookHealth(deps, organizationId, environment, Date.parse(since)),
+    // Billing is organization-wide and live-only (decisions §9), so the wallet is the same in either environment.
+    wallet: { balance: wallet.balance, currency: wallet.currency, status: wallet.status, low: isLowBalance(wallet.balance, wallet.currency) },
+  };
+}

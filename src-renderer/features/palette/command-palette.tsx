@@ -1,0 +1,204 @@
+// The command palette (Ctrl/⌘+K, Mantine Spotlight): every page of the navigation, the environment switch, the
+// page actions people reach for (create a key, top up), and every runnable sandbox fixture, run in place.
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { Badge, Group, Kbd, Modal, Stack, Text } from '@mantine/core';
+import { Spotlight, type SpotlightActionGroupData } from '@mantine/spotlight';
+import { IconArrowsExchange, IconFlask, IconKeyboard, IconKey, IconPlus, IconSearch } from '@tabler/icons-react';
+import type { SandboxFixture } from '../../../src-shared/channels';
+import { notifyError } from '../../app/notify';
+import { useConsole, type Section } from '../../app/store';
+import { ENV_LABEL } from '../../app/environment';
+import { ENV_COLOR } from '../../app/theme';
+import { VerificationResult, type PartialRecord } from '../verify/verification-result';
+import { paletteFilter } from './palette-filter';
+import { loadRunnableFixtures, runFixture } from './run-fixture';
+import { ENV_SHORTCUT, HELP_SHORTCUT, navShortcut } from './shortcuts';
+
+export interface PaletteNavEntry {
+  section: Section;
+  label: string;
+  icon: ReactNode;
+}
+
+function Keys({ keys }: { keys: string[] }) {
+  return (
+    <Group gap={2} wrap="nowrap">
+      {keys.map((k) => (
+        <Kbd key={k} size="xs">
+          {k}
+        </Kbd>
+      ))}
+    </Group>
+  );
+}
+
+/**
+ * The pages own their dialogs; the palette opens the page and presses the page's own button once it is on
+ * screen, so there is one way to create a key or top up, whether by mouse or from here.
+ */
+function pressWhenReady(testId: string, timeoutMs = 10_000): void {
+  const find = () => document.querySelector<HTMLElement>(`[data-testid="${testId}"]:not([disabled])`);
+  const now = find();
+  if (now) return now.click();
+  const observer = new MutationObserver(() => {
+    const el = find();
+    if (!el) return;
+    observer.disconnect();
+    clearTimeout(timer);
+    el.click();
+  });
+  const timer = setTimeout(() => observer.disconnect(), timeoutMs);
+  observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled'] });
+}
+
+export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly PaletteNavEntry[]; onShowShortcuts: () => void }) {
+  const environment = useConsole((s) => s.environment);
+  const setSection = useConsole((s) => s.setSection);
+  const requestEnvironment = useConsole((s) => s.requestEnvironment);
+  const [fixtures, setFixtures] = useState<SandboxFixture[]>([]);
+  const [running, setRunning] = useState<{ fixture: SandboxFixture; result: PartialRecord | null } | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    loadRunnableFixtures()
+      .then((all) => live && setFixtures(all))
+      // Without fixtures the palette still navigates; say why the fixture entries are missing.
+      .catch((e: unknown) => notifyError(e, 'Could not load sandbox fixtures for the palette'));
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  async function run(fixture: SandboxFixture) {
+    setRunning({ fixture, result: null });
+    try {
+      const result = await runFixture(fixture);
+      setRunning({ fixture, result });
+    } catch (e) {
+      setRunning(null);
+      notifyError(e, 'The sandbox check was not accepted');
+    }
+  }
+
+  const actions = useMemo<SpotlightActionGroupData[]>(() => {
+    const other = environment === 'live' ? 'sandbox' : 'live';
+    return [
+      {
+        group: 'Pages',
+        actions: nav.map((n, i) => {
+          const s = navShortcut(i);
+          return {
+            id: `page-${n.section}`,
+            label: n.label,
+            description: `Open ${n.label} (${ENV_LABEL[environment].toLowerCase()})`,
+            leftSection: n.icon,
+            rightSection: s ? <Keys keys={s.keys} /> : undefined,
+            keywords: ['go', 'page', n.section],
+            onClick: () => setSection(n.section),
+          };
+        }),
+      },
+      {
+        group: 'Actions',
+        actions: [
+          {
+            id: 'env-switch',
+            label: `Switch to ${other}`,
+            description: other === 'live' ? 'Real checks, charged to the wallet — asks to confirm' : 'Test data, never charged',
+            leftSection: <IconArrowsExchange size={18} />,
+            rightSection: <Keys keys={ENV_SHORTCUT.keys} />,
+            keywords: ['environment', 'sandbox', 'live', 'mode'],
+            onClick: () => requestEnvironment(other),
+          },
+          {
+            id: 'create-key',
+            label: 'Create API key',
+            description: 'Open API keys and start a new key',
+            leftSection: <IconKey size={18} />,
+            keywords: ['key', 'token', 'new'],
+            onClick: () => {
+              setSection('keys');
+              pressWhenReady('create-key-button');
+            },
+          },
+          {
+            id: 'top-up',
+            label: 'Top up wallet',
+            description: 'Credit the live wallet (owner action, recorded in the ledger)',
+            leftSection: <IconPlus size={18} />,
+            keywords: ['wallet', 'balance', 'credit', 'money', 'funds'],
+            onClick: () => {
+              setSection('wallet');
+              pressWhenReady('wallet-topup');
+            },
+          },
+          {
+            id: 'shortcuts',
+            label: 'Keyboard shortcuts',
+            description: 'Every shortcut of the console',
+            leftSection: <IconKeyboard size={18} />,
+            rightSection: <Keys keys={HELP_SHORTCUT.keys} />,
+            keywords: ['help', 'keys', 'hotkeys'],
+            onClick: onShowShortcuts,
+          },
+        ],
+      },
+      {
+        group: 'Verify a sandbox fixture…',
+        actions: fixtures.map((f, i) => ({
+          id: `fixture-${i}`,
+          label: `Verify ${f.kind} ${f.country}: ${f.description}`,
+          description: `Sandbox fixture · expects ${f.expected.status}${f.expected.errorCode ? ` (${f.expected.errorCode})` : ''}`,
+          leftSection: <IconFlask size={18} />,
+          keywords: ['fixture', 'sandbox', 'verify', 'check', 'run', f.kind, f.country],
+          onClick: () => void run(f),
+        })),
+      },
+    ];
+  }, [nav, environment, fixtures, setSection, requestEnvironment, onShowShortcuts]);
+
+  return (
+    <>
+      <Spotlight
+        actions={actions}
+        filter={(query, all) => paletteFilter(query, all)}
+        limit={40}
+        scrollable
+        maxHeight={460}
+        highlightQuery
+        nothingFound="Nothing matches. Try a page name (History), an action (top up) or “fixture NG”."
+        searchProps={{
+          leftSection: <IconSearch size={18} />,
+          rightSection: (
+            <Badge color={ENV_COLOR[environment]} variant="filled" size="sm" mr="md" data-testid="palette-env">
+              {ENV_LABEL[environment]}
+            </Badge>
+          ),
+          rightSectionWidth: 110,
+          placeholder: 'Go to a page, run an action or a sandbox fixture…',
+          // @ts-expect-error data-* attributes pass through to the input element
+          'data-testid': 'palette-search',
+        }}
+      />
+      <Modal
+        opened={running !== null}
+        onClose={() => setRunning(null)}
+        title="Sandbox fixture"
+        size="lg"
+        data-testid="palette-fixture-modal"
+      >
+        {running && (
+          <Stack>
+            <Text size="sm">
+              <b>
+                {running.fixture.kind} · {running.fixture.country}
+              </b>{' '}
+              — {running.fixture.description}. Run in sandbox whatever the console&apos;s environment, so it is never charged.
+            </Text>
+            {running.result ? <VerificationResult record={running.result} /> : <Text c="dimmed">Running…</Text>}
+          </Stack>
+        )}
+      </Modal>
+    </>
+  );
+}

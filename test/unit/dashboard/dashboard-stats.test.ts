@@ -1,0 +1,160 @@
+// The dashboard summary: counts by status and country over the period, the rates of interface §9 rule 5
+// (success over answered checks only, errors reported separately), webhook delivery health and the wallet.
+import { describe, expect, it } from 'vitest';
+import { topUp } from '../../../src-main/core/billing/billing';
+import { ManualClock } from '../../../src-main/core/clock';
+import { silentLogger, type CoreDeps } from '../../../src-main/core/context';
+import { dashboardSummary, rates, resolveSince } from '../../../src-main/core/dashboard/dashboard-stats';
+import { openDatabase } from '../../../src-main/store/database';
+import { DashboardSummarySchema } from '../../../src-shared/schemas/dashboard';
+
+const NOW = Date.parse('2026-11-21T10:00:00.000Z');
+
+function setup(): CoreDeps {
+  const db = openDatabase(':memory:');
+  const deps: CoreDeps = {
+    db,
+    commit: async (fn) => {
+      db.transaction(fn)();
+    },
+    clock: new ManualClock(NOW),
+    log: silentLogger,
+    config: { scryptN: 1024, rateLimitPerMinute: 0, retryUnitMs: 60_000, allowWebhookHosts: [], bootId: 'test', resourcesDir: 'resources' },
+  };
+  for (const id of ['org_1', 'org_2']) {
+    db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'Org', '2026-01-01T00:00:00.000Z')").run(id);
+  }
+  return deps;
+}
+
+let seq = 0;
+function verification(deps: CoreDeps, o: { status: string; country?: string; at?: string; env?: string; org?: string }) {
+  seq += 1;
+  deps.db
+    .prepare(
+      `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode, request, created_at)
+       VALUES (?, ?, ?, 'account', 'BANK_ACCOUNT', ?, '0123456789', ?, 'sync', '{}', ?)`,
+    )
+    .run(`ver_${seq}`, o.org ?? 'org_1', o.env ?? 'sandbox', o.country ?? 'NG', o.status, o.at ?? '2026-11-21T09:00:00.000Z');
+}
+
+function webhook(deps: CoreDeps, id: string, o: { status?: string; env?: string; url?: string } = {}) {
+  deps.db
+    .prepare(
+      `INSERT INTO webhooks (id, organization_id, environment, url, events, status, secret, active_since_ms, created_at, updated_at)
+       VALUES (?, 'org_1', ?, ?, '["verification.completed"]', ?, 's', 0, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`,
+    )
+    .run(id, o.env ?? 'sandbox', o.url ?? `https://hooks.example.com/${id}`, o.status ?? 'active');
+}
+
+function delivery(deps: CoreDeps, webhookId: string, status: string, atMs: number, lastError: string | null = null) {
+  seq += 1;
+  deps.db
+    .prepare(
+      `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type, verification_id, payload, status,
+         attempts, last_status_code, last_error, last_attempt_at, created_at_ms, created_at, updated_at)
+       VALUES (?, ?, 'org_1', 'sandbox', ?, 'verification.completed', 'ver_x', '{}', ?, 1, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(`del_${seq}`, webhookId, `evt_${seq}`, status, status === 'failed' ? 500 : 200, lastError, new Date(atMs).toISOString(), atMs, new Date(atMs).toISOString(), new Date(atMs).toISOString());
+  return `del_${seq}`;
+}
+
+describe('rates (interface §9 rule 5)', () => {
+  it('success rate is over answered checks only; errors do not lower it and are a rate of their own', () => {
+    expect(rates({ pending: 5, success: 3, failed: 1, error: 4 })).toEqual({ answered: 4, successRate: 0.75, errorRate: 0.5 });
+  });
+
+  it('nothing answered: no success rate rather than 0 %; nothing finished: no error rate', () => {
+    expect(rates({ pending: 0, success: 0, failed: 0, error: 2 })).toEqual({ answered: 0, successRate: null, errorRate: 1 });
+    expect(rates({ pending: 3, success: 0, failed: 0, error: 0 })).toEqual({ answered: 0, successRate: null, errorRate: null });
+  });
+});
+
+describe('resolveSince', () => {
+  it('defaults to the start of the current UTC day; a date is its UTC midnight', () => {
+    expect(resolveSince(undefined, NOW)).toBe('2026-11-21T00:00:00.000Z');
+    expect(resolveSince('2026-11-15', NOW)).toBe('2026-11-15T00:00:00.000Z');
+    expect(resolveSince('2026-11-21T08:30:00+02:00', NOW)).toBe('2026-11-21T06:30:00.000Z');
+  });
+});
+
+describe('dashboardSummary', () => {
+  it('counts today by status and by country, in this organization and environment only', () => {
+    const deps = setup();
+    verification(deps, { status: 'success', country: 'NG' });
+    verification(deps, { status: 'success', country: 'NG' });
+    verification(deps, { status: 'failed', country: 'NG' });
+    verification(deps, { status: 'error', country: 'GH' });
+    verification(deps, { status: 'pending', country: 'KE' });
+    verification(deps, { status: 'success', country: 'NG', at: '2026-11-20T23:59:59.999Z' }); // yesterday
+    verification(deps, { status: 'success', country: 'NG', env: 'live' });
+    verification(deps, { status: 'failed', country: 'NG', org: 'org_2' });
+
+    const s = dashboardSummary(deps, 'org_1', 'sandbox');
+    expect(DashboardSummarySchema.parse(s)).toEqual(s);
+    expect(s.since).toBe('2026-11-21T00:00:00.000Z');
+    expect(s.verifications.total).toBe(5);
+    expect(s.verifications.byStatus).toEqual({ pending: 1, success: 2, failed: 1, error: 1 });
+    expect(s.verifications.byCountry).toEqual([
+      { country: 'NG', total: 3, pending: 0, success: 2, failed: 1, error: 0 },
+      { country: 'GH', total: 1, pending: 0, success: 0, failed: 0, error: 1 },
+      { country: 'KE', total: 1, pending: 1, success: 0, failed: 0, error: 0 },
+    ]);
+    expect(s.verifications.answered).toBe(3);
+    expect(s.verifications.successRate).toBeCloseTo(2 / 3);
+    expect(s.verifications.errorRate).toBeCloseTo(1 / 4);
+
+    const live = dashboardSummary(deps, 'org_1', 'live');
+    expect(live.verifications.byStatus).toEqual({ pending: 0, success: 1, failed: 0, error: 0 });
+    expect(live.verifications.successRate).toBe(1);
+  });
+
+  it('a wider period includes the earlier checks', () => {
+    const deps = setup();
+    verification(deps, { status: 'success', at: '2026-11-19T12:00:00.000Z' });
+    verification(deps, { status: 'failed' });
+    expect(dashboardSummary(deps, 'org_1', 'sandbox').verifications.total).toBe(1);
+    expect(dashboardSummary(deps, 'org_1', 'sandbox', '2026-11-19').verifications.byStatus).toEqual({ pending: 0, success: 1, failed: 1, error: 0 });
+  });
+
+  it('an empty installation reads as zeros with no rates', () => {
+    const s = dashboardSummary(setup(), 'org_1', 'sandbox');
+    expect(s.verifications).toEqual({
+      total: 0,
+      byStatus: { pending: 0, success: 0, failed: 0, error: 0 },
+      byCountry: [],
+      answered: 0,
+      successRate: null,
+      errorRate: null,
+    });
+    expect(s.webhooks.deliveries).toEqual({ success: 0, failed: 0, pending: 0 });
+    expect(s.webhooks.lastFailures).toEqual([]);
+  });
+
+  it('reports webhook delivery health of the period and the latest failures, newest first', () => {
+    const deps = setup();
+    webhook(deps, 'wh_a');
+    webhook(deps, 'wh_b', { status: 'failed' });
+    webhook(deps, 'wh_live', { env: 'live' });
+    const today = Date.parse('2026-11-21T01:00:00.000Z');
+    delivery(deps, 'wh_a', 'success', today);
+    delivery(deps, 'wh_a', 'pending', today + 1000);
+    const older = delivery(deps, 'wh_b', 'failed', today + 2000, 'connection refused');
+    const newer = delivery(deps, 'wh_b', 'failed', today + 3000, 'HTTP 500');
+    delivery(deps, 'wh_b', 'failed', Date.parse('2026-11-20T12:00:00.000Z')); // yesterday
+    delivery(deps, 'wh_live', 'failed', today);
+
+    const s = dashboardSummary(deps, 'org_1', 'sandbox');
+    expect(s.webhooks.endpoints).toEqual({ active: 1, inactive: 0, failed: 1 });
+    expect(s.webhooks.deliveries).toEqual({ success: 1, failed: 2, pending: 1 });
+    expect(s.webhooks.lastFailures.map((f) => f.id)).toEqual([newer, older]);
+    expect(s.webhooks.lastFailures[0]).toMatchObject({ webhookId: 'wh_b', url: 'https://hooks.example.com/wh_b', lastStatusCode: 500, lastError: 'HTTP 500' });
+  });
+
+  it('shows the wallet with the low-balance flag of the wallet page', () => {
+    const deps = setup();
+    expect(dashboardSummary(deps, 'org_1', 'sandbox').wallet).toEqual({ balance: 0, currency: 'USD', status: 'active', low: true });
+    topUp(deps, 'org_1', 5_000, 'USD');
+    expect(dashboardSummary(deps, 'org_1', 'live').wallet).toEqual({ balance: 5_000, currency: 'USD', status: 'active', low: false });
+  });
+});
