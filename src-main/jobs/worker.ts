@@ -3,6 +3,7 @@
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/context';
 import type { Db } from '../store/database';
+import { faultPoint } from '../core/fault-points';
 import { claim, complete, nextRunAt, retry, type Job } from './queue';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
@@ -73,6 +74,7 @@ export class JobWorker {
           this.o.log.error({ err }, 'job claim failed');
         }
       }
+      if (claimed.length > 0) faultPoint('after-claim');
       for (const job of claimed) this.inFlight.add(this.run(job), () => this.wake());
       if (claimed.length > 0 && this.inFlight.size < concurrency) continue;
       await this.sleep(kinds);

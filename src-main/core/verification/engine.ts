@@ -171,6 +171,7 @@ export async function submitVerification(
         } else enqueue(deps.db, now, SYNC_GUARD_JOB, { verificationId: id }, { id: `guard_${id}`, runAtMs: now + SYNC_GUARD_MS, maxAttempts: 20 });
       })
       .immediate();
+    faultPoint('after-charge');
   }
 
   if (isAsync) {
