@@ -12,7 +12,8 @@ export default defineConfig({
   reporter: [['list']],
   outputDir: '../test-results',
   projects: [
-    { name: 'chromium', testMatch: /console\..*\.spec\.ts/ },
-    { name: 'electron', testMatch: /electron\.spec\.ts/ },
+    { name: 'chromium', testMatch: /(console\..*|dns-rebinding)\.spec\.ts/ },
+    // Playwright's `_electron` driver against the real app (e2e/electron.spec.ts); shares scenarios.ts with chromium.
+    { name: 'electron', testMatch: /electron\.spec\.ts/, timeout: 120_000 },
   ],
 });

@@ -91,6 +91,7 @@ export const HTTP_ERRORS = {
     message: 'The Idempotency-Key must be 1 to 255 printable ASCII characters.',
   },
   BATCH_TOO_LARGE: { status: 422, action: 'FIX_INPUT', message: 'A batch holds at most 100 items.' },
+  HEADERS_TOO_LARGE: { status: 431, action: 'FIX_INPUT', message: 'The request line or headers are too large.' },
   RATE_LIMITED: {
     status: 429,
     action: 'WAIT_AND_RETRY',

@@ -20,7 +20,8 @@ export const UPLOAD_RETENTION_MS = 7 * 24 * 3600_000;
 
 /** A file name safe to keep on disk and show back: no folders, no control characters, bounded length. */
 export function safeUploadName(raw: string | undefined): string {
-  let name = basename((raw ?? '').replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim();
+  const base = basename((raw ?? '').replace(/\\/g, '/'));
+  let name = [...base].map((c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f || '<>:"|?*'.includes(c) ? '_' : c)).join('').trim();
   if (name === '' || name === '.' || name === '..') name = 'upload.csv';
   return name.slice(-120);
 }
@@ -131,7 +132,13 @@ export function createWebBridge(opts: {
       app.get('/console', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/console/'));
       app.get('/console/', { schema: { hide: true } }, async (_req, reply) => serveFile(reply, 'index.html'));
       app.get<{ Params: { '*': string } }>('/console/*', { schema: { hide: true } }, async (req, reply) => {
-        const rel = decodeURIComponent(req.params['*'] ?? '');
+        let rel: string;
+        try {
+          rel = decodeURIComponent(req.params['*'] ?? '');
+        } catch {
+          // A stray '%' (e.g. /console/%25) is not a file name; it used to surface as a 500.
+          return reply.code(404).send({ code: 'NOT_FOUND', message: 'Not found', statusCode: 404 });
+        }
         if (rel.startsWith('bridge/') || rel === 'session') return reply.code(405).send();
         return serveFile(reply, rel === '' ? 'index.html' : rel);
       });

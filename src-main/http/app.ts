@@ -9,9 +9,10 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
+import { AppError } from '../../src-shared/app-error';
 import type { CoreRuntime } from '../core/runtime';
 import { authHook, type AuthMode } from './auth';
-import { installErrorHandling, sendError } from './errors';
+import { clientErrorHandler, documentDoorErrors, frameworkErrorHandler, installErrorHandling, sendError } from './errors';
 import { RateLimiter } from './rate-limit';
 import { registerAuthRoutes } from './routes/auth';
 import { registerKeyRoutes } from './routes/keys';
@@ -40,6 +41,7 @@ export interface BuildAppOptions {
 }
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost'];
+const SINGLE_VALUE_HEADERS = ['idempotency-key', 'x-api-key', 'x-environment'];
 
 export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -51,11 +53,25 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     trustProxy: false,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
+    // Errors raised before routing, or by Node's parser, answer with the §7.1 body too (found by test/security).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
+  documentDoorErrors(app);
+  // Node joins a repeated custom header into one "a, b" string; these must see that two were sent (api-decisions).
+  app.addHook('onRequest', async (req) => {
+    for (const name of SINGLE_VALUE_HEADERS) {
+      const values: string[] = [];
+      const raw = req.raw.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
+      if (values.length > 1 && name === 'idempotency-key') throw new AppError('IDEMPOTENCY_KEY_INVALID', { message: 'Send exactly one Idempotency-Key header.' });
+      if (values.length > 1) req.headers[name] = values;
+    }
+  });
 
   if (o.loopbackOnly) {
     app.addHook('onRequest', async (req, reply) => {
@@ -89,7 +105,7 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
 
-  const limiter = new RateLimiter(o.rt.deps.config.rateLimitPerMinute, () => o.rt.deps.clock.now());
+  const limiter = new RateLimiter(() => o.rt.deps.config.rateLimitPerMinute, () => o.rt.deps.clock.now());
   await app.register(
     async (api) => {
       const door: HttpDoor = { app: api, rt: o.rt, auth: (mode) => authHook(o.rt, mode, limiter) };

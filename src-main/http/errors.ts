@@ -1,10 +1,12 @@
 // Maps every failure to the error body of interface §7.1: AppErrors by their catalogue code, Fastify's own
 // errors (bad JSON, body too large, wrong media type, schema validation) to theirs, anything else to a 500
 // that carries no stack trace.
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError } from '../../src-shared/app-error';
 import { errorBody, type FieldDetail, type HttpErrorCode } from '../../src-shared/errors';
+import { ErrorBodySchema } from '../../src-shared/schemas/common';
 
 export function sendError(reply: FastifyReply, code: HttpErrorCode, opts: { message?: string; details?: FieldDetail[]; retryAfterSeconds?: number } = {}) {
   const body = errorBody(code, opts);
@@ -59,5 +61,55 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (status === 415) return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE');
     req.log.error({ err }, 'unhandled error');
     return sendError(reply, 'INTERNAL_ERROR');
+  });
+}
+
+/**
+ * Errors Fastify answers before routing (a malformed URL, a path parameter beyond maxParamLength) get the §7.1
+ * body too, instead of Fastify's own `{ error, code: 'FST_…' }`.
+ */
+export function frameworkErrorHandler(err: FastifyError, _req: unknown, reply: FastifyReply) {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendError(reply, 'VALIDATION_ERROR', { details: [{ field: 'params', message: 'a path parameter is too long' }] });
+  }
+  return sendError(reply, 'INVALID_JSON', { message: 'The request URL is malformed.' });
+}
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (headers beyond Node's limit, a malformed request
+ * line): answered with the §7.1 body on the raw socket, then the connection is closed.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.destroy(err);
+    return;
+  }
+  const overflow = err.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(
+    overflow ? errorBody('HEADERS_TOO_LARGE') : errorBody('INVALID_JSON', { message: 'The request is malformed.' }),
+  );
+  const status = overflow ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+/**
+ * The answers every documented route can give besides its own (a malformed request, a foreign Host, a body too
+ * large or not JSON, headers too large, an unexpected failure) are added to its OpenAPI responses, so the
+ * document lists every status a client can meet and a schema for each.
+ */
+export function documentDoorErrors(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
+    if (!schema || schema.hide || !schema.response) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const hasBody = methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH');
+    const codes = [400, 403, 431, 500, ...(hasBody ? [413, 415] : [])];
+    for (const c of codes) if (!(c in schema.response) && !(String(c) in schema.response)) schema.response[c] = ErrorBodySchema;
   });
 }

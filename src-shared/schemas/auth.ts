@@ -12,7 +12,7 @@ export const ORGANIZATION_NAME_MAX = 100;
 export const LoginRequestSchema = z.object({
   email: z.string().trim().min(3).max(254).email(),
   password: z.string().min(1).max(PASSWORD_MAX),
-});
+}).strict();
 
 export const UserSchema = z.object({
   id: z.string(),
@@ -29,4 +29,4 @@ export const TokenPairSchema = z.object({
   user: UserSchema,
 });
 
-export const RefreshRequestSchema = z.object({ refreshToken: z.string().min(1).max(512) });
+export const RefreshRequestSchema = z.object({ refreshToken: z.string().min(1).max(512) }).strict();

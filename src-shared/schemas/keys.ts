@@ -7,7 +7,7 @@ export const KEY_NAME_MAX = 100;
 export const CreateKeyRequestSchema = z.object({
   name: z.string().trim().min(1).max(KEY_NAME_MAX),
   environment: EnvironmentSchema,
-});
+}).strict();
 
 export const ApiKeySchema = z
   .object({

@@ -12,21 +12,23 @@ const currency = z
   .regex(/^[A-Za-z]{3}$/, 'currency must be an ISO 4217 code (3 letters)')
   .describe('ISO 4217 currency code');
 
-export const BicRequestSchema = z.object({ bic: identifier }).meta({ id: 'BicCheckRequest' });
-export const RoutingNumberRequestSchema = z.object({ routingNumber: identifier }).meta({ id: 'RoutingCodeCheckRequest' });
+export const BicRequestSchema = z.object({ bic: identifier }).strict().meta({ id: 'BicCheckRequest' });
+export const RoutingNumberRequestSchema = z.object({ routingNumber: identifier }).strict().meta({ id: 'RoutingCodeCheckRequest' });
 export const CorrespondentsRequestSchema = z
   .object({ bic: identifier, currency: currency.optional() })
+  .strict()
   .meta({ id: 'CorrespondentsRequest' });
 
 export const BatchItemSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('bic'), bic: identifier }),
-  z.object({ type: z.literal('routing'), routingNumber: identifier }),
-  z.object({ type: z.literal('route'), fromBic: identifier, toBic: identifier, currency }),
+  z.object({ type: z.literal('bic'), bic: identifier }).strict(),
+  z.object({ type: z.literal('routing'), routingNumber: identifier }).strict(),
+  z.object({ type: z.literal('route'), fromBic: identifier, toBic: identifier, currency }).strict(),
 ]);
 
 /** `max` is here for the OpenAPI document; the route answers `BATCH_TOO_LARGE` first (see `isBatchTooLarge`). */
 export const BatchRequestSchema = z
   .object({ items: z.array(BatchItemSchema).min(1).max(MAX_BATCH_ITEMS) })
+  .strict()
   .meta({ id: 'RoutingBatchRequest' });
 
 /** More than 100 items is 422 BATCH_TOO_LARGE rather than VALIDATION_ERROR, so check it before schema validation. */

@@ -6,7 +6,7 @@ export const ModeSchema = z.enum(['async']);
 export const IdentifierSchema = z.object({
   type: z.string().trim().min(1).max(40),
   value: z.string().trim().min(1).max(64),
-});
+}).strict();
 
 const Country = z
   .string()

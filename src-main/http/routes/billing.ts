@@ -1,5 +1,7 @@
 // Billing routes (decisions §9): the organization's wallet and its usage records (one per charge or reversal).
+import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { AppError } from '../../../src-shared/app-error';
 import { ErrorBodySchema, listEnvelope } from '../../../src-shared/schemas/common';
 import { UsageQuerySchema, UsageRecordSchema, WalletSchema } from '../../../src-shared/schemas/billing';
 import { getWallet, listUsage } from '../../core/billing/billing';
@@ -7,7 +9,16 @@ import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
 import { toEnvelope } from '../../../src-shared/schemas/common';
 
-const errors = { 401: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
+const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
+
+/** The wallet and usage are live billing data: a sandbox API key must not read them (issue 9: sandbox isolation). */
+function billingOrganization(req: FastifyRequest): string {
+  const p = principalOf(req);
+  if (p.kind === 'apiKey' && p.environment === 'sandbox') {
+    throw new AppError('FORBIDDEN', { message: 'Sandbox keys cannot read the wallet or usage. Use a live key or sign in.' });
+  }
+  return p.organizationId;
+}
 
 export function registerBillingRoutes(door: HttpDoor): void {
   const { app, rt } = door;
@@ -22,7 +33,7 @@ export function registerBillingRoutes(door: HttpDoor): void {
         response: { 200: WalletSchema, ...errors },
       },
     },
-    async (req) => getWallet(rt.deps, principalOf(req).organizationId),
+    async (req) => getWallet(rt.deps, billingOrganization(req)),
   );
 
   app.withTypeProvider<ZodTypeProvider>().get(
@@ -38,7 +49,7 @@ export function registerBillingRoutes(door: HttpDoor): void {
       },
     },
     async (req) => {
-      return toEnvelope(listUsage(rt.deps, principalOf(req).organizationId, req.query), req.query);
+      return toEnvelope(listUsage(rt.deps, billingOrganization(req), req.query), req.query);
     },
   );
 }

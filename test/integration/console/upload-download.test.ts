@@ -40,7 +40,7 @@ describe('console uploads and downloads', () => {
     expect(cross.status).toBe(403);
     const anon = await upload(CSV, { origin });
     expect(anon.status).toBe(401);
-    expect((await anon.json()).code).toBe('TOKEN_INVALID');
+    expect(((await anon.json()) as { code: string }).code).toBe('TOKEN_INVALID');
   });
 
   it('streams a dropped file into the data folder, then previews, runs and downloads it', async () => {
