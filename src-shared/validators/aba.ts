@@ -3,8 +3,18 @@ import { type Check, digitAt, fail, pass } from './result';
 
 const WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7, 1] as const;
 
+/** Exactly nine ASCII digits (what `/^\d{9}$/` accepts), by char codes: batch files check this per row. */
+export function isNineDigits(v: string): boolean {
+  if (v.length !== 9) return false;
+  for (let i = 0; i < 9; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 export function abaChecksumValid(routing: string): boolean {
-  if (!/^\d{9}$/.test(routing)) return false;
+  if (!isNineDigits(routing)) return false;
   let sum = 0;
   for (let i = 0; i < 9; i++) sum += digitAt(routing, i) * (WEIGHTS[i] ?? 0);
   return sum % 10 === 0;
@@ -22,8 +32,10 @@ function prefixValid(prefix: number): boolean {
 
 /** Federal Reserve district 1..12, or null for prefixes 00 and 80 that name no district. */
 export function federalReserveDistrict(routing: string): number | null {
-  if (!/^\d{2}/.test(routing)) return null;
-  const prefix = Number(routing.slice(0, 2));
+  const a = routing.charCodeAt(0) - 48;
+  const b = routing.charCodeAt(1) - 48;
+  if (!(a >= 0 && a <= 9 && b >= 0 && b <= 9)) return null;
+  const prefix = a * 10 + b;
   if (prefix >= 1 && prefix <= 12) return prefix;
   if (prefix >= 21 && prefix <= 32) return prefix - 20;
   if (prefix >= 61 && prefix <= 72) return prefix - 60;

@@ -15,11 +15,63 @@ export interface BicParts {
 
 export type BicResult = { ok: true; parts: BicParts } | { ok: false; reasons: string[] };
 
+// Batch files check hundreds of thousands of BICs: the country test is memoised (at most 26 * 26 entries, only
+// two-letter codes reach it) and well-formed BICs are recognised by char codes before the regex path that words
+// the reasons.
+const countryValid = new Map<string, boolean>();
+
+function isCountry(code: string): boolean {
+  let ok = countryValid.get(code);
+  if (ok === undefined) {
+    ok = countries.isValid(code);
+    countryValid.set(code, ok);
+  }
+  return ok;
+}
+
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+
+function isUpperOrDigit(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+}
+
+/** Letters and digits only (nothing to trim or strip), in the upper-cased form `v`. */
+function alnum(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57))) return false;
+  }
+  return true;
+}
+
+function wellFormed(v: string): boolean {
+  for (let i = 0; i < 4; i++) if (!isUpper(v.charCodeAt(i))) return false;
+  for (let i = 6; i < v.length; i++) if (!isUpperOrDigit(v.charCodeAt(i))) return false;
+  return isUpper(v.charCodeAt(4)) && isUpper(v.charCodeAt(5)) && isCountry(v.slice(4, 6));
+}
+
 export function parseBic(value: string): BicResult {
-  const v = value.trim().replace(/\s/g, '').toUpperCase();
+  const v = (value.length === 8 || value.length === 11) && alnum(value) ? value.toUpperCase() : value.trim().replace(/\s/g, '').toUpperCase();
   const reasons: string[] = [];
   if (v.length !== 8 && v.length !== 11) {
     return { ok: false, reasons: [`A BIC has 8 or 11 characters; this one has ${v.length}.`] };
+  }
+  if (wellFormed(v)) {
+    const locationCode = v.slice(6, 8);
+    const branchCode = v.length === 11 ? v.slice(8, 11) : 'XXX';
+    return {
+      ok: true,
+      parts: {
+        institutionCode: v.slice(0, 4),
+        countryCode: v.slice(4, 6),
+        locationCode,
+        branchCode,
+        isPrimaryOffice: branchCode === 'XXX',
+        isTestBic: locationCode[1] === '0',
+      },
+    };
   }
   const institutionCode = v.slice(0, 4);
   const countryCode = v.slice(4, 6);
@@ -27,7 +79,7 @@ export function parseBic(value: string): BicResult {
   const branchCode = v.length === 11 ? v.slice(8, 11) : 'XXX';
   // Newer BICs may use digits in the institution code (ISO 9362:2014), but the bank codes we see are letters.
   if (!/^[A-Z]{4}$/.test(institutionCode)) reasons.push('The first 4 characters of a BIC (the bank) must be letters.');
-  if (!/^[A-Z]{2}$/.test(countryCode) || !countries.isValid(countryCode)) {
+  if (!/^[A-Z]{2}$/.test(countryCode) || !isCountry(countryCode)) {
     reasons.push(`Characters 5-6 of a BIC must be an ISO country code; ${countryCode} is not.`);
   }
   if (!/^[A-Z0-9]{2}$/.test(locationCode)) reasons.push('Characters 7-8 of a BIC (the location) must be letters or digits.');

@@ -1,6 +1,6 @@
 // The single-item bank routing checks of decisions §5 (BIC, ABA routing number, correspondents, route) and the
 // 100-item batch, pure over a routing directory. Each `evaluate*` also returns stable reason codes for CSV summaries.
-import { abaChecksumValid, federalReserveDistrict } from '../../../src-shared/validators/aba';
+import { abaChecksumValid, federalReserveDistrict, isNineDigits } from '../../../src-shared/validators/aba';
 import { parseBic } from '../../../src-shared/validators/bic';
 import type { CorrespondentEntry, RoutingDirectory } from './directory';
 import { sandboxDirectory } from './sandbox-directory';
@@ -67,6 +67,11 @@ function notInDirectory(what: string, dir: RoutingDirectory, ctx: RoutingContext
 }
 
 function normaliseBic(value: string): string {
+  if (value.length === 8 || value.length === 11) {
+    let plain = true;
+    for (let i = 0; i < value.length && plain; i++) plain = value.charCodeAt(i) > 32 && value.charCodeAt(i) < 127;
+    if (plain) return value.toUpperCase();
+  }
   return value.trim().replace(/\s/g, '').toUpperCase();
 }
 
@@ -96,24 +101,47 @@ export function evaluateBic(bic: string, ctx: RoutingContext): Evaluation<BicRes
       codes: ['BIC_MALFORMED'],
     };
   }
+  // Object literals written out rather than spread: batch files run this for every distinct BIC, and the spreads
+  // were most of its cost. The key order is the one the API has always answered with.
   const norm = normaliseBic(bic);
-  const base = { bic: norm, ...parsed.parts };
+  const p = parsed.parts;
   const dir = directoryOf(ctx);
-  if (!dir) {
+  const entry = dir ? dir.findBic(norm) : null;
+  if (!dir || entry) {
     return {
-      result: { status: 'success', valid: true, ...base, bankName: null, city: null, directoryMatch: null },
-      codes: [],
-    };
-  }
-  const entry = dir.findBic(norm);
-  if (entry) {
-    return {
-      result: { status: 'success', valid: true, ...base, bankName: entry.bankName, city: entry.city, directoryMatch: true },
+      result: {
+        status: 'success',
+        valid: true,
+        bic: norm,
+        institutionCode: p.institutionCode,
+        countryCode: p.countryCode,
+        locationCode: p.locationCode,
+        branchCode: p.branchCode,
+        isPrimaryOffice: p.isPrimaryOffice,
+        isTestBic: p.isTestBic,
+        bankName: entry ? entry.bankName : null,
+        city: entry ? entry.city : null,
+        directoryMatch: entry ? true : null,
+      },
       codes: [],
     };
   }
   const miss = notInDirectory(`The BIC ${norm}`, dir, ctx);
-  return { result: { ...base, bankName: null, city: null, ...miss.fields }, codes: miss.codes };
+  return {
+    result: {
+      bic: norm,
+      institutionCode: p.institutionCode,
+      countryCode: p.countryCode,
+      locationCode: p.locationCode,
+      branchCode: p.branchCode,
+      isPrimaryOffice: p.isPrimaryOffice,
+      isTestBic: p.isTestBic,
+      bankName: null,
+      city: null,
+      ...miss.fields,
+    },
+    codes: miss.codes,
+  };
 }
 
 export function checkBic(bic: string, ctx: RoutingContext): BicResult {
@@ -125,7 +153,7 @@ export function checkBic(bic: string, ctx: RoutingContext): BicResult {
 
 export function evaluateRoutingNumber(routingNumber: string, ctx: RoutingContext): Evaluation<RoutingResult> {
   const v = routingNumber.trim();
-  const nineDigits = /^\d{9}$/.test(v);
+  const nineDigits = isNineDigits(v);
   const checksumValid = nineDigits && abaChecksumValid(v);
   const district = nineDigits ? federalReserveDistrict(v) : null;
   const prefix = v.slice(0, 2);
@@ -146,26 +174,43 @@ export function evaluateRoutingNumber(routingNumber: string, ctx: RoutingContext
       codes.push('ROUTING_NUMBER_CHECKSUM');
     }
   }
-  const base = { routingNumber: v, checksumValid, federalReserveDistrict: district };
+  // Written out rather than spread (batch files run this for every distinct number); key order as the API's.
   if (reasons.length > 0) {
     return {
-      result: { status: 'success', valid: false, ...base, bankName: null, directoryMatch: null, reasons },
+      result: {
+        status: 'success',
+        valid: false,
+        routingNumber: v,
+        checksumValid,
+        federalReserveDistrict: district,
+        bankName: null,
+        directoryMatch: null,
+        reasons,
+      },
       codes,
     };
   }
   const dir = directoryOf(ctx);
-  if (!dir) {
-    return { result: { status: 'success', valid: true, ...base, bankName: null, directoryMatch: null }, codes: [] };
-  }
-  const entry = dir.findAba(v);
-  if (entry) {
+  const entry = dir ? dir.findAba(v) : null;
+  if (!dir || entry) {
     return {
-      result: { status: 'success', valid: true, ...base, bankName: entry.bankName, directoryMatch: true },
+      result: {
+        status: 'success',
+        valid: true,
+        routingNumber: v,
+        checksumValid,
+        federalReserveDistrict: district,
+        bankName: entry ? entry.bankName : null,
+        directoryMatch: entry ? true : null,
+      },
       codes: [],
     };
   }
   const miss = notInDirectory(`The routing number ${v}`, dir, ctx);
-  return { result: { ...base, bankName: null, ...miss.fields }, codes: miss.codes };
+  return {
+    result: { routingNumber: v, checksumValid, federalReserveDistrict: district, bankName: null, ...miss.fields },
+    codes: miss.codes,
+  };
 }
 
 export function checkRoutingNumber(routingNumber: string, ctx: RoutingContext): RoutingResult {

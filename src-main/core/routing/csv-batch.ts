@@ -242,10 +242,30 @@ export function evaluateRow(cells: readonly string[], mapping: ColumnMapping, ct
 // Output
 
 
-/** One CSV cell of a result file (the shared rule of src-shared/csv.ts). */
-export const csvCell = csvText;
+/**
+ * One CSV cell of a result file: the shared rule of src-shared/csv.ts, with a char-code pre-check so that the
+ * common cell (nothing to neutralise, nothing to quote) is returned as is without a regex or a copy.
+ */
+export function csvCell(value: string): string {
+  const n = value.length;
+  if (n === 0) return value;
+  const c0 = value.charCodeAt(0);
+  const cl = value.charCodeAt(n - 1);
+  // = + - @ TAB CR first (neutralised), or a space or TAB at either edge (quoted): the shared rule decides.
+  if (c0 === 61 || c0 === 43 || c0 === 45 || c0 === 64 || c0 === 9 || c0 === 13 || c0 === 32 || cl === 32 || cl === 9) {
+    return csvText(value);
+  }
+  // Long texts (reasons) are often cons strings, slow to walk char by char: one native regex scan instead.
+  if (n > 16) return NEEDS_QUOTES.test(value) ? csvText(value) : value;
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 34 || c === 44 || c === 13 || c === 10) return csvText(value);
+  }
+  return value;
+}
 
-const FORMULA_AT_CELL_START = /(?:^|,)[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
 
 function csvCells(cells: readonly string[]): string {
   let line = '';
@@ -324,9 +344,8 @@ interface Verdict {
 
 function render(o: RowOutcome): Verdict {
   const p = o.parts;
-  const parts = p
-    ? `${csvCell(p.institutionCode ?? '')},${csvCell(p.countryCode ?? '')},${csvCell(p.locationCode ?? '')},${csvCell(p.branchCode ?? '')}`
-    : ',,,';
+  // The parts come from parseBic, which admits only A-Z and 0-9: nothing to quote or neutralise.
+  const parts = p ? `${p.institutionCode ?? ''},${p.countryCode ?? ''},${p.locationCode ?? ''},${p.branchCode ?? ''}` : ',,,';
   return {
     valid: o.valid,
     codes: o.codes,
@@ -334,14 +353,134 @@ function render(o: RowOutcome): Verdict {
   };
 }
 
-const VERDICT_CACHE_ENTRIES = 20_000;
+const CSV_ERROR_VERDICTS: Record<CsvRowError, Verdict> = {
+  STRAY_QUOTE: render(invalid('STRAY_QUOTE', CSV_ERROR_MESSAGES.STRAY_QUOTE)),
+  UNCLOSED_QUOTE: render(invalid('UNCLOSED_QUOTE', CSV_ERROR_MESSAGES.UNCLOSED_QUOTE)),
+  ROW_TOO_LONG: render(invalid('ROW_TOO_LONG', CSV_ERROR_MESSAGES.ROW_TOO_LONG)),
+};
+
+/** A cell that csvText would neutralise (= + - @ TAB CR first): checked by char code, no regex per row. */
+function startsFormula(cells: readonly string[]): boolean {
+  for (let i = 0; i < cells.length; i++) {
+    const c = (cells[i] as string).charCodeAt(0);
+    if (c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13) return true;
+  }
+  return false;
+}
+
+/** First and last mapped column; the verdict depends on nothing outside them. */
+interface KeySpan {
+  first: number;
+  last: number;
+}
+
+const NO_SPAN: KeySpan = { first: -1, last: -1 };
+
+function keySpan(m: ColumnMapping): KeySpan {
+  let first = -1;
+  let last = -1;
+  for (const key of MAPPING_KEYS) {
+    const i = m[key];
+    if (i === null) continue;
+    if (first === -1 || i < first) first = i;
+    if (i > last) last = i;
+  }
+  return { first, last };
+}
+
+function joinedKey(cells: readonly string[], m: ColumnMapping): string {
+  return `${cellAt(cells, m.type)}\u0001${cellAt(cells, m.bic)}\u0001${cellAt(cells, m.routing)}\u0001${cellAt(cells, m.fromBic)}\u0001${cellAt(cells, m.toBic)}\u0001${cellAt(cells, m.currency)}`;
+}
+
+/** A slice keeps the whole input chunk it was cut from alive; a cached key is a copy of its own. */
+function ownCopy(s: string): string {
+  return s.length > 12 ? ` ${s}`.slice(1) : s;
+}
+
+const VERDICT_CACHE_ENTRIES = 16_384;
+
+/**
+ * Verdicts of rows with quoted cells, by their joined identifier cells. Two generations: when the young map is
+ * full it becomes the old one, and an old hit moves back to young, so files with many one-off identifiers keep
+ * their frequent ones (clearing a single map would drop them all).
+ */
+class VerdictCache {
+  private young = new Map<string, Verdict>();
+  private old = new Map<string, Verdict>();
+
+  get(key: string): Verdict | undefined {
+    const v = this.young.get(key);
+    if (v !== undefined) return v;
+    const o = this.old.get(key);
+    if (o !== undefined) this.set(key, o);
+    return o;
+  }
+
+  set(key: string, v: Verdict): void {
+    if (this.young.size >= VERDICT_CACHE_ENTRIES) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(ownCopy(key), v);
+  }
+
+  clear(): void {
+    this.young.clear();
+    this.old.clear();
+  }
+}
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 16_777_619;
+const SPAN_CACHE_SLOTS = 1 << 15;
+const SEEN_SLOTS = 1 << 16;
+
+/**
+ * Verdicts of quote-free rows by the raw text of their mapped columns, in a direct-mapped table: the hash is taken
+ * while scanning the line, and a hit is confirmed by comparing the text in place, so a repeated row costs no
+ * allocation. A one-off identifier overwrites a single slot; frequent ones come straight back.
+ */
+class SpanCache {
+  private readonly keys: (string | undefined)[] = new Array<string | undefined>(SPAN_CACHE_SLOTS).fill(undefined);
+  private readonly values: (Verdict | undefined)[] = new Array<Verdict | undefined>(SPAN_CACHE_SLOTS).fill(undefined);
+  private readonly seen = new Int32Array(SEEN_SLOTS);
+
+  get(hash: number, text: string, start: number, end: number): Verdict | undefined {
+    const slot = hash & (SPAN_CACHE_SLOTS - 1);
+    const k = this.keys[slot];
+    if (k === undefined || k.length !== end - start) return undefined;
+    for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) !== text.charCodeAt(start + i)) return undefined;
+    return this.values[slot];
+  }
+
+  /**
+   * Admits a verdict the second time its hash is seen: a one-off identifier's verdict then dies young instead of
+   * being copied into the old generation for nothing (a quarter of the benchmark file's rows are one-offs).
+   */
+  set(hash: number, text: string, start: number, end: number, v: Verdict): void {
+    const seenSlot = (hash >>> 15) & (SEEN_SLOTS - 1);
+    if (this.seen[seenSlot] !== hash) {
+      this.seen[seenSlot] = hash;
+      return;
+    }
+    const slot = hash & (SPAN_CACHE_SLOTS - 1);
+    this.keys[slot] = ownCopy(text.slice(start, end));
+    this.values[slot] = v;
+  }
+
+  clear(): void {
+    this.keys.fill(undefined);
+    this.values.fill(undefined);
+    this.seen.fill(0);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Engine
 
 const PROGRESS_INTERVAL_MS = 200;
 const WRITE_PIECE_CHARS = 64 * 1024;
-const READ_CHUNK_BYTES = 64 * 1024;
+const READ_CHUNK_BYTES = 256 * 1024;
 
 export async function validateCsvFile(opts: ValidateCsvOptions): Promise<BatchSummary> {
   const started = performance.now();
@@ -356,8 +495,10 @@ export async function validateCsvFile(opts: ValidateCsvOptions): Promise<BatchSu
   const invalidOut = opts.invalidOnlyOutput ? new BufferedWriter(createWriteStream(opts.invalidOnlyOutput)) : null;
 
   const summary: BatchSummary = { rows: 0, valid: 0, invalid: 0, reasons: {}, durationMs: 0 };
-  const verdicts = new Map<string, Verdict>();
+  const verdicts = new VerdictCache();
+  const plainVerdicts = new SpanCache();
   let layout: Layout | null = null;
+  let span: KeySpan = NO_SPAN;
 
   const writeHeader = (l: Layout): void => {
     const line = csvLine([...l.headers, ...RESULT_COLUMNS]);
@@ -365,52 +506,119 @@ export async function validateCsvFile(opts: ValidateCsvOptions): Promise<BatchSu
     invalidOut?.add(line);
   };
 
-  const onRecord = (record: CsvRecord): void => {
-    if (record.error === null && isBlankRecord(record.cells)) return;
-    if (layout === null) {
-      layout = detectLayout(record.cells, opts.mapping);
-      writeHeader(layout);
-      if (layout.hasHeader) return;
-    }
-    if (layout.sniffNextRow) {
-      layout.mapping = { ...mappingFromData(record.cells), ...definedOnly(opts.mapping) };
-      layout.sniffNextRow = false;
-    }
-    const { cells, overflow } = fitRow(record.cells, layout.headers.length);
-    let verdict: Verdict;
-    if (record.error !== null) verdict = render(invalid(record.error, CSV_ERROR_MESSAGES[record.error]));
-    else if (overflow) {
-      verdict = render(
-        invalid('COLUMN_COUNT_MISMATCH', `The row has ${record.cells.length} cells but the file has ${layout.headers.length} columns.`),
-      );
-    } else {
-      // The outcome depends only on these cells (the directory is fixed for the run), and batch files repeat the
-      // same banks over and over, so identical identifier cells are checked once.
-      const m = layout.mapping;
-      const key = `${cellAt(cells, m.type)}\u0001${cellAt(cells, m.bic)}\u0001${cellAt(cells, m.routing)}\u0001${cellAt(cells, m.fromBic)}\u0001${cellAt(cells, m.toBic)}\u0001${cellAt(cells, m.currency)}`;
-      const hit = verdicts.get(key);
-      if (hit) verdict = hit;
-      else {
-        verdict = render(evaluateRow(cells, m, ctx));
-        if (verdicts.size >= VERDICT_CACHE_ENTRIES) verdicts.clear();
-        verdicts.set(key, verdict);
-      }
-    }
-
+  const count = (verdict: Verdict, line: string): void => {
     summary.rows++;
     if (verdict.valid) summary.valid++;
     else summary.invalid++;
-    for (const code of verdict.codes) summary.reasons[code] = (summary.reasons[code] ?? 0) + 1;
-
-    // A quote-free input line that no formula neutralisation touches is copied as is: most rows, and the hot path.
-    const original =
-      record.raw !== null && cells === record.cells && !FORMULA_AT_CELL_START.test(record.raw) ? record.raw : csvCells(cells);
-    const line = original + verdict.tail;
+    const codes = verdict.codes;
+    for (let i = 0; i < codes.length; i++) {
+      const code = codes[i] as string;
+      summary.reasons[code] = (summary.reasons[code] ?? 0) + 1;
+    }
     out.add(line);
     if (!verdict.valid) invalidOut?.add(line);
   };
 
-  const parser = new CsvRecordParser(onRecord);
+  const onRecord = (record: CsvRecord): void => {
+    const rc = record.cells;
+    if (record.error === null && isBlankRecord(rc)) return;
+    if (layout === null) {
+      layout = detectLayout(rc, opts.mapping);
+      span = keySpan(layout.mapping);
+      writeHeader(layout);
+      if (layout.hasHeader) return;
+    }
+    if (layout.sniffNextRow) {
+      layout.mapping = { ...mappingFromData(rc), ...definedOnly(opts.mapping) };
+      layout.sniffNextRow = false;
+      span = keySpan(layout.mapping);
+      verdicts.clear();
+      plainVerdicts.clear();
+    }
+    const width = layout.headers.length;
+    let cells = rc;
+    let overflow = false;
+    if (rc.length !== width) {
+      const fitted = fitRow(rc, width);
+      cells = fitted.cells;
+      overflow = fitted.overflow;
+    }
+    let verdict: Verdict;
+    if (record.error !== null) verdict = CSV_ERROR_VERDICTS[record.error];
+    else if (overflow) {
+      verdict = render(
+        invalid('COLUMN_COUNT_MISMATCH', `The row has ${rc.length} cells but the file has ${width} columns.`),
+      );
+    } else {
+      // The outcome depends only on the mapped cells (the directory is fixed for the run), and batch files repeat
+      // the same banks over and over, so identical identifier cells are checked once.
+      const key = joinedKey(cells, layout.mapping);
+      const hit = verdicts.get(key);
+      if (hit !== undefined) verdict = hit;
+      else {
+        verdict = render(evaluateRow(cells, layout.mapping, ctx));
+        verdicts.set(key, verdict);
+      }
+    }
+    // A quote-free line that no formula neutralisation touches is copied as is.
+    const plain = record.raw !== null && cells === rc && !startsFormula(cells);
+    count(verdict, (plain ? (record.raw as string) : csvCells(cells)) + verdict.tail);
+  };
+
+  /**
+   * The hot path, for a quote-free line: one pass over its characters finds the column count, any cell a
+   * spreadsheet would read as a formula, and a hash of the mapped columns' text, which finds the verdict without
+   * building a key, a record or a cell array. Anything unusual returns false and goes through `onRecord`.
+   */
+  const onPlainLine = (text: string, s: number, e: number): boolean => {
+    const l = layout;
+    if (l === null || l.sniffNextRow) return false;
+    const first = span.first;
+    const last = span.last;
+    let col = 0;
+    let data = false;
+    let cellStart = true;
+    let inSpan = first === 0;
+    let keyStart = first === 0 ? s : -1;
+    let keyEnd = -1;
+    let h = FNV_OFFSET;
+    for (let i = s; i < e; i++) {
+      const c = text.charCodeAt(i);
+      if (cellStart) {
+        if (c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13) return false;
+        cellStart = false;
+      }
+      if (c === 44) {
+        if (col === last) {
+          inSpan = false;
+          keyEnd = i;
+        } else if (inSpan) h = Math.imul(h ^ c, FNV_PRIME);
+        col++;
+        if (col === first) {
+          inSpan = true;
+          keyStart = i + 1;
+        }
+        cellStart = true;
+        continue;
+      }
+      if (c > 32 && c < 127) data = true;
+      if (inSpan) h = Math.imul(h ^ c, FNV_PRIME);
+    }
+    // Blank lines, short or long rows: the record path has the rules (and non-ASCII blanks need trim()).
+    if (!data || col + 1 !== l.headers.length) return false;
+    if (keyStart === -1) keyStart = keyEnd = e;
+    else if (keyEnd === -1) keyEnd = e;
+    const raw = text.slice(s, e);
+    let verdict = plainVerdicts.get(h, text, keyStart, keyEnd);
+    if (verdict === undefined) {
+      verdict = render(evaluateRow(raw.split(','), l.mapping, ctx));
+      plainVerdicts.set(h, text, keyStart, keyEnd, verdict);
+    }
+    count(verdict, raw + verdict.tail);
+    return true;
+  };
+
+  const parser = new CsvRecordParser(onRecord, undefined, onPlainLine);
   let lastProgress = 0;
   const report = (final: boolean): void => {
     if (!opts.onProgress) return;

@@ -24,6 +24,13 @@ const CR = 13;
 
 type SlowResult = { kind: 'record'; next: number; cells: string[]; error: CsvRowError | null } | { kind: 'more' } | { kind: 'unclosed' };
 
+/**
+ * Optional hook for quote-free lines (`text.slice(start, end)`, CR already dropped): a consumer that can handle the
+ * line from the text itself returns true, and no record, slice or cell array is made for it; false makes it an
+ * ordinary record. The batch engine answers most rows this way.
+ */
+export type PlainLineHandler = (text: string, start: number, end: number) => boolean;
+
 export class CsvRecordParser {
   private carry = '';
   private line = 1;
@@ -33,6 +40,7 @@ export class CsvRecordParser {
   constructor(
     private readonly onRecord: (record: CsvRecord) => void,
     private readonly maxRecordChars: number = DEFAULT_MAX_RECORD_CHARS,
+    private readonly onPlainLine: PlainLineHandler | null = null,
   ) {}
 
   push(chunk: string): void {
@@ -86,8 +94,10 @@ export class CsvRecordParser {
       if (nextQuote >= nl) {
         let end = nl;
         if (end > pos && text.charCodeAt(end - 1) === CR) end--;
-        const raw = text.slice(pos, end);
-        this.onRecord({ cells: raw.split(','), error: null, line: this.line, raw });
+        if (this.onPlainLine === null || !this.onPlainLine(text, pos, end)) {
+          const raw = text.slice(pos, end);
+          this.onRecord({ cells: raw.split(','), error: null, line: this.line, raw });
+        }
         this.line++;
         pos = nl + 1;
         continue;

@@ -70,7 +70,10 @@ export function createMemoryDirectory(name: string, importedAt: string | null, e
     importedAt,
     findBic(bic) {
       const full = bic11(bic);
-      return bics.get(full) ?? bics.get(primaryOf(full)) ?? null;
+      const hit = bics.get(full);
+      if (hit) return hit;
+      // An 8-character BIC is its own primary office: no second lookup (batch files ask this for every new BIC).
+      return full.length === 11 && full.endsWith('XXX') ? null : (bics.get(primaryOf(full)) ?? null);
     },
     findAba(routing) {
       return abas.get(routing.trim()) ?? null;
