@@ -9,6 +9,8 @@ import { InFlight, WakeableSleep } from './wakeable-sleep';
 export interface DispatcherOptions {
   /** Longest sleep between looks at the outbox (events arrive from the verification worker without a wake-up). */
   pollMs?: number;
+  /** The shorter poll used for a second after a pass found work, so a stream of events is not delayed by pollMs. */
+  busyPollMs?: number;
   concurrency?: number;
 }
 
@@ -17,6 +19,8 @@ export class WebhookDispatcher {
   private readonly inFlight = new InFlight();
   private readonly sleeper = new WakeableSleep();
   private loopDone: Promise<void> | undefined;
+  /** Wall-clock time of the last pass that found work (not the injected clock: this paces real polling). */
+  private lastBusyMs = 0;
 
   constructor(
     private readonly rt: CoreRuntime,
@@ -46,11 +50,12 @@ export class WebhookDispatcher {
   tick(): number {
     const { deps } = this.rt;
     while (fanOut(deps) > 0) {
-      /* drain the outbox in batches */
+      this.lastBusyMs = Date.now();
     }
     const free = (this.o.concurrency ?? 8) - this.inFlight.size;
     if (free <= 0) return 0;
     const ids = claimDue(deps, free);
+    if (ids.length > 0) this.lastBusyMs = Date.now();
     for (const id of ids) {
       this.inFlight.add(
         runScheduledAttempt(this.rt, id).catch((err: unknown) => deps.log.error({ deliveryId: id, err: String(err) }, 'webhook attempt crashed')),
@@ -72,7 +77,8 @@ export class WebhookDispatcher {
   }
 
   private sleep(): Promise<void> {
-    const poll = this.o.pollMs ?? 200;
+    const idlePoll = this.o.pollMs ?? 200;
+    const poll = Date.now() - this.lastBusyMs < 1000 ? Math.min(idlePoll, this.o.busyPollMs ?? 10) : idlePoll;
     const full = this.inFlight.size >= (this.o.concurrency ?? 8);
     const next = full ? null : nextDueAt(this.rt.deps);
     const wait = next === null ? poll : Math.max(0, Math.min(poll, next - this.rt.deps.clock.now()));

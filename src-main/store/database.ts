@@ -29,6 +29,7 @@ export function useNativeBinding(path: string | null): void {
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, electronBinding && process.versions['electron'] ? { nativeBinding: electronBinding } : {});
+  cachePreparedStatements(db);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
@@ -40,6 +41,29 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     throw err;
   }
   return db;
+}
+
+/** Statements kept per database; SQL built from varying filters beyond this many is prepared each time. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Makes db.prepare() return one compiled statement per SQL text: compiling costs more than running most of
+ * our statements, and callers prepare at the point of use. A statement busy in an iterate() is never shared,
+ * and a reader's result modes (pluck, raw, expand) are reset so a cached statement behaves like a fresh one.
+ */
+function cachePreparedStatements(db: Db): void {
+  const prepare = db.prepare.bind(db) as (sql: string) => Database.Statement;
+  const cache = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    const hit = cache.get(sql);
+    if (hit && !hit.busy) {
+      if (hit.reader) hit.pluck(false).expand(false).raw(false);
+      return hit;
+    }
+    const fresh = prepare(sql);
+    if (!hit && cache.size < STATEMENT_CACHE_SIZE) cache.set(sql, fresh);
+    return fresh;
+  }) as Db['prepare'];
 }
 
 function migrate(db: Db, migrations: readonly Migration[]): void {

@@ -39,6 +39,42 @@ export class ListFilter {
   }
 }
 
+// Counting a large table costs a scan of its index (about 50 ms per million rows); a page's `total` is reused
+// while the table's write counter (table_versions, kept by triggers, so it sees every connection's writes) has
+// not moved. Tables without a counter are counted every time.
+const COUNT_CACHE_SIZE = 500;
+const countCaches = new WeakMap<Db, Map<string, { version: number; n: number }>>();
+
+function tableVersion(db: Db, table: string): number | null {
+  try {
+    const row = db.prepare('SELECT version FROM table_versions WHERE name = ?').get(table) as { version: number } | undefined;
+    return row ? row.version : null;
+  } catch {
+    // A store opened without the table_versions migration (tests with their own migration list).
+    return null;
+  }
+}
+
+function countRows(db: Db, from: string, where: string, args: Value[]): number {
+  const sql = `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
+  const count = () => (db.prepare(sql).get(...args) as { n: number }).n;
+  // Inside a transaction the counter may yet roll back with the rows it counted: count afresh.
+  const version = db.inTransaction ? null : tableVersion(db, from);
+  if (version === null) return count();
+  let cache = countCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    countCaches.set(db, cache);
+  }
+  const key = `${sql}\u0000${JSON.stringify(args)}`;
+  const hit = cache.get(key);
+  if (hit && hit.version === version) return hit.n;
+  const n = count();
+  if (cache.size >= COUNT_CACHE_SIZE) cache.clear();
+  cache.set(key, { version, n });
+  return n;
+}
+
 export function listPage<Row>(
   db: Db,
   o: { select: string; from: string; filter: ListFilter; orderBy: string; limit: number; offset: number },
@@ -47,6 +83,5 @@ export function listPage<Row>(
   const rows = db
     .prepare(`SELECT ${o.select} FROM ${o.from} WHERE ${w} ORDER BY ${o.orderBy} LIMIT ? OFFSET ?`)
     .all(...o.filter.args, o.limit, o.offset) as Row[];
-  const { n } = db.prepare(`SELECT count(*) AS n FROM ${o.from} WHERE ${w}`).get(...o.filter.args) as { n: number };
-  return { rows, total: n };
+  return { rows, total: countRows(db, o.from, w, o.filter.args) };
 }

@@ -13,6 +13,8 @@ import { m003Webhooks } from './migrations/003-webhooks';
 import { m004Routing } from './migrations/004-routing';
 import { m005Providers } from './migrations/005-providers';
 import { m006UserStatus } from './migrations/006-user-status';
+import { m007TableVersions } from './migrations/007-table-versions';
+import { m008SealedWebhookSecrets } from './migrations/008-sealed-webhook-secrets';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,4 +24,6 @@ export const MIGRATIONS: readonly Migration[] = [
   m004Routing,
   m005Providers,
   m006UserStatus,
+  m007TableVersions,
+  m008SealedWebhookSecrets,
 ];

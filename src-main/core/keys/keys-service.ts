@@ -1,6 +1,6 @@
 // API keys: create (full value shown once), list, revoke, and authenticate a request's X-API-Key.
 // Lookups are cached by hash; a revoke in this process drops the cache entry before it returns, so
-// revocation is immediate. lastUsedAt is written at most once a second per key.
+// revocation is immediate. lastUsedAt is written at most once a second per key, in the shared group commit.
 import { AppError } from '../../../src-shared/app-error';
 import type { ApiKey, CreatedKey } from '../../../src-shared/schemas/keys';
 import type { Environment } from '../../../src-shared/schemas/common';
@@ -145,7 +145,13 @@ export function authenticateApiKey(deps: CoreDeps, raw: string | undefined): Pri
   const now = deps.clock.now();
   if (now - k.lastTouchMs >= 1000) {
     k.lastTouchMs = now;
-    deps.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(iso(now), k.id);
+    const id = k.id;
+    const at = iso(now);
+    // Rides the next group commit instead of an fsync of its own on the request path; losing a touch in a
+    // crash only leaves lastUsedAt a second stale.
+    void deps.commit(() => deps.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id)).catch((err: unknown) => {
+      deps.log.warn({ err, keyId: id }, 'could not record lastUsedAt');
+    });
   }
   return { kind: 'apiKey', organizationId: k.organizationId, environment: k.environment, role: 'DEVELOPER', keyId: k.id };
 }

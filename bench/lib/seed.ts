@@ -1,0 +1,102 @@
+// Seeds a bootstrapped data folder directly through SQLite before the service starts: extra API keys (so load
+// spread over several keys stays under the per-key rate limit, which is policy, not cost) and bulk verification
+// records written by the real repository code (insertKey, insertVerification) into the real schema.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import type { VerificationRecord } from '../../src-shared/schemas/verification';
+import { systemClock } from '../../src-main/core/clock';
+import type { CoreDeps } from '../../src-main/core/context';
+import { insertKey } from '../../src-main/core/keys/keys-service';
+import { insertVerification } from '../../src-main/core/verification/records';
+
+/**
+ * Opens the service's store without migrating: the service that bootstrapped the folder owns the schema (the
+ * built service and the sources may be at different migration versions while features land).
+ */
+export function openStore(dataDir: string): { db: Database.Database; organizationId: string; close(): void } {
+  const db = new Database(join(dataDir, 'verification-console.sqlite'));
+  db.pragma('journal_mode = WAL');
+  // The repository helpers prepare at the point of use; the service caches statements, so does this.
+  const prepare = db.prepare.bind(db);
+  const statements = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let st = statements.get(sql);
+    if (!st) statements.set(sql, (st = prepare(sql)));
+    return st;
+  }) as typeof db.prepare;
+  const org = db.prepare('SELECT id FROM organizations ORDER BY created_at LIMIT 1').get() as { id: string } | undefined;
+  if (!org) throw new Error('no organization: bootstrap the folder first');
+  return { db, organizationId: org.id, close: () => db.close() };
+}
+
+/** Adds `n` API keys of an environment to the first organization; returns their full values. */
+export function addKeys(dataDir: string, n: number, environment: 'sandbox' | 'live' = 'sandbox'): string[] {
+  const s = openStore(dataDir);
+  const deps = { db: s.db, clock: systemClock } as unknown as CoreDeps;
+  try {
+    return s.db.transaction(() => Array.from({ length: n }, (_, i) => insertKey(deps, s.organizationId, `bench ${i}`, environment).key))();
+  } finally {
+    s.close();
+  }
+}
+
+/**
+ * Writes `n` finished sandbox account verifications (one per second of history, newest now) in chunks of one
+ * transaction each; synchronous=OFF while seeding since a crash only loses the fixture. Returns some ids.
+ */
+export function seedVerifications(dataDir: string, n: number): { sampleIds: string[]; organizationId: string } {
+  const s = openStore(dataDir);
+  s.db.pragma('synchronous = OFF');
+  const start = Date.now() - n * 1000;
+  const sampleIds: string[] = [];
+  const chunk = 50_000;
+  // Indexes and triggers are dropped while seeding and recreated from their own SQL afterwards (much faster).
+  const derived = s.db
+    .prepare("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'verifications' AND type IN ('index', 'trigger') AND sql IS NOT NULL")
+    .all() as { type: string; name: string; sql: string }[];
+  for (const d of derived) s.db.exec(`DROP ${d.type.toUpperCase()} ${d.name}`);
+  try {
+    for (let done = 0; done < n; done += chunk) {
+      s.db.transaction(() => {
+        for (let i = done; i < Math.min(n, done + chunk); i++) {
+          const id = `ver_seed${String(i).padStart(10, '0')}`;
+          const at = new Date(start + i * 1000).toISOString();
+          const failed = i % 5 === 0;
+          const record: VerificationRecord = {
+            id,
+            status: failed ? 'failed' : 'success',
+            verified: !failed,
+            verificationType: 'ACCOUNT_NUMBER',
+            identifier: String(1_000_000_000 + i),
+            country: 'NG',
+            bankCode: '058',
+            environment: 'sandbox',
+            mode: 'sync',
+            createdAt: at,
+            completedAt: at,
+            source: 'live',
+            charge: { amount: 0, currency: 'USD', status: 'not_charged' },
+            ...(failed
+              ? { error: { code: 'ACCOUNT_NOT_FOUND', message: 'No account with this number exists in the sandbox test data.' } }
+              : { accountName: 'ADAEZE OKAFOR', bankName: 'Guaranty Trust Bank' }),
+          } as VerificationRecord;
+          insertVerification(s.db, {
+            kind: 'account',
+            organizationId: s.organizationId,
+            request: { country: 'NG', accountNumber: record.identifier, bankCode: '058' },
+            record,
+          });
+          if (i % Math.max(1, Math.floor(n / 1000)) === 0) sampleIds.push(id);
+        }
+      })();
+    }
+    for (const d of derived) s.db.exec(d.sql);
+    if (s.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'table_versions'").get()) {
+      s.db.prepare("UPDATE table_versions SET version = version + 1 WHERE name = 'verifications'").run();
+    }
+    s.db.pragma('wal_checkpoint(TRUNCATE)');
+    return { sampleIds, organizationId: s.organizationId };
+  } finally {
+    s.close();
+  }
+}

@@ -1,0 +1,129 @@
+// Benchmark 4 of docs/performance.md: webhook dispatch alone. The real dispatcher (outbox fan-out, lease, signed
+// POST through the SSRF-guarded agent, durable attempt log with synchronous=FULL) runs in this process on a
+// fresh store and delivers N events to a receiver process, at concurrency 1, 16 and 64. Baseline: plain undici
+// posting the same bodies to the same receiver at the same concurrency. Medians over rounds; writes results.
+// Usage: npx tsx bench/webhook-dispatch.bench.ts [--quick] [--events 2000] [--rounds 3]
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'undici';
+import { iso } from '../src-main/core/clock';
+import { bootstrap } from '../src-main/core/orgs/organizations';
+import { createWebhook } from '../src-main/core/webhooks/webhooks-service';
+import { WebhookDispatcher } from '../src-main/jobs/webhook-dispatcher';
+import { createCore } from '../src-main/service';
+import { arg, freshDataDir, median, ratio, round2, sleep, startChild, writeResult } from './lib/harness';
+
+const events = arg('--events', 2_000, 400);
+const rounds = arg('--rounds', 3, 1);
+const levels = [1, 16, 64];
+const nowMs = () => performance.timeOrigin + performance.now();
+
+const receiver = await startChild(['bench/lib/receiver.mjs'], /PORT (\d+)/);
+const rxBase = `http://127.0.0.1:${receiver.port}`;
+const control = new Pool(rxBase, { connections: 1 });
+async function rx(path: string, body?: string): Promise<{ received: number; badSignature: number }> {
+  const r = await control.request({ method: body === undefined ? 'GET' : 'POST', path, ...(body === undefined ? {} : { body }) });
+  const text = await r.body.text();
+  return path === '/_results' ? (JSON.parse(text) as { received: number; badSignature: number }) : { received: 0, badSignature: 0 };
+}
+
+const core = createCore({ dataDir: freshDataDir(), startWorker: false, logLevel: 'silent', scryptN: 1024, allowWebhookHosts: [`127.0.0.1:${receiver.port}`] });
+const org = await bootstrap(core.deps, { email: 'bench@example.com', password: 'benchmark-password' });
+const scope = { kind: 'console' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'OWNER' as const };
+const hook = await createWebhook(core.rt, scope, { url: `${rxBase}/hook`, events: ['verification.completed'] });
+await rx('/_secret', hook.secret);
+
+/** A body shaped like a real completion event (same size as the pipeline's). */
+function payload(i: number): string {
+  const id = `ver_bench${String(i).padStart(8, '0')}`;
+  return JSON.stringify({
+    event: 'verification.completed',
+    verificationId: id,
+    organizationId: org.organizationId,
+    timestamp: iso(Date.now()),
+    data: {
+      id, status: 'success', verified: true, verificationType: 'ACCOUNT_NUMBER', identifier: '0123456789', country: 'NG',
+      accountName: 'ADAEZE OKAFOR', bankName: 'Guaranty Trust Bank', environment: 'sandbox', mode: 'async',
+      createdAt: iso(Date.now()), completedAt: iso(Date.now()), source: 'live', charge: { amount: 0, currency: 'USD', status: 'not_charged' },
+    },
+  });
+}
+const bodies = Array.from({ length: events }, (_, i) => payload(i));
+
+function enqueueEvents(): void {
+  const insert = core.deps.db.prepare(
+    `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', 'verification.completed', ?, ?, ?)`,
+  );
+  const at = iso(Date.now());
+  core.deps.db.transaction(() => {
+    bodies.forEach((b, i) => insert.run(`evt_${randomUUID()}`, org.organizationId, `ver_bench${i}`, b, at));
+  })();
+}
+
+async function waitReceived(n: number, limitMs: number): Promise<number> {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    const r = await rx('/_results');
+    if (r.received >= n || Date.now() > end) return r.received;
+    await sleep(20);
+  }
+}
+
+async function dispatchRound(concurrency: number): Promise<{ perSec: number; bad: number }> {
+  await rx('/_reset');
+  enqueueEvents();
+  const d = new WebhookDispatcher(core.rt, { concurrency, pollMs: 20 });
+  const t0 = nowMs();
+  d.start();
+  const got = await waitReceived(events, 60_000);
+  const ms = nowMs() - t0;
+  await d.stop();
+  if (got < events) throw new Error(`dispatcher delivered ${got} of ${events}`);
+  return { perSec: (events / ms) * 1000, bad: (await rx('/_results')).badSignature };
+}
+
+async function undiciRound(concurrency: number): Promise<number> {
+  await rx('/_reset');
+  const pool = new Pool(rxBase, { connections: concurrency });
+  let next = 0;
+  const t0 = nowMs();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < events) {
+        const body = bodies[next++]!;
+        const r = await pool.request({ method: 'POST', path: '/hook', headers: { 'content-type': 'application/json' }, body });
+        await r.body.text();
+      }
+    }),
+  );
+  const ms = nowMs() - t0;
+  await pool.close();
+  return (events / ms) * 1000;
+}
+
+const table: Record<string, { dispatcher: number; undici: number; ratio: number }> = {};
+let badSignatures = 0;
+try {
+  for (const c of levels) {
+    const d: number[] = [];
+    const b: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      b.push(await undiciRound(c));
+      const out = await dispatchRound(c);
+      d.push(out.perSec);
+      badSignatures += out.bad;
+    }
+    table[`concurrency ${c}`] = { dispatcher: round2(median(d)), undici: round2(median(b)), ratio: ratio(median(d), median(b)) };
+  }
+} finally {
+  await control.close();
+  await core.close();
+  await receiver.stop();
+}
+console.table(table);
+writeResult('webhook-dispatch', {
+  benchmark: 'webhook dispatch alone: deliveries/s to a local receiver vs plain undici posting the same bodies',
+  events,
+  rounds,
+  levels: table,
+  badSignatures,
+});
