@@ -17,9 +17,10 @@ import { buildApp } from './http/app';
 import { JobWorker } from './jobs/worker';
 import { releaseLeases } from './jobs/queue';
 import { releaseDeliveryLeases } from './core/webhooks/deliveries';
+import { sealPlainWebhookSecrets } from './core/webhooks/secret-sealing';
 import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir } from './paths';
 import { createProviderRegistry } from './providers/registry';
-import type { SecretBox } from './core/providers/secret-box';
+import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
 import { openDatabase } from './store/database';
 import { GroupCommitter } from './store/group-commit';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
@@ -99,13 +100,16 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
   };
   const committer = new GroupCommitter(db);
-  const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn) };
+  // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
+  const dataBox = createNodeSecretBox(cfg.dataDir);
+  const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn), secrets: dataBox };
+  sealPlainWebhookSecrets(deps);
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const
   let worker: JobWorker | undefined;
   const verification: VerificationRuntime = {
     deps,
-    providers: createProviderRegistry(config.resourcesDir, { deps, secretBox: cfg.secretBox, dataDir: cfg.dataDir }),
+    providers: createProviderRegistry(config.resourcesDir, { deps, secretBox: cfg.secretBox ?? dataBox, dataDir: cfg.dataDir }),
     specs: Object.assign({}, ...FEATURES.map((f) => f.specs ?? {})) as VerificationRuntime['specs'],
     wake: () => worker?.wake(),
   };

@@ -1,6 +1,7 @@
 // What every core function needs: the store, the clock, the configuration and a logger.
 import type { Db } from '../store/database';
 import type { Clock } from './clock';
+import type { SecretBox } from './providers/secret-box';
 
 export interface Logger {
   info(obj: object | string, msg?: string): void;
@@ -33,4 +34,10 @@ export interface CoreDeps {
   clock: Clock;
   config: CoreConfig;
   log: Logger;
+  /**
+   * The data folder's key-file box (`<dataDir>/secret.key`), never safeStorage, so every door can open what it
+   * seals: webhook signing secrets (docs/webhooks.md). createCore always sets it; deps built for a test that never
+   * touches a sealed value may leave it out.
+   */
+  secrets?: SecretBox;
 }

@@ -1,7 +1,7 @@
 // Secrets at rest (issue 9 item 5): after a representative run of the real `vconsole serve` process (info logs
-// captured), neither its SQLite files nor its logs hold a raw API key, password, refresh or access token or
-// provider credential; webhook signing secrets are held only where signing needs them. Plus a code-level check
-// that secret comparisons are constant-time.
+// captured), neither its SQLite files nor its logs hold a raw API key, password, refresh or access token,
+// provider credential or webhook signing secret (sealed with the data folder's key). Plus a code-level check that
+// secret comparisons are constant-time.
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -36,7 +36,7 @@ function foundIn(haystack: Buffer, values: string[]): string[] {
 }
 
 describe('secrets at rest and in logs', () => {
-  it('no raw API key, password, token or provider secret in the store files or the info logs', async () => {
+  it('no raw API key, password, token, provider or webhook secret in the store files or the info logs', async () => {
     const prep = await prepareDataDir();
     const secrets = {
       apiKeys: [prep.sandboxKey, prep.liveKey],
@@ -139,21 +139,26 @@ describe('secrets at rest and in logs', () => {
       report[name] = { values: values.length, inStore: foundIn(store, values).length, inLogs: foundIn(logs, values).length };
     }
     expect(logs.length).toBeGreaterThan(1000); // the info logs really were captured
-    for (const name of ['apiKeys', 'passwords', 'refreshTokens', 'accessTokens', 'providerSecrets'] as const) {
+    for (const name of ['apiKeys', 'passwords', 'refreshTokens', 'accessTokens', 'providerSecrets', 'webhookSecrets'] as const) {
       expect({ name, inStore: foundIn(store, secrets[name]), inLogs: foundIn(logs, secrets[name]) }).toEqual({ name, inStore: [], inLogs: [] });
     }
-    // Webhook secrets sign every delivery, so the service must be able to read them back: never logged, and
-    // held in webhooks.secret / webhooks.previous_secret only — no other column of any table (deliveries, attempts,
-    // outbox, settings...) carries one. Whether those two columns are plain or sealed is what `inStore` reports.
+    // Webhook secrets sign every delivery, so the service reads them back: webhooks.secret / previous_secret hold
+    // them sealed (`gcm1:`, AES-256-GCM with <dataDir>/secret.key), and no column of any table carries one in
+    // plain text — the byte search above covers every page; this names the column if one ever does.
     expect(foundIn(logs, secrets.webhookSecrets)).toEqual([]);
     const db = openReadOnly(prep.dataDir);
     const elsewhere: string[] = [];
     try {
+      const stored = db.prepare('SELECT secret, previous_secret FROM webhooks').all() as { secret: string; previous_secret: string | null }[];
+      expect(stored).toHaveLength(2);
+      for (const r of stored) {
+        expect(r.secret).toMatch(/^gcm1:/);
+        expect(r.previous_secret).toMatch(/^gcm1:/);
+      }
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((t) => t.name);
       for (const t of tables) {
         const cols = (db.prepare(`PRAGMA table_info("${t}")`).all() as { name: string; type: string }[]).filter((c) => /TEXT|BLOB|^$/i.test(c.type));
         for (const c of cols) {
-          if (t === 'webhooks' && (c.name === 'secret' || c.name === 'previous_secret')) continue;
           for (const s of secrets.webhookSecrets) {
             for (const f of forms(s)) {
               const n = (db.prepare(`SELECT count(*) AS n FROM "${t}" WHERE instr(CAST("${c.name}" AS TEXT), ?) > 0`).get(f) as { n: number }).n;

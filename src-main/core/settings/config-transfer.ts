@@ -22,6 +22,7 @@ import { newId } from '../ids';
 import type { CoreRuntime } from '../runtime';
 import { cancelPendingDeliveries, urlPolicyOf, type WebhookRow } from '../webhooks/webhooks-service';
 import { generateWebhookSecret } from '../webhooks/signing';
+import { sealWebhookSecret, SHOWN_PREFIX_LENGTH } from '../webhooks/secret-sealing';
 import { checkWebhookUrlForRegistration } from '../webhooks/url-policy';
 import { readPersistedSettings, writePersistedSettings } from './settings-store';
 
@@ -216,10 +217,12 @@ function applyOps(rt: CoreRuntime, organizationId: string, ops: Op[]): void {
   const now = iso(nowMs);
   for (const op of ops) {
     switch (op.kind) {
-      case 'webhook:create':
+      case 'webhook:create': {
+        // A new secret, sealed like every webhook secret (docs/webhooks.md); the owner sees it by rotating.
+        const secret = generateWebhookSecret();
         db.prepare(
-          `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, active_since_ms, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, secret_prefix, active_since_ms, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           newId('whk'),
           organizationId,
@@ -228,12 +231,14 @@ function applyOps(rt: CoreRuntime, organizationId: string, ops: Op[]): void {
           JSON.stringify(op.hook.events),
           op.hook.status,
           op.hook.description,
-          generateWebhookSecret(),
+          sealWebhookSecret(rt.deps, secret),
+          secret.slice(0, SHOWN_PREFIX_LENGTH),
           nowMs,
           now,
           now,
         );
         break;
+      }
       case 'webhook:update': {
         const reEnabled = op.hook.status === 'active' && op.wasStatus !== 'active';
         db.prepare(

@@ -224,6 +224,28 @@ function scaledRetryAfterMs(rt: CoreRuntime, seconds: number | null): number {
   return Math.ceil(minutes * rt.deps.config.retryUnitMs);
 }
 
+/** An attempt that could not be signed is not sent; it counts as a failure so the schedule still ends. */
+const UNSIGNABLE: SendOutcome = {
+  ok: false,
+  statusCode: null,
+  error: 'not sent: the signing secret cannot be opened (secret.key missing or replaced); rotate the secret',
+  responseBody: null,
+  responseHeaders: null,
+  retryAfterSeconds: null,
+  durationMs: 0,
+};
+
+// A sealed secret that does not open (data folder copied without secret.key) must not crash the attempt in a
+// loop: null makes it an ordinary failed attempt.
+function openSigningSecrets(deps: CoreDeps, hook: WebhookRow, nowMs: number): string[] | null {
+  try {
+    return signingSecrets(deps, hook, nowMs);
+  } catch {
+    deps.log.error({ webhookId: hook.id }, 'webhook signing secret cannot be opened');
+    return null;
+  }
+}
+
 /**
  * Makes the next scheduled attempt of a leased delivery: POST, record the attempt, then success, the next
  * attempt time, or (after the fifth failure) a failed delivery and a failed webhook. Safe to run twice.
@@ -243,11 +265,14 @@ export async function runScheduledAttempt(rt: CoreRuntime, deliveryId: string, k
     return;
   }
   const startedMs = deps.clock.now();
-  const headers = deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body: d.payload, secrets: signingSecrets(hook, startedMs), nowMs: startedMs });
-  const [outcome] = await Promise.all([
-    send(rt, hook.url, d.payload, headers),
-    forwardCopy(rt, d, headers).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed')),
-  ]);
+  const secrets = openSigningSecrets(deps, hook, startedMs);
+  const headers = secrets ? deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body: d.payload, secrets, nowMs: startedMs }) : null;
+  const [outcome] = headers
+    ? await Promise.all([
+        send(rt, hook.url, d.payload, headers),
+        forwardCopy(rt, d, headers).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed')),
+      ])
+    : [UNSIGNABLE];
   const endMs = deps.clock.now();
   let failedWebhook = false;
   deps.db.transaction(() => {
@@ -290,7 +315,7 @@ export async function runScheduledAttempt(rt: CoreRuntime, deliveryId: string, k
           outcome.responseBody,
           outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
           outcome.error,
-          JSON.stringify(headers),
+          headers ? JSON.stringify(headers) : null,
           iso(endMs),
           d.id,
         );
@@ -441,7 +466,7 @@ export async function replayDelivery(rt: CoreRuntime, scope: Scope, deliveryId: 
   const useOriginal = !opts.resign && stored !== null;
   const headers = useOriginal
     ? stored
-    : deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body: d.payload, secrets: signingSecrets(hook, startedMs), nowMs: startedMs });
+    : deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body: d.payload, secrets: signingSecrets(deps, hook, startedMs), nowMs: startedMs });
   const outcome = await send(rt, url, d.payload, headers, { local });
   insertAttempt(deps, d.id, { attempt: null, kind: 'replay', url, startedMs, outcome, nextAttemptMs: null });
   return {

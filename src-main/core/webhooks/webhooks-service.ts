@@ -1,6 +1,6 @@
 // Webhook endpoints (interface §2.7, §3.2, §4.3; decisions §7): register, list, read, update (status, URL,
 // events, secret rotation with a 24 h overlap) and delete, scoped to the caller's organization and environment.
-// Secrets are shown once and never leave this module otherwise.
+// Secrets are shown once and never leave this module otherwise; the store holds them sealed (secret-sealing.ts).
 import { AppError } from '../../../src-shared/app-error';
 import type { Environment } from '../../../src-shared/schemas/common';
 import type {
@@ -18,6 +18,7 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
 import type { CoreRuntime } from '../runtime';
+import { openWebhookSecret, sealIfPlain, sealWebhookSecret, SHOWN_PREFIX_LENGTH, tryOpenWebhookSecret } from './secret-sealing';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrlForRegistration, type Resolver, type UrlPolicy } from './url-policy';
 import { ListFilter, listPage } from '../../store/list-query';
@@ -33,9 +34,12 @@ export interface WebhookRow {
   events: string;
   status: WebhookStatus;
   description: string | null;
+  /** Sealed (`gcm1:…`); '' once the webhook is deleted. A plain value only in rows older code wrote. */
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at_ms: number | null;
+  /** The shown `secretPrefix`; null in rows written before migration 8 until the start-up step fills it. */
+  secret_prefix: string | null;
   active_since_ms: number;
   created_at: string;
   updated_at: string;
@@ -53,17 +57,31 @@ export function toWebhook(r: WebhookRow, nowMs: number): Webhook {
     status: r.status,
     description: r.description,
     environment: r.environment,
-    secretPrefix: r.secret.slice(0, 10),
+    secretPrefix: r.secret_prefix ?? shownPrefixOfUnprefixedRow(r.secret),
     previousSecretExpiresAt: overlap ? iso(r.previous_secret_expires_at_ms!) : null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
 }
 
-/** The secrets that sign a delivery now: the current one first, then the previous one during the overlap. */
-export function signingSecrets(r: Pick<WebhookRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms'>, nowMs: number): string[] {
-  const out = [r.secret];
-  if (r.previous_secret && r.previous_secret_expires_at_ms !== null && r.previous_secret_expires_at_ms > nowMs) out.push(r.previous_secret);
+// A row another writer inserted without a prefix: its plain secret gives it; a sealed one is not opened to list.
+function shownPrefixOfUnprefixedRow(stored: string): string {
+  return stored.startsWith('whsec_') ? stored.slice(0, SHOWN_PREFIX_LENGTH) : 'whsec_';
+}
+
+/**
+ * The secrets that sign a delivery now, opened: the current one first, then the previous one during the overlap.
+ * The result must only reach the signing functions.
+ */
+export function signingSecrets(
+  deps: CoreDeps,
+  r: Pick<WebhookRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms'>,
+  nowMs: number,
+): string[] {
+  const out = [openWebhookSecret(deps, r.secret)];
+  if (r.previous_secret && r.previous_secret_expires_at_ms !== null && r.previous_secret_expires_at_ms > nowMs) {
+    out.push(openWebhookSecret(deps, r.previous_secret));
+  }
   return out;
 }
 
@@ -123,9 +141,10 @@ export async function createWebhook(rt: CoreRuntime, scope: Scope, input: Create
     events: JSON.stringify(uniqueEvents(input.events)),
     status: 'active',
     description: input.description ?? null,
-    secret,
+    secret: sealWebhookSecret(deps, secret),
     previous_secret: null,
     previous_secret_expires_at_ms: null,
+    secret_prefix: secret.slice(0, SHOWN_PREFIX_LENGTH),
     active_since_ms: nowMs,
     created_at: now,
     updated_at: now,
@@ -133,8 +152,8 @@ export async function createWebhook(rt: CoreRuntime, scope: Scope, input: Create
   };
   deps.db
     .prepare(
-      `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, active_since_ms, created_at, updated_at)
-       VALUES (@id, @organization_id, @environment, @url, @events, @status, @description, @secret, @active_since_ms, @created_at, @updated_at)`,
+      `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, secret_prefix, active_since_ms, created_at, updated_at)
+       VALUES (@id, @organization_id, @environment, @url, @events, @status, @description, @secret, @secret_prefix, @active_since_ms, @created_at, @updated_at)`,
     )
     .run(row);
   deps.log.info({ webhookId: row.id, organizationId: scope.organizationId }, 'webhook registered');
@@ -182,7 +201,14 @@ export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, p
   return deps.db.transaction((): WebhookUpdateResult => {
     const row = getRow(deps, scope, id);
     const nowMs = deps.clock.now();
-    const next: WebhookRow = { ...row, updated_at: iso(nowMs) };
+    // Any write also seals what a writer that does not seal yet left plain (config import before a restart).
+    const next: WebhookRow = {
+      ...row,
+      secret: sealIfPlain(deps, row.secret),
+      previous_secret: row.previous_secret === null ? null : sealIfPlain(deps, row.previous_secret),
+      secret_prefix: row.secret_prefix ?? (tryOpenWebhookSecret(deps, row.secret)?.slice(0, SHOWN_PREFIX_LENGTH) || null),
+      updated_at: iso(nowMs),
+    };
     if (url !== undefined) next.url = url;
     if (patch.events !== undefined) next.events = JSON.stringify(uniqueEvents(patch.events));
     if (patch.description !== undefined) next.description = patch.description;
@@ -195,14 +221,16 @@ export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, p
     let secret: string | undefined;
     if (patch.rotateSecret) {
       secret = generateWebhookSecret();
-      next.previous_secret = row.secret;
+      // An old secret that no longer opens cannot sign during the overlap; keeping it would fail every attempt.
+      next.previous_secret = tryOpenWebhookSecret(deps, next.secret) ? next.secret : null;
       next.previous_secret_expires_at_ms = nowMs + SECRET_OVERLAP_MS;
-      next.secret = secret;
+      next.secret = sealWebhookSecret(deps, secret);
+      next.secret_prefix = secret.slice(0, SHOWN_PREFIX_LENGTH);
     }
     deps.db
       .prepare(
         `UPDATE webhooks SET url = @url, events = @events, status = @status, description = @description, secret = @secret,
-           previous_secret = @previous_secret, previous_secret_expires_at_ms = @previous_secret_expires_at_ms,
+           secret_prefix = @secret_prefix, previous_secret = @previous_secret, previous_secret_expires_at_ms = @previous_secret_expires_at_ms,
            active_since_ms = @active_since_ms, updated_at = @updated_at WHERE id = @id`,
       )
       .run(next);

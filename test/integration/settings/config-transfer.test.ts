@@ -10,6 +10,7 @@ import { dispatch } from '../../../src-main/console/handlers';
 import { enableService, setPrice, topUp } from '../../../src-main/core/billing/billing';
 import { exportConfig, importConfig } from '../../../src-main/core/settings/config-transfer';
 import { createWebhook, listWebhooks, updateWebhook } from '../../../src-main/core/webhooks/webhooks-service';
+import { openWebhookSecret } from '../../../src-main/core/webhooks/secret-sealing';
 import { ConfigFileSchema, type ConfigFile } from '../../../src-shared/schemas/settings';
 import { startTestService, type TestService } from '../../helpers/harness';
 
@@ -99,8 +100,11 @@ describe('configuration export and import', () => {
     const rows = target.service.deps.db.prepare('SELECT secret FROM webhooks WHERE organization_id = ?').all(tOrg) as { secret: string }[];
     expect(rows).toHaveLength(2);
     for (const r of rows) {
-      expect(r.secret).toMatch(/^whsec_/);
-      expect(secrets).not.toContain(r.secret);
+      // Sealed at rest, like every webhook secret; opened, a fresh one.
+      expect(r.secret).toMatch(/^gcm1:/);
+      const plain = openWebhookSecret(target.service.deps, r.secret);
+      expect(plain).toMatch(/^whsec_/);
+      expect(secrets).not.toContain(plain);
     }
 
     // Twice = once: every line unchanged, same rows, same secrets.
@@ -126,7 +130,7 @@ describe('configuration export and import', () => {
     expect(plan.changes.find((c) => c.kind === 'webhook')).toMatchObject({ action: 'update', detail: expect.stringContaining('secret kept') });
     expect(plan.restartRequired).toBe(true);
     const secret = (ts.service.deps.db.prepare('SELECT secret FROM webhooks WHERE id = ?').get(hook.id) as { secret: string }).secret;
-    expect(secret).toBe(hook.secret);
+    expect(openWebhookSecret(ts.service.deps, secret)).toBe(hook.secret);
     expect(exportConfig(ts.service.rt, org).webhooks).toEqual(file.webhooks);
     expect(exportConfig(ts.service.rt, org).settings).toEqual({ port: 4321 });
   });
