@@ -1,6 +1,6 @@
 // UI state shared across pages: the environment the console acts in (persisted, so a restart never silently
-// flips an analyst from live back to sandbox or the reverse), the current section, and the one-shot filter a
-// dashboard link hands to the list it opens.
+// flips an analyst from live back to sandbox or the reverse), the current section, and the one-shot hand-overs a
+// link gives the page it opens (a History filter, a webhook's deliveries, a Verify form prefilled from a fixture).
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
 import type { Environment } from '../../src-shared/schemas/common';
@@ -16,10 +16,31 @@ export interface HistoryFilter {
   from?: string;
 }
 
+/** A webhook whose deliveries a link opens (the dashboard's failure rows), optionally one delivery of it. */
+export interface WebhookFocus {
+  webhookId: string;
+  deliveryId?: string;
+  /** The delivery status the list starts filtered to. */
+  status?: 'pending' | 'success' | 'failed';
+}
+
+export const PREFILL_KINDS = ['account', 'phone', 'identity', 'face', 'address'] as const;
+export type PrefillKind = (typeof PREFILL_KINDS)[number];
+
+/** A request the Verify page opens with, on the tab of its kind; nothing runs until the user submits. */
+export interface VerifyPrefill {
+  kind: PrefillKind;
+  request: Record<string, unknown>;
+  /** What the request is, for the note above the form (e.g. the fixture's description). */
+  label?: string;
+}
+
 interface ConsoleState {
   environment: Environment;
   section: Section;
   historyFilter: HistoryFilter | null;
+  webhookFocus: WebhookFocus | null;
+  verifyPrefill: VerifyPrefill | null;
   /** True while the "switch to live?" confirmation is on screen. */
   confirmingLive: boolean;
   setEnvironment(environment: Environment): void;
@@ -29,20 +50,37 @@ interface ConsoleState {
   /** Opening a section by hand starts its lists unfiltered. */
   setSection(section: Section): void;
   openHistory(filter: HistoryFilter): void;
+  openWebhook(focus: WebhookFocus): void;
+  /** The Webhooks page calls this once it has applied the focus, so a later visit starts plain. */
+  clearWebhookFocus(): void;
+  openVerify(prefill: VerifyPrefill): void;
+  /** Hands the prefill to the tab of its kind once and forgets it; null when there is none for that kind. */
+  takeVerifyPrefill(kind: PrefillKind): VerifyPrefill | null;
 }
 
 export const useConsole = create<ConsoleState>()(
   persist(
-    (set) => ({
+    (set, get) => ({
       environment: 'sandbox',
       section: 'dashboard',
       historyFilter: null,
+      webhookFocus: null,
+      verifyPrefill: null,
       confirmingLive: false,
       setEnvironment: (environment) => set({ environment, confirmingLive: false }),
       requestEnvironment: (environment) => set((s) => (environment === 'live' && s.environment !== 'live' ? { confirmingLive: true } : { environment })),
       resolveLive: (confirmed) => set(confirmed ? { environment: 'live', confirmingLive: false } : { confirmingLive: false }),
-      setSection: (section) => set({ section, historyFilter: null }),
+      setSection: (section) => set({ section, historyFilter: null, webhookFocus: null, verifyPrefill: null }),
       openHistory: (filter) => set({ section: 'history', historyFilter: filter }),
+      openWebhook: (focus) => set({ section: 'webhooks', webhookFocus: focus }),
+      clearWebhookFocus: () => set({ webhookFocus: null }),
+      openVerify: (prefill) => set({ section: 'verify', verifyPrefill: prefill }),
+      takeVerifyPrefill: (kind) => {
+        const p = get().verifyPrefill;
+        if (!p || p.kind !== kind) return null;
+        set({ verifyPrefill: null });
+        return p;
+      },
     }),
     { name: 'vc-console', partialize: (s) => ({ environment: s.environment, section: s.section }) },
   ),

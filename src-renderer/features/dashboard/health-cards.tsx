@@ -5,8 +5,11 @@ import { IconAlertTriangle, IconArrowRight } from '@tabler/icons-react';
 import type { DashboardSummary } from '../../../src-shared/schemas/dashboard';
 import { LOW_BALANCE_MAJOR, currencyDigits } from '../../../src-shared/money';
 import { formatMoney, formatTime } from '../../app/format';
+import { useConsole } from '../../app/store';
 
 export function WebhookHealthCard({ summary, onOpen }: { summary: DashboardSummary; onOpen: () => void }) {
+  // A failure row opens that webhook's failed deliveries with this one in the drawer, not just the page.
+  const openWebhook = useConsole((s) => s.openWebhook);
   const { deliveries, endpoints, lastFailures } = summary.webhooks;
   const total = deliveries.success + deliveries.failed + deliveries.pending;
   const noEndpoints = endpoints.active + endpoints.inactive + endpoints.failed === 0;
@@ -63,10 +66,16 @@ export function WebhookHealthCard({ summary, onOpen }: { summary: DashboardSumma
               </Table.Thead>
               <Table.Tbody>
                 {lastFailures.map((f) => (
-                  <Table.Tr key={f.id}>
+                  <Table.Tr key={f.id} data-testid={`dash-failure-${f.id}`}>
                     <Table.Td>{formatTime(f.at)}</Table.Td>
                     <Table.Td style={{ wordBreak: 'break-all' }}>
-                      <Anchor component="button" type="button" fz="xs" onClick={onOpen}>
+                      <Anchor
+                        component="button"
+                        type="button"
+                        fz="xs"
+                        onClick={() => openWebhook({ webhookId: f.webhookId, deliveryId: f.id, status: 'failed' })}
+                        data-testid="dash-failure-open"
+                      >
                         {f.url}
                       </Anchor>
                     </Table.Td>

@@ -1,6 +1,7 @@
 // History: every verification of the current environment, filterable and paged, with a detail drawer.
 import { useCallback, useState } from 'react';
-import { Badge, Button, Code, Group, Select, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Code, Group, Select, Stack, Text } from '@mantine/core';
+import { PageTitle } from '../../app/page-title';
 import { IconRefresh } from '@tabler/icons-react';
 import type { ChannelInput } from '../../../src-shared/channels';
 import { SUPPORTED_COUNTRIES } from '../../../src-shared/address-rules';
@@ -53,12 +54,14 @@ export function HistoryPage() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>History</Title>
-        <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void list.reload()} loading={list.loading}>
-          Refresh
-        </Button>
-      </Group>
+      <PageTitle
+        title="History"
+        actions={
+          <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void list.reload()} loading={list.loading}>
+            Refresh
+          </Button>
+        }
+      />
       <FilterBar testId="history" list={list}>
         {FILTER_SELECTS.map((f) => (
           <Select

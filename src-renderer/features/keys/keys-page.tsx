@@ -1,12 +1,13 @@
 // API keys: list every key of the organization, create one (shown once), revoke one after confirmation.
 import { useCallback, useEffect, useState } from 'react';
-import { Badge, Box, Button, Code, EmptyState, Group, Stack, Text, Title } from '@mantine/core';
+import { Badge, Box, Button, Code, EmptyState, Stack, Text } from '@mantine/core';
 import { IconKey, IconPlus } from '@tabler/icons-react';
 import { DataTable } from 'mantine-datatable';
 import type { ApiKey, CreatedKey } from '../../../src-shared/schemas/keys';
 import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
+import { PageTitle } from '../../app/page-title';
 import { ENV_COLOR } from '../../app/theme';
 import { CreateKeyModal, RevealKeyModal, RevokeKeyModal } from './key-modals';
 
@@ -34,12 +35,14 @@ export function KeysPage() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>API keys</Title>
-        <Button data-testid="create-key-button" leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-          Create key
-        </Button>
-      </Group>
+      <PageTitle
+        title="API keys"
+        actions={
+          <Button data-testid="create-key-button" leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+            Create key
+          </Button>
+        }
+      />
       <Text c="dimmed" size="sm">
         Send a key as <Code>Authorization: Bearer &lt;key&gt;</Code> or <Code>X-API-Key</Code>. A key only works in its own environment.
       </Text>

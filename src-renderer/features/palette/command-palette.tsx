@@ -1,9 +1,10 @@
 // The command palette (Ctrl/⌘+K, Mantine Spotlight): every page of the navigation, the environment switch, the
-// page actions people reach for (create a key, top up), and every runnable sandbox fixture, run in place.
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { Badge, Group, Kbd, Modal, Stack, Text } from '@mantine/core';
+// page actions people reach for (create a key, top up), and every runnable sandbox fixture, run in place or opened
+// in the Verify form to look at (or change) before submitting.
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { Badge, Button, Group, Kbd, Modal, Stack, Text } from '@mantine/core';
 import { Spotlight, type SpotlightActionGroupData } from '@mantine/spotlight';
-import { IconArrowsExchange, IconFlask, IconKeyboard, IconKey, IconPlus, IconSearch } from '@tabler/icons-react';
+import { IconArrowsExchange, IconEdit, IconFlask, IconKeyboard, IconKey, IconPlus, IconSearch } from '@tabler/icons-react';
 import type { SandboxFixture } from '../../../src-shared/channels';
 import { notifyError } from '../../app/notify';
 import { useConsole, type Section } from '../../app/store';
@@ -11,7 +12,7 @@ import { ENV_LABEL } from '../../app/environment';
 import { ENV_COLOR } from '../../app/theme';
 import { VerificationResult, type PartialRecord } from '../verify/verification-result';
 import { paletteFilter } from './palette-filter';
-import { loadRunnableFixtures, runFixture } from './run-fixture';
+import { isRunnable, loadRunnableFixtures, runFixture, type RunnableKind } from './run-fixture';
 import { ENV_SHORTCUT, HELP_SHORTCUT, navShortcut } from './shortcuts';
 
 export interface PaletteNavEntry {
@@ -55,6 +56,7 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
   const environment = useConsole((s) => s.environment);
   const setSection = useConsole((s) => s.setSection);
   const requestEnvironment = useConsole((s) => s.requestEnvironment);
+  const openVerify = useConsole((s) => s.openVerify);
   const [fixtures, setFixtures] = useState<SandboxFixture[]>([]);
   const [running, setRunning] = useState<{ fixture: SandboxFixture; result: PartialRecord | null } | null>(null);
 
@@ -79,6 +81,12 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
       notifyError(e, 'The sandbox check was not accepted');
     }
   }
+
+  const openInVerify = useCallback(
+    (f: SandboxFixture & { kind: RunnableKind }) =>
+      openVerify({ kind: f.kind, request: f.request, label: `the sandbox fixture “${f.kind} ${f.country}: ${f.description}”` }),
+    [openVerify],
+  );
 
   const actions = useMemo<SpotlightActionGroupData[]>(() => {
     const other = environment === 'live' ? 'sandbox' : 'live';
@@ -154,8 +162,20 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
           onClick: () => void run(f),
         })),
       },
+      {
+        // Worded "Open … in Verify" so a search for "Verify account NG" still finds the run-now entry first.
+        group: 'Open a sandbox fixture in Verify…',
+        actions: fixtures.filter(isRunnable).map((f, i) => ({
+          id: `fixture-open-${i}`,
+          label: `Open in Verify: ${f.kind} ${f.country}: ${f.description}`,
+          description: `Fills the ${f.kind} form; nothing runs until you submit (in ${ENV_LABEL[environment].toLowerCase()})`,
+          leftSection: <IconEdit size={18} />,
+          keywords: ['fixture', 'sandbox', 'open', 'form', 'prefill', 'fill', f.kind, f.country],
+          onClick: () => openInVerify(f),
+        })),
+      },
     ];
-  }, [nav, environment, fixtures, setSection, requestEnvironment, onShowShortcuts]);
+  }, [nav, environment, fixtures, setSection, requestEnvironment, onShowShortcuts, openInVerify]);
 
   return (
     <>
@@ -196,6 +216,22 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
               — {running.fixture.description}. Run in sandbox whatever the console&apos;s environment, so it is never charged.
             </Text>
             {running.result ? <VerificationResult record={running.result} /> : <Text c="dimmed">Running…</Text>}
+            {isRunnable(running.fixture) && (
+              <Group justify="flex-end">
+                <Button
+                  variant="light"
+                  leftSection={<IconEdit size={16} />}
+                  data-testid="palette-open-in-verify"
+                  onClick={() => {
+                    const f = running.fixture;
+                    setRunning(null);
+                    if (isRunnable(f)) openInVerify(f);
+                  }}
+                >
+                  Open in Verify
+                </Button>
+              </Group>
+            )}
           </Stack>
         )}
       </Modal>

@@ -23,6 +23,7 @@ import { IconAlertCircle, IconPlugConnected } from '@tabler/icons-react';
 import { PROVIDER_ADAPTERS, PROVIDER_KINDS, type ProbeResult, type ProvidersOverview, type ProviderView } from '../../../src-shared/schemas/providers';
 import { call, ConsoleError } from '../../client/bridge';
 import { notifySuccess } from '../../app/notify';
+import { PageTitle } from '../../app/page-title';
 
 const CIRCUIT_COLOR = { closed: 'green', 'half-open': 'yellow', open: 'red' } as const;
 
@@ -114,7 +115,7 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
       {f.adapter !== 'stand-in' && (
         <>
           <TextInput label="Base URL" placeholder="https://upstream.example.com" value={f.baseUrl} onChange={(e) => set('baseUrl', e.currentTarget.value)} data-testid="provider-base-url" />
-          <Select label="Authentication" data={[{ value: 'bearer', label: 'Authorization: Bearer' }, { value: 'api-key', label: 'X-API-Key header' }]} value={f.authScheme} allowDeselect={false} onChange={(v) => v && set('authScheme', v as Form['authScheme'])} />
+          <Select label="Authentication" data-testid="provider-auth" data={[{ value: 'bearer', label: 'Authorization: Bearer' }, { value: 'api-key', label: 'X-API-Key header' }]} value={f.authScheme} allowDeselect={false} onChange={(v) => v && set('authScheme', v as Form['authScheme'])} />
           <PasswordInput
             label="Credential"
             description={editing?.secret.configured ? `Configured (${editing.secret.masked}). Leave empty to keep it.` : 'Stored encrypted; never shown again after saving.'}
@@ -197,17 +198,18 @@ export function ProvidersPage() {
 
   return (
     <Stack gap="md" data-testid="providers-page">
-      <Group justify="space-between">
-        <div>
-          <Title order={3}>Live providers</Title>
-          <Text size="sm" c="dimmed">
-            Live checks go to the upstream routed for their kind and country. A live check with no route is refused before it is charged.
-          </Text>
-        </div>
-        <Button leftSection={<IconPlugConnected size={16} />} onClick={() => setForm({ initial: EMPTY, editing: null })} data-testid="provider-add">
-          Add provider
-        </Button>
-      </Group>
+      <PageTitle
+        title="Providers"
+        actions={
+          <Button leftSection={<IconPlugConnected size={16} />} onClick={() => setForm({ initial: EMPTY, editing: null })} data-testid="provider-add">
+            Add provider
+          </Button>
+        }
+      />
+      <Text size="sm" c="dimmed">
+        The upstreams of the <b>live</b> environment (sandbox checks never reach one): live checks go to the provider routed for their kind and country. A
+        live check with no route is refused before it is charged.
+      </Text>
       <ErrorBox error={error} />
       {data && data.providers.length === 0 && (
         <Alert color="yellow" variant="light" data-testid="providers-empty">
@@ -246,7 +248,9 @@ export function ProvidersPage() {
                     ))}
                   </Group>
                 </Table.Td>
-                <Table.Td>{p.secret.configured ? <Text ff="monospace">{p.secret.masked}</Text> : <Text c="dimmed">none</Text>}</Table.Td>
+                <Table.Td data-testid={`provider-credential-${p.id}`}>
+                  {p.secret.configured ? <Text ff="monospace">{p.secret.masked}</Text> : <Text c="dimmed">none</Text>}
+                </Table.Td>
                 <Table.Td>
                   <Badge color={CIRCUIT_COLOR[p.state.circuit]} data-testid={`provider-circuit-${p.id}`}>
                     {p.state.circuit}
@@ -272,13 +276,13 @@ export function ProvidersPage() {
                 </Table.Td>
                 <Table.Td>
                   <Group gap={4} wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => probe(p.id)}>
+                    <Button size="xs" variant="default" onClick={() => probe(p.id)} data-testid={`provider-test-${p.id}`}>
                       Test
                     </Button>
-                    <Button size="xs" variant="default" onClick={() => setForm({ initial: fromView(p), editing: p })}>
+                    <Button size="xs" variant="default" onClick={() => setForm({ initial: fromView(p), editing: p })} data-testid={`provider-edit-${p.id}`}>
                       Edit
                     </Button>
-                    <Button size="xs" color="red" variant="subtle" onClick={() => remove(p.id)}>
+                    <Button size="xs" color="red" variant="subtle" onClick={() => remove(p.id)} data-testid={`provider-remove-${p.id}`}>
                       Remove
                     </Button>
                   </Group>

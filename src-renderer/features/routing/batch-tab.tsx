@@ -1,5 +1,6 @@
 // Batch CSV: a dropped or picked file (or a path on this machine) → preview (headers, first rows, detected column mapping, editable) →
-// start → live progress (polled every 500 ms, cancellable) → counts, reasons and the result rows.
+// start → live progress (polled every 500 ms, cancellable) → counts, reasons and the result rows. In live the
+// preview says what the run costs before it starts.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Alert, Badge, Button, Code, Group, Paper, Progress, ScrollArea, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconFileSpreadsheet, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
@@ -8,6 +9,8 @@ import type { BatchJob, BatchPreviewSchema } from '../../../src-shared/schemas/r
 import { call, ConsoleError } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
+import { batchIsBilled } from '../wallet/cost-preview';
+import { BatchCostPreview } from '../wallet/live-cost';
 import { BatchJobView } from './batch-job-view';
 import { CsvDropZone } from './csv-drop-zone';
 import { columnOptions, formatEta, formatRate, fromSelectValue, MAPPING_FIELDS, MAPPING_LABELS, mappingProblem, toSelectValue, type Mapping } from './batch-format';
@@ -232,6 +235,8 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
                 {problem}
               </Alert>
             )}
+            {/* The preview holds the first rows only, so per-service counts would come from the service once a row type is billed. */}
+            {environment === 'live' && <BatchCostPreview billed={batchIsBilled()} counts={{}} />}
             <Group justify="space-between">
               <Text size="sm" c="dimmed">
                 Runs in <b>{environment}</b>

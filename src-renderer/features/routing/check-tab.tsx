@@ -4,6 +4,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { Alert, Badge, Button, Code, Group, List, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconCheck, IconX } from '@tabler/icons-react';
 import type { BicAnswer, CorrespondentsAnswer, RoutingNumberAnswer } from '../../../src-shared/schemas/routing';
+import { LivePrice } from '../wallet/live-cost';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
@@ -263,6 +264,7 @@ export function CheckTab() {
                 : 'Live answers from the directory you imported under Directory; without one, only the structure is judged.'}
               {kind === 'correspondents' && environment === 'live' ? ' A correspondents check is charged in live.' : ''}
             </Text>
+            {kind === 'correspondents' && environment === 'live' && <LivePrice service="correspondents" />}
           </Stack>
         </form>
       </Paper>

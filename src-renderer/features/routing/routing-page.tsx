@@ -1,7 +1,8 @@
 // Routing: single BIC / ABA / correspondents checks, batch-CSV validation with progress and results, the batch
 // history and the live routing directories.
 import { useState } from 'react';
-import { Stack, Tabs, Title } from '@mantine/core';
+import { Stack, Tabs } from '@mantine/core';
+import { PageTitle } from '../../app/page-title';
 import type { BatchJob } from '../../../src-shared/schemas/routing';
 import { BatchHistoryTab } from './batch-history-tab';
 import { BatchTab } from './batch-tab';
@@ -15,7 +16,7 @@ export function RoutingPage() {
   const [job, setJob] = useState<BatchJob | null>(null);
   return (
     <Stack>
-      <Title order={2}>Routing</Title>
+      <PageTitle title="Routing" />
       <Tabs value={tab} onChange={(v) => setTab(v === 'batch' || v === 'history' || v === 'directory' ? v : 'check')} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="check" data-testid="routing-tab-check">

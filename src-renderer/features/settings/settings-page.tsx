@@ -1,6 +1,7 @@
 // The Settings page: service settings, theme, developer options, users and roles, and the configuration file.
 import { useCallback, useEffect, useState } from 'react';
-import { Button, Center, Loader, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Button, Center, Loader, SimpleGrid, Stack, Text } from '@mantine/core';
+import { PageTitle } from '../../app/page-title';
 import type { ManagedUser, SettingsView } from '../../../src-shared/schemas/settings';
 import { call, ConsoleError } from '../../client/bridge';
 import { ConfigTransferCard } from './config-transfer';
@@ -39,7 +40,7 @@ export function SettingsPage() {
 
   return (
     <Stack gap="md" data-testid="settings-page">
-      <Title order={2}>Settings</Title>
+      <PageTitle title="Settings" />
       {error !== null && (
         <Stack gap="xs">
           <ErrorAlert error={error} title="Settings could not be loaded" />

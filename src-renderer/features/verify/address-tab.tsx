@@ -3,9 +3,11 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Fieldset, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { IconHomeCheck, IconInfoCircle } from '@tabler/icons-react';
+import { serviceKey } from '../../../src-shared/services';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
+import { useVerifyPrefill } from './prefill';
 import { GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import {
   ADDRESS_FIELDS,
@@ -41,6 +43,13 @@ export function AddressTab() {
     setErrors((e) => ({ ...e, [key]: undefined, general: undefined }));
   }
 
+  function fill(request: Record<string, unknown>) {
+    setForm(addressFormFromFixture(request));
+    setErrors({});
+    s.clear();
+  }
+  useVerifyPrefill('address', fill);
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     const errs = checkAddress(form);
@@ -73,11 +82,7 @@ export function AddressTab() {
         <FixturePicker
           kind="address"
           country={form.country}
-          onPick={(f) => {
-            setForm(addressFormFromFixture(f.request));
-            setErrors({});
-            s.clear();
-          }}
+          onPick={(f) => fill(f.request)}
         />
       }
       result={<ResultPane submission={s} placeholder="The pending record appears here, with a button to check for the result." />}
@@ -110,7 +115,7 @@ export function AddressTab() {
         </SimpleGrid>
       </Fieldset>
       <GeneralError text={errors['general'] ?? errors['subject']} />
-      <SubmitRow environment={environment} busy={s.busy} label="Start address check" icon={<IconHomeCheck size={16} />} testId="address-submit" />
+      <SubmitRow environment={environment} busy={s.busy} label="Start address check" icon={<IconHomeCheck size={16} />} testId="address-submit" service={serviceKey.address} />
     </VerifyFormLayout>
   );
 }

@@ -5,9 +5,11 @@ import { Button, FileButton, Group, Image, Paper, Stack, Text, TextInput } from 
 import { IconFaceId, IconPhoto, IconX } from '@tabler/icons-react';
 import { FACE_MATCH_MESSAGES } from '../../../src-shared/errors';
 import { getIdentityType } from '../../../src-shared/identity-rules';
+import { serviceKey } from '../../../src-shared/services';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
+import { useVerifyPrefill } from './prefill';
 import { FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import {
   checkFace,
@@ -70,6 +72,14 @@ export function FaceTab() {
     resetFile.current?.();
   }
 
+  function fill(request: Record<string, unknown>) {
+    setForm(faceFormFromFixture(request));
+    setErrors({});
+    setWarning(null);
+    s.clear();
+  }
+  useVerifyPrefill('face', fill);
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     const check = checkFace(form);
@@ -92,12 +102,7 @@ export function FaceTab() {
       picker={
         <FixturePicker
           kind="face"
-          onPick={(f) => {
-            setForm(faceFormFromFixture(f.request));
-            setErrors({});
-            setWarning(null);
-            s.clear();
-          }}
+          onPick={(f) => fill(f.request)}
         />
       }
       result={<ResultPane submission={s} placeholder="The result appears here. Pick a sandbox fixture to try each facial-check answer." />}
@@ -163,7 +168,7 @@ export function FaceTab() {
         A failed match is <b>failed</b> with FACE_MATCH_FAILED and one of: {FACE_MATCH_MESSAGES.join(' · ')}
       </Text>
       <GeneralError text={errors['general'] ?? errors['country']} />
-      <SubmitRow environment={environment} busy={s.busy} label="Verify face" icon={<IconFaceId size={16} />} testId="face-submit" />
+      <SubmitRow environment={environment} busy={s.busy} label="Verify face" icon={<IconFaceId size={16} />} testId="face-submit" service={serviceKey.face} />
     </VerifyFormLayout>
   );
 }

@@ -1,8 +1,9 @@
 // Small pieces the verify tabs share: the two-column form layout, the format warning under an input, the general
-// error, the submit row.
-import type { FormEvent, ReactNode } from 'react';
+// error, the submit row (with the price of the check in live).
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Alert, Button, Grid, Group, Paper, Stack, Switch, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
+import { LivePrice } from '../wallet/live-cost';
 
 export function FormatWarning({ text }: { text: string | undefined }) {
   if (!text) return null;
@@ -36,16 +37,29 @@ export function AsyncSwitch({ testId, checked, onChange, error }: { testId: stri
   );
 }
 
-export function SubmitRow({ environment, busy, label, icon, testId }: { environment: string; busy: boolean; label: string; icon: ReactNode; testId: string }) {
+/**
+ * `service`: the billed service key of the request as typed (e.g. account:NG); in live its price is shown beside
+ * the button. `busy` going back to false re-reads the wallet, so the balance shown follows each charge.
+ */
+export function SubmitRow({ environment, busy, label, icon, testId, service = null }: { environment: string; busy: boolean; label: string; icon: ReactNode; testId: string; service?: string | null }) {
+  const [submissions, setSubmissions] = useState(0);
+  const [wasBusy, setWasBusy] = useState(busy);
+  if (wasBusy !== busy) {
+    setWasBusy(busy);
+    if (!busy) setSubmissions((n) => n + 1);
+  }
   return (
-    <Group justify="space-between" mt="xs">
-      <Text size="xs" c="dimmed">
-        Runs in the <b>{environment}</b> environment{environment === 'live' ? ' and is charged to the wallet' : ''}.
-      </Text>
-      <Button type="submit" data-testid={testId} loading={busy} leftSection={icon}>
-        {label}
-      </Button>
-    </Group>
+    <Stack gap={4} mt="xs">
+      <Group justify="space-between">
+        <Text size="xs" c="dimmed">
+          Runs in the <b>{environment}</b> environment{environment === 'live' ? ' and is charged to the wallet' : ''}.
+        </Text>
+        <Button type="submit" data-testid={testId} loading={busy} leftSection={icon}>
+          {label}
+        </Button>
+      </Group>
+      {environment === 'live' && <LivePrice service={service} reloadKey={submissions} />}
+    </Stack>
   );
 }
 

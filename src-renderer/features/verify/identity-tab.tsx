@@ -4,9 +4,11 @@ import { useState, type FormEvent } from 'react';
 import { Badge, Fieldset, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { IconId } from '@tabler/icons-react';
 import { getIdentityType, IDENTITY_COUNTRIES, IDENTITY_TYPES } from '../../../src-shared/identity-rules';
+import { serviceKey } from '../../../src-shared/services';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
+import { useVerifyPrefill } from './prefill';
 import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import {
   checkIdentity,
@@ -45,6 +47,14 @@ export function IdentityTab() {
     setWarning(null);
   }
 
+  function fill(request: Record<string, unknown>) {
+    setForm(identityFormFromFixture(request));
+    setErrors({});
+    setWarning(null);
+    s.clear();
+  }
+  useVerifyPrefill('identity', fill);
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     const check = checkIdentity(form);
@@ -67,12 +77,7 @@ export function IdentityTab() {
         <FixturePicker
           kind="identity"
           country={type?.country}
-          onPick={(f) => {
-            setForm(identityFormFromFixture(f.request));
-            setErrors({});
-            setWarning(null);
-            s.clear();
-          }}
+          onPick={(f) => fill(f.request)}
         />
       }
       result={<ResultPane submission={s} />}
@@ -140,7 +145,7 @@ export function IdentityTab() {
         <AsyncSwitch testId="identity-async" checked={form.async} onChange={(c) => set('async', c)} error={errors['mode']} />
       )}
       <GeneralError text={errors['general']} />
-      <SubmitRow environment={environment} busy={s.busy} label="Verify identity" icon={<IconId size={16} />} testId="identity-submit" />
+      <SubmitRow environment={environment} busy={s.busy} label="Verify identity" icon={<IconId size={16} />} testId="identity-submit" service={serviceKey.identity(form.idType)} />
     </VerifyFormLayout>
   );
 }

@@ -3,9 +3,11 @@ import { useState, type FormEvent } from 'react';
 import { Select, TextInput } from '@mantine/core';
 import { IconPhone } from '@tabler/icons-react';
 import { getPhoneMarket, PHONE_MARKETS } from '../../../src-shared/phone-markets';
+import { serviceKey } from '../../../src-shared/services';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
+import { useVerifyPrefill } from './prefill';
 import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import { checkPhone, EMPTY_PHONE, issuesToMessages, PHONE_FIELDS, phoneFormFromFixture, toPhoneRequest, type FieldMessages, type PhoneForm } from './more-requests';
 import { ResultPane } from './result-pane';
@@ -26,6 +28,14 @@ export function PhoneTab() {
     setErrors((e) => ({ ...e, [key]: undefined, general: undefined }));
     setWarning(null);
   }
+
+  function fill(request: Record<string, unknown>) {
+    setForm(phoneFormFromFixture(request));
+    setErrors({});
+    setWarning(null);
+    s.clear();
+  }
+  useVerifyPrefill('phone', fill);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -48,12 +58,7 @@ export function PhoneTab() {
         <FixturePicker
           kind="phone"
           country={form.country}
-          onPick={(f) => {
-            setForm(phoneFormFromFixture(f.request));
-            setErrors({});
-            setWarning(null);
-            s.clear();
-          }}
+          onPick={(f) => fill(f.request)}
         />
       }
       result={<ResultPane submission={s} />}
@@ -103,7 +108,7 @@ export function PhoneTab() {
         <AsyncSwitch testId="phone-async" checked={form.async} onChange={(c) => set('async', c)} error={errors['mode']} />
       )}
       <GeneralError text={errors['general']} />
-      <SubmitRow environment={environment} busy={s.busy} label="Verify phone" icon={<IconPhone size={16} />} testId="phone-submit" />
+      <SubmitRow environment={environment} busy={s.busy} label="Verify phone" icon={<IconPhone size={16} />} testId="phone-submit" service={serviceKey.phone(form.country)} />
     </VerifyFormLayout>
   );
 }

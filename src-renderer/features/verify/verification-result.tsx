@@ -83,6 +83,11 @@ export function VerificationResult({ record, onPoll, polling }: { record: Partia
             <Text fw={700} size="lg" c={color}>
               {HEADLINE[record.status]}
             </Text>
+            {record.source === 'cache' && (
+              <Badge color="grape" variant="light" data-testid="served-from-cache">
+                Served from cache
+              </Badge>
+            )}
           </Group>
           {record.status === 'pending' && onPoll && (
             <Button size="xs" variant="light" leftSection={<IconRefresh size={14} />} loading={polling} onClick={onPoll} data-testid="poll-result">
@@ -112,7 +117,13 @@ export function VerificationResult({ record, onPoll, polling }: { record: Partia
               <Code>{record.checkType}</Code>
             </Field>
           )}
-          {record.source !== undefined && <Field label="Source">{record.source === 'cache' ? 'cache (recent answer reused)' : 'live provider call'}</Field>}
+          {record.source !== undefined && (
+            <Field label="Source">
+              <Text span data-testid="result-source" data-source={record.source}>
+                {record.source === 'cache' ? 'cache (recent answer reused)' : 'live provider call'}
+              </Text>
+            </Field>
+          )}
           <Field label="Verification id">
             <CopyId id={record.id} />
           </Field>

@@ -1,14 +1,17 @@
 // Verify: the bank-account form (driven by the corridor table), sandbox fixture shortcuts, and the result; the
-// other kinds have a tab each.
-import { useMemo, useState, type FormEvent } from 'react';
-import { Group, SegmentedControl, Select, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
-import { IconBuildingBank, IconFaceId, IconHome, IconId, IconPhone } from '@tabler/icons-react';
+// other kinds have a tab each. A link (the palette's "open in Verify") opens it on a tab with the form filled.
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { Alert, Group, SegmentedControl, Select, Stack, Tabs, Text, TextInput } from '@mantine/core';
+import { IconBuildingBank, IconFaceId, IconFlask, IconHome, IconId, IconPhone } from '@tabler/icons-react';
 import type { SandboxFixture } from '../../../src-shared/channels';
 import { accountFormatFailure, accountRequestIssues, CORRIDORS } from '../../../src-shared/corridors';
 import { call } from '../../client/bridge';
-import { useConsole } from '../../app/store';
+import { serviceKey } from '../../../src-shared/services';
+import { PageTitle } from '../../app/page-title';
+import { PREFILL_KINDS, useConsole, type PrefillKind } from '../../app/store';
 import { EMPTY_FORM, formatFailureField, fromFixture, issueField, toRequest, visibleFields, type AccountForm, type FormField } from './account-request';
 import { FixturePicker } from './fixture-picker';
+import { useVerifyPrefill } from './prefill';
 import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import { ResultPlaceholder } from './result-pane';
 import { useSubmission } from './use-submission';
@@ -45,12 +48,16 @@ function AccountTab() {
     setWarnings((w) => ({ ...w, [key]: undefined }));
   }
 
-  function pickFixture(f: SandboxFixture) {
-    setForm(fromFixture(f.request));
+  function fill(request: Record<string, unknown>) {
+    setForm(fromFixture(request));
     setErrors({});
     setWarnings({});
     setGeneral(undefined);
+    // A result left on screen next to other inputs would read as the answer for them.
+    s.clear();
   }
+  const pickFixture = (f: SandboxFixture) => fill(f.request);
+  useVerifyPrefill('account', fill);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -213,16 +220,41 @@ function AccountTab() {
         <AsyncSwitch testId="verify-async" checked={form.async} onChange={(c) => set('async', c)} error={errors.async} />
       )}
       <GeneralError text={general} />
-      <SubmitRow environment={environment} busy={s.busy} label="Verify account" icon={<IconBuildingBank size={16} />} testId="verify-submit" />
+      <SubmitRow
+        environment={environment}
+        busy={s.busy}
+        label="Verify account"
+        icon={<IconBuildingBank size={16} />}
+        testId="verify-submit"
+        service={form.country ? serviceKey.account(form.country) : null}
+      />
     </VerifyFormLayout>
   );
 }
 
+function isKind(v: string | null): v is PrefillKind {
+  return (PREFILL_KINDS as readonly (string | null)[]).includes(v);
+}
+
 export function VerifyPage() {
+  const prefill = useConsole((s) => s.verifyPrefill);
+  const [tab, setTab] = useState<PrefillKind>(prefill?.kind ?? 'account');
+  const [note, setNote] = useState<string | null>(null);
+  // The tab of the prefill's kind mounts (tabs are not kept mounted) and takes the request from the store.
+  useEffect(() => {
+    if (!prefill) return;
+    setTab(prefill.kind);
+    setNote(prefill.label ?? `a ${prefill.kind} request`);
+  }, [prefill]);
   return (
     <Stack>
-      <Title order={2}>Verify</Title>
-      <Tabs defaultValue="account" keepMounted={false}>
+      <PageTitle title="Verify" />
+      {note && (
+        <Alert color="grape" variant="light" icon={<IconFlask size={16} />} withCloseButton onClose={() => setNote(null)} data-testid="verify-prefilled" p="xs">
+          Filled from {note}. Nothing has run yet: review the form and submit.
+        </Alert>
+      )}
+      <Tabs value={tab} onChange={(v) => isKind(v) && setTab(v)} keepMounted={false}>
         <Tabs.List mb="md">
           <Tabs.Tab value="account" leftSection={<IconBuildingBank size={16} />} data-testid="verify-tab-account">
             Bank account

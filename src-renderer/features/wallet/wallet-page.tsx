@@ -1,11 +1,12 @@
 // Wallet: balance and status, prices, enabled services and usage. Billing concerns the live environment only,
 // so this page is the same whichever environment the console is switched to.
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Grid, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Grid, Loader, Paper, Stack, Text } from '@mantine/core';
 import { IconInfoCircle, IconRefresh } from '@tabler/icons-react';
 import type { WalletView } from '../../../src-shared/schemas/billing';
 import { call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
+import { PageTitle } from '../../app/page-title';
 import { useConsole } from '../../app/store';
 import { PricesPanel, type Price } from './prices-panel';
 import { ServicesPanel } from './services-panel';
@@ -48,12 +49,14 @@ export function WalletPage() {
 
   return (
     <Stack data-testid="wallet-page">
-      <Group justify="space-between">
-        <Title order={2}>Wallet</Title>
-        <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void load()} loading={loading}>
-          Refresh
-        </Button>
-      </Group>
+      <PageTitle
+        title="Wallet"
+        actions={
+          <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void load()} loading={loading}>
+            Refresh
+          </Button>
+        }
+      />
       <Alert variant="light" color={environment === 'live' ? 'red' : 'blue'} icon={<IconInfoCircle size={18} />} data-testid="wallet-env-note">
         Billing applies to the <b>live</b> environment only: a live check of an enabled, priced service is charged to this wallet before the provider is
         asked, and reversed if no answer comes. Sandbox checks are free.

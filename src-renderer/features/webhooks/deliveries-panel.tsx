@@ -1,5 +1,6 @@
 // The delivery timeline of one webhook: its deliveries (filterable by status, paged), each with its attempts on
-// a time axis, the last response code and duration; clicking one opens the detail drawer.
+// a time axis, the last response code and duration; clicking one opens the detail drawer. A link may start it
+// filtered to a status with one delivery marked.
 import { useCallback, useEffect, useState } from 'react';
 import { Badge, Box, Button, Card, Code, EmptyState, Group, Pagination, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { IconRefresh, IconSend } from '@tabler/icons-react';
@@ -13,9 +14,18 @@ import { formatDuration } from './timeline';
 
 const PAGE_SIZE = 10;
 
-export function DeliveriesPanel(props: { webhook: Webhook; environment: Environment; reloadKey: number; onOpen: (id: string) => void }) {
-  const { webhook, environment, reloadKey, onOpen } = props;
-  const [status, setStatus] = useState<string | null>(null);
+export function DeliveriesPanel(props: {
+  webhook: Webhook;
+  environment: Environment;
+  reloadKey: number;
+  onOpen: (id: string) => void;
+  /** The status filter to start with (a link's), re-applied when the webhook changes. */
+  initialStatus?: string | null;
+  /** A delivery to mark (the one a link came for). */
+  highlightId?: string | null;
+}) {
+  const { webhook, environment, reloadKey, onOpen, initialStatus = null, highlightId = null } = props;
+  const [status, setStatus] = useState<string | null>(initialStatus);
   const [page, setPage] = useState(1);
   const [rows, setRows] = useState<DeliveryDetail[] | null>(null);
   const [total, setTotal] = useState(0);
@@ -47,8 +57,8 @@ export function DeliveriesPanel(props: { webhook: Webhook; environment: Environm
 
   useEffect(() => {
     setPage(1);
-    setStatus(null);
-  }, [webhook.id]);
+    setStatus(initialStatus);
+  }, [webhook.id, initialStatus]);
 
   // While a delivery is still being retried, keep its timeline current without a manual refresh.
   const hasPending = rows?.some((d) => d.status === 'pending') ?? false;
@@ -115,7 +125,8 @@ export function DeliveriesPanel(props: { webhook: Webhook; environment: Environm
                   radius="sm"
                   data-testid={`delivery-row-${d.id}`}
                   data-status={d.status}
-                  style={{ cursor: 'pointer' }}
+                  data-highlighted={d.id === highlightId || undefined}
+                  style={{ cursor: 'pointer', ...(d.id === highlightId ? { outline: '2px solid var(--mantine-color-red-5)' } : {}) }}
                   onClick={() => onOpen(d.id)}
                 >
                   <Group wrap="nowrap" align="center" gap="md">

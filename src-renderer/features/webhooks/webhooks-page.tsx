@@ -1,24 +1,45 @@
 // Webhooks: the endpoints of the current environment (filter by status and event), create / edit / rotate /
-// delete, the per-webhook delivery timeline with its detail drawer, and the local-receiver forwarding setting.
+// delete, the per-webhook delivery timeline with its detail drawer, and the local-receiver forwarding setting. A link
+// (the dashboard's failure rows) may open it on one webhook's deliveries with one delivery in the drawer.
 import { useCallback, useEffect, useState } from 'react';
-import { ActionIcon, Badge, Box, Button, Code, EmptyState, Group, Menu, Select, Stack, Text, Title } from '@mantine/core';
+import { ActionIcon, Badge, Box, Button, Code, EmptyState, Group, Menu, Select, Stack, Text } from '@mantine/core';
 import { IconDots, IconKey, IconPencil, IconPlus, IconRefresh, IconTrash, IconWebhook } from '@tabler/icons-react';
 import { DataTable } from 'mantine-datatable';
+import type { Environment } from '../../../src-shared/schemas/common';
 import { WEBHOOK_EVENTS, WebhookEventSchema, WebhookStatusSchema, type Webhook, type WebhookStatus, type WebhookWithSecret } from '../../../src-shared/schemas/webhooks';
 import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
-import { useConsole } from '../../app/store';
+import { PageTitle } from '../../app/page-title';
+import { useConsole, type WebhookFocus } from '../../app/store';
 import { DeliveriesPanel } from './deliveries-panel';
 import { DeliveryDrawer } from './delivery-drawer';
 import { ForwardCard } from './forward-card';
 import { ConfirmModal, RevealSecretModal, WebhookFormModal } from './webhook-modals';
 
 const PAGE_SIZE = 20;
+/** How many webhooks a link scans for its target when it is not on the first page (the list's own limit is 100). */
+const FOCUS_SCAN_PAGES = 10;
+
+/** Finds a webhook by id through the list channel (there is no single-webhook channel), whatever page it is on. */
+async function findWebhook(environment: Environment, id: string): Promise<Webhook | null> {
+  for (let p = 0; p < FOCUS_SCAN_PAGES; p++) {
+    const res = await call('webhooks:list', { environment, query: { limit: 100, offset: p * 100 } });
+    const hit = res.data.find((w) => w.id === id);
+    if (hit) return hit;
+    if (!res.pagination.hasMore) return null;
+  }
+  return null;
+}
 export const WEBHOOK_STATUS_COLOR: Record<WebhookStatus, string> = { active: 'green', inactive: 'gray', failed: 'red' };
 
 export function WebhooksPage() {
   const environment = useConsole((s) => s.environment);
+  const webhookFocus = useConsole((s) => s.webhookFocus);
+  const clearWebhookFocus = useConsole((s) => s.clearWebhookFocus);
+  /** The link's target while it is the selected webhook; `pinned` holds it when it is not on the shown page. */
+  const [focus, setFocus] = useState<WebhookFocus | null>(null);
+  const [pinned, setPinned] = useState<Webhook | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [event, setEvent] = useState<string | null>(null);
   const [page, setPage] = useState(1);
@@ -63,7 +84,31 @@ export function WebhooksPage() {
     setOpenDelivery(null);
   }, [environment]);
 
-  const selected = rows?.find((w) => w.id === selectedId) ?? null;
+  // Runs after the environment reset above (effects run in order), so a link's selection is not undone by it.
+  useEffect(() => {
+    if (!webhookFocus) return;
+    clearWebhookFocus();
+    setStatus(null);
+    setEvent(null);
+    setPage(1);
+    setFocus(webhookFocus);
+    setSelectedId(webhookFocus.webhookId);
+    setOpenDelivery(webhookFocus.deliveryId ?? null);
+    let live = true;
+    findWebhook(environment, webhookFocus.webhookId)
+      .then((w) => {
+        if (!live) return;
+        if (w) setPinned(w);
+        else notifyError(new Error('It may have been deleted, or it belongs to the other environment.'), 'That webhook is not in this list');
+      })
+      .catch((e: unknown) => notifyError(e, 'Could not open the webhook'));
+    return () => {
+      live = false;
+    };
+  }, [webhookFocus, clearWebhookFocus, environment]);
+
+  const selected = rows?.find((w) => w.id === selectedId) ?? (pinned?.id === selectedId ? pinned : null);
+  const focusHere = focus !== null && focus.webhookId === selectedId ? focus : null;
 
   async function reEnable(w: Webhook) {
     try {
@@ -77,17 +122,19 @@ export function WebhooksPage() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>Webhooks</Title>
-        <Group>
-          <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void load()} loading={loading} data-testid="webhooks-refresh">
-            Refresh
-          </Button>
-          <Button data-testid="create-webhook-button" leftSection={<IconPlus size={16} />} onClick={() => setFormTarget('new')}>
-            Create webhook
-          </Button>
-        </Group>
-      </Group>
+      <PageTitle
+        title="Webhooks"
+        actions={
+          <Group>
+            <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void load()} loading={loading} data-testid="webhooks-refresh">
+              Refresh
+            </Button>
+            <Button data-testid="create-webhook-button" leftSection={<IconPlus size={16} />} onClick={() => setFormTarget('new')}>
+              Create webhook
+            </Button>
+          </Group>
+        }
+      />
       <Text c="dimmed" size="sm">
         Endpoints of the <b>{environment}</b> environment receive a signed POST when an asynchronous verification finishes. Check the{' '}
         <Code>X-Signature</Code> header with the endpoint’s secret.
@@ -243,7 +290,14 @@ export function WebhooksPage() {
             />
           </Box>
           {selected ? (
-            <DeliveriesPanel webhook={selected} environment={environment} reloadKey={deliveriesKey} onOpen={setOpenDelivery} />
+            <DeliveriesPanel
+              webhook={selected}
+              environment={environment}
+              reloadKey={deliveriesKey}
+              onOpen={setOpenDelivery}
+              initialStatus={focusHere?.status ?? null}
+              highlightId={focusHere?.deliveryId ?? null}
+            />
           ) : (
             (rows?.length ?? 0) > 0 && (
               <Text size="sm" c="dimmed" data-testid="deliveries-hint">
