@@ -4,21 +4,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
 import { expect, openConsole, test } from './fixtures';
+import { setUpOrganization } from './scenarios';
 
 const shots = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
-
-/** First run through the UI; returns the sandbox key it showed once. */
-async function setUp(page: Page): Promise<string> {
-  await page.getByTestId('setup-org').fill('Acme Compliance');
-  await page.getByTestId('setup-email').fill('owner@acme.test');
-  await page.getByTestId('setup-password').fill('correct horse battery');
-  await page.getByTestId('setup-submit').click();
-  const key = (await page.getByTestId('setup-key-sandbox').textContent())!;
-  await page.getByTestId('setup-continue').click();
-  return key;
-}
 
 // Sandbox fixtures (resources/sandbox/fixtures.json) with a known answer each.
 const CHECKS = [
@@ -32,7 +21,7 @@ const CHECKS = [
 test('dashboard counts API checks and links to the filtered history', async ({ browser, served }) => {
   mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
-  const key = await setUp(page);
+  const { sandboxKey: key } = await setUpOrganization(page);
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
   await expect(page.getByTestId('dash-empty')).toBeVisible();
 

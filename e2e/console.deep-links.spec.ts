@@ -3,20 +3,8 @@
 // sandbox fixture without running it. (Dashboard → filtered History is covered by console.dashboard.spec.ts.)
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page } from '@playwright/test';
 import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
-
-/** First run through the UI; returns the sandbox key it showed once. */
-async function setUp(page: Page): Promise<string> {
-  await page.getByTestId('setup-org').fill('Acme Compliance');
-  await page.getByTestId('setup-email').fill('owner@acme.test');
-  await page.getByTestId('setup-password').fill('correct horse battery');
-  await page.getByTestId('setup-submit').click();
-  const key = (await page.getByTestId('setup-key-sandbox').textContent())!;
-  await page.getByTestId('setup-continue').click();
-  await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
-  return key;
-}
+import { setUpOrganization } from './scenarios';
 
 /** A receiver that refuses every delivery, so each one uses up its attempts and ends `failed`. */
 async function refusingReceiver(): Promise<{ server: Server; port: number }> {
@@ -36,7 +24,7 @@ test('dashboard webhook failure opens that webhook’s deliveries on the failed 
   try {
     served = await serve(['--allow-webhook-host', `127.0.0.1:${receiver.port}`, '--retry-unit-ms', '1']);
     const page = await openConsole(browser, served);
-    const key = await setUp(page);
+    const { sandboxKey: key } = await setUpOrganization(page);
     const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
       fetch(`${served!.apiUrl}${path}`, {
         method: init.method ?? 'GET',
@@ -103,7 +91,7 @@ test('dashboard webhook failure opens that webhook’s deliveries on the failed 
 
 test('palette "Open in Verify" fills the form from a fixture without running it', async ({ browser, served }) => {
   const page = await openConsole(browser, served);
-  await setUp(page);
+  await setUpOrganization(page);
   const search = page.getByTestId('palette-search');
 
   // Bank account: the fixture's request fills the form; nothing ran yet.

@@ -4,24 +4,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
 import { expect, openConsole, test } from './fixtures';
+import { setUpOrganization } from './scenarios';
 
 const shots = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
-
-async function setUp(page: Page): Promise<void> {
-  await page.getByTestId('setup-org').fill('Acme Compliance');
-  await page.getByTestId('setup-email').fill('owner@acme.test');
-  await page.getByTestId('setup-password').fill('correct horse battery');
-  await page.getByTestId('setup-submit').click();
-  await page.getByTestId('setup-continue').click();
-  await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
-}
 
 test('palette: jump to a page, run a fixture, shortcuts, environment', async ({ browser, served }) => {
   mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
-  await setUp(page);
+  await setUpOrganization(page);
 
   // Ctrl+K → "Webhooks" → Enter → the Webhooks page.
   await page.keyboard.press('Control+K');

@@ -6,8 +6,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
 import { expect, openConsole, test } from './fixtures';
+import { setUpOrganization } from './scenarios';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shots = resolve(root, 'docs', 'screenshots');
@@ -48,20 +48,12 @@ function cli(dataDir: string, ...args: string[]): string {
   return r.stdout;
 }
 
-async function setUp(page: Page): Promise<void> {
-  await page.getByTestId('setup-org').fill('Acme Compliance');
-  await page.getByTestId('setup-email').fill('owner@acme.test');
-  await page.getByTestId('setup-password').fill('correct horse battery');
-  await page.getByTestId('setup-submit').click();
-  await page.getByTestId('setup-continue').click();
-}
-
 test('providers: a generic route to the simulator answers live NG checks, then the cache does', async ({ browser, served }) => {
   mkdirSync(shots, { recursive: true });
   const sim = await startSimulator();
   try {
     const page = await openConsole(browser, served);
-    await setUp(page);
+    await setUpOrganization(page);
     // Billing set-up through the real CLI (the wallet page has its own test).
     cli(served.dataDir, 'services', 'enable', 'account:NG');
     cli(served.dataDir, 'prices', 'set', 'account:NG', '1.50', '--currency', 'USD');

@@ -4,22 +4,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
 import { expect, openConsole, test } from './fixtures';
+import { setUpOrganization } from './scenarios';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shots = resolve(root, 'docs', 'screenshots');
-
-/** First run through the UI; returns the live key it showed once. */
-async function setUp(page: Page): Promise<string> {
-  await page.getByTestId('setup-org').fill('Acme Compliance');
-  await page.getByTestId('setup-email').fill('owner@acme.test');
-  await page.getByTestId('setup-password').fill('correct horse battery');
-  await page.getByTestId('setup-submit').click();
-  const key = (await page.getByTestId('setup-key-live').textContent())!;
-  await page.getByTestId('setup-continue').click();
-  return key;
-}
 
 /** The owner's billing set-up through the real CLI on the same data folder (the console's own panels have their own tests). */
 function cli(dataDir: string, ...args: string[]): void {
@@ -30,7 +19,7 @@ function cli(dataDir: string, ...args: string[]): void {
 test('wallet: top up in live, a live check is charged, usage exports as CSV', async ({ browser, served }) => {
   mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
-  const liveKey = await setUp(page);
+  const { liveKey: liveKey } = await setUpOrganization(page);
   cli(served.dataDir, 'services', 'enable', 'account:NG');
   cli(served.dataDir, 'prices', 'set', 'account:NG', '1.50', '--currency', 'USD');
   // Live checks need a configured provider (docs/providers.md); the stand-in answers like the sandbox, billed.

@@ -12,14 +12,18 @@ export interface ScenarioOptions {
 
 const shot = (page: Page, o: ScenarioOptions, name: string) => (o.shots ? page.screenshot({ path: `${o.shots}/${name}` }) : Promise.resolve());
 
-/** First run: the organization and its owner (the keys shown once are dismissed). */
-export async function setUpOrganization(page: Page): Promise<void> {
+/** First run: the organization and its owner; returns both keys it showed once, then opens the console. */
+export async function setUpOrganization(page: Page): Promise<{ sandboxKey: string; liveKey: string }> {
   await page.getByTestId('setup-org').fill(OWNER.org);
   await page.getByTestId('setup-email').fill(OWNER.email);
   await page.getByTestId('setup-password').fill(OWNER.password);
   await page.getByTestId('setup-submit').click();
   await expect(page.getByText(/svc_sandbox_[0-9a-f]{64}/).first()).toBeVisible();
+  const sandboxKey = ((await page.getByTestId('setup-key-sandbox').textContent()) ?? '').match(/svc_sandbox_[0-9a-f]{64}/)?.[0] ?? '';
+  const liveKey = ((await page.getByTestId('setup-key-live').textContent()) ?? '').match(/svc_live_[0-9a-f]{64}/)?.[0] ?? '';
   await page.getByTestId('setup-continue').click();
+  await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
+  return { sandboxKey, liveKey };
 }
 
 /** Keys page: a new key, revealed once; returns it. */
