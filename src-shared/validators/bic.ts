@@ -29,6 +29,23 @@ function isCountry(code: string): boolean {
   return ok;
 }
 
+const countryByCodes = new Int8Array(26 * 26).fill(-1);
+
+/**
+ * The country test by the char codes of two upper-case letters (65-90 each), for the batch engine's direct path,
+ * which reads identifiers straight from the line without cutting a string first.
+ */
+export function isBicCountryCodes(a: number, b: number): boolean {
+  if (a < 65 || a > 90 || b < 65 || b > 90) return false;
+  const k = (a - 65) * 26 + (b - 65);
+  let v = countryByCodes[k] as number;
+  if (v === -1) {
+    v = isCountry(String.fromCharCode(a, b)) ? 1 : 0;
+    countryByCodes[k] = v;
+  }
+  return v === 1;
+}
+
 function isUpper(c: number): boolean {
   return c >= 65 && c <= 90;
 }

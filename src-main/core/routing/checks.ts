@@ -42,7 +42,8 @@ export interface Evaluation<R> {
 
 const TEST_NUMBER_NOT_FOUND = 'TEST_NUMBER_NOT_FOUND';
 
-function directoryOf(ctx: RoutingContext): RoutingDirectory | null {
+/** The directory a check answers from: the bundled fixtures in sandbox when none is given. */
+export function directoryOf(ctx: RoutingContext): RoutingDirectory | null {
   return ctx.sandbox ? (ctx.directory ?? sandboxDirectory()) : ctx.directory;
 }
 
