@@ -1,10 +1,12 @@
 // Providers in live: the upstream simulator started through the real CLI, a `generic` provider for account:NG added
 // on the Providers page (its credential never shown back), probed, then a live NG check in Verify answered by the
 // simulator (`source: live`, price beside the button) and the same check again answered from the cache; a live
-// batch's preview then says its routing checks are not charged.
+// batch's preview then says its routing checks are not charged. A private HTTPS upstream (the simulator with
+// --tls) is trusted through a CA certificate loaded from a file: shown as its subject, then probed over TLS.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, openConsole, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
@@ -14,16 +16,20 @@ const shots = resolve(root, 'docs', 'screenshots');
 // Any non-empty token works with the simulator unless --api-key pins one; pinning it proves the credential is sent.
 const SIM_KEY = 'sim-e2e-credential-7351';
 
-/** `vconsole simulator --port 0`: its URL is the first line it prints (docs/simulator.md). */
-async function startSimulator(): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, ['bin/vconsole.mjs', 'simulator', '--port', '0', '--api-key', SIM_KEY], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `vconsole simulator --port 0`: its URL is the first line it prints, then (--tls) its certificate (docs/simulator.md). */
+async function startSimulator(tls = false): Promise<{ url: string; proc: ChildProcess; ca: string | null }> {
+  const args = ['bin/vconsole.mjs', 'simulator', '--port', '0', '--api-key', SIM_KEY, ...(tls ? ['--tls'] : [])];
+  const proc = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let ca: string | null = null;
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`simulator did not start:\n${out}`)), 30_000);
     const onData = (b: Buffer) => {
       out += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
+      const pem = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/.exec(out);
+      if (m?.[1] && (!tls || pem)) {
+        ca = pem?.[0] ?? null;
         clearTimeout(timer);
         res(m[1]);
       }
@@ -32,7 +38,7 @@ async function startSimulator(): Promise<{ url: string; proc: ChildProcess }> {
     proc.stderr!.on('data', onData);
     proc.on('exit', (code) => rej(new Error(`simulator exited with ${code}:\n${out}`)));
   });
-  return { url, proc };
+  return { url, proc, ca };
 }
 
 async function stopProcess(proc: ChildProcess): Promise<void> {
@@ -91,6 +97,33 @@ test('providers: a generic route to the simulator answers live NG checks, then t
     await expect(page.getByTestId('provider-probe-sim')).toBeVisible();
     await expect(page.getByTestId('provider-probe-sim')).not.toContainText(/refused|fail/i);
     await expect(page.getByTestId('provider-circuit-sim')).toHaveText('closed');
+
+    // A private HTTPS upstream: its CA certificate loaded from a file, shown back as subject + fingerprint only,
+    // and the probe gets through TLS with it.
+    const tlsSim = await startSimulator(true);
+    try {
+      const caFile = join(mkdtempSync(join(tmpdir(), 'vc-e2e-ca-')), 'upstream-ca.pem');
+      writeFileSync(caFile, tlsSim.ca!);
+      await page.getByTestId('provider-add').click();
+      await page.getByTestId('provider-id').fill('private');
+      await page.getByTestId('provider-base-url').fill(tlsSim.url);
+      await page.getByTestId('provider-secret').fill(SIM_KEY);
+      await page.getByTestId('provider-routes').fill('account:GH');
+      await page.getByTestId('provider-routes').press('Enter');
+      const chooser = page.waitForEvent('filechooser');
+      await page.getByTestId('provider-ca-file').click();
+      await (await chooser).setFiles(caFile);
+      await expect(page.getByTestId('provider-ca')).toHaveValue(/BEGIN CERTIFICATE/);
+      await page.getByTestId('provider-save').click();
+      await expect(page.getByTestId('provider-ca-private')).toContainText('CN=vconsole simulator (test only)');
+      expect(await page.content()).not.toContain('BEGIN CERTIFICATE');
+      await page.getByTestId('provider-test-private').click();
+      await expect(page.getByTestId('provider-probe-private')).toContainText('reachable');
+      await page.getByTestId('provider-remove-private').click();
+      await expect(page.getByTestId('provider-row-private')).toHaveCount(0);
+    } finally {
+      await stopProcess(tlsSim.proc);
+    }
     await page.screenshot({ path: resolve(shots, 'providers.png'), fullPage: true });
 
     // Live asks first.

@@ -157,6 +157,7 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     },
     listen: { host: effective.host, port: effective.port },
     async close() {
+      void (verification.providers as { shutdown?: () => Promise<void> }).shutdown?.();
       for (const l of loops) await l.stop();
       await w.stop();
       await (verification.providers as { close?: () => Promise<void> }).close?.();
@@ -219,6 +220,8 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     async stop() {
       if (stopped) return;
       stopped = true;
+      // Live upstream calls in flight get a bounded drain, then end VERIFICATION_CANCELLED (docs/providers.md).
+      void (rt.verification.providers as { shutdown?: () => Promise<void> }).shutdown?.();
       if (app) await app.close();
       await core.close();
     },

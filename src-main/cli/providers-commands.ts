@@ -13,7 +13,7 @@ const USAGE = `vconsole providers list [--json]
   vconsole providers set ID --adapter generic|epc-vop|uk-cop|stand-in [--base-url URL] [--route kind:CC|kind:*]...
       [--secret-env VAR | --secret-stdin | --clear-secret] [--auth bearer|api-key] [--timeout-ms N] [--deadline-ms N]
       [--max-concurrency N] [--max-queue N] [--retries N] [--breaker-threshold N] [--breaker-cooldown-ms N]
-      [--mapping-file FILE.json] [--json]
+      [--mapping-file FILE.json] [--ca-file CA.pem | --clear-ca] [--json]
   vconsole providers remove ID | providers test ID | providers cache-ttl KIND SECONDS`;
 
 const NUMBERS = {
@@ -35,7 +35,8 @@ function int(raw: unknown, flag: string): number {
 function line(p: ProviderView): string {
   const secret = p.secret.configured ? `secret ${p.secret.masked}` : 'no secret';
   const err = p.state.lastError ? `; last error: ${p.state.lastError}` : '';
-  return `${p.id.padEnd(16)} ${p.adapter.padEnd(9)} ${(p.baseUrl || '-').padEnd(36)} ${p.routes.join(',') || '(no routes)'}  [${secret}; circuit ${p.state.circuit}${err}]`;
+  const ca = p.ca ? `; CA ${p.ca.subject} sha256 ${p.ca.fingerprint256.slice(0, 23)}…` : '';
+  return `${p.id.padEnd(16)} ${p.adapter.padEnd(9)} ${(p.baseUrl || '-').padEnd(36)} ${p.routes.join(',') || '(no routes)'}  [${secret}${ca}; circuit ${p.state.circuit}${err}]`;
 }
 
 async function readStdin(): Promise<string> {
@@ -68,6 +69,8 @@ export const providersCommand: ExtraCommand = {
           'clear-secret': { type: 'boolean' },
           auth: { type: 'string' },
           'mapping-file': { type: 'string' },
+          'ca-file': { type: 'string' },
+          'clear-ca': { type: 'boolean' },
           ...Object.fromEntries(Object.keys(NUMBERS).map((k) => [k, { type: 'string' as const }])),
         });
         const id = positionals[0];
@@ -80,6 +83,15 @@ export const providersCommand: ExtraCommand = {
           secret = await readStdin();
           if (!secret) throw new Usage('no secret on stdin');
         }
+        let caCert: string | undefined;
+        if (typeof values['ca-file'] === 'string') {
+          if (values['clear-ca']) throw new Usage('give --ca-file or --clear-ca, not both');
+          try {
+            caCert = readFileSync(values['ca-file'], 'utf8');
+          } catch (e) {
+            throw new Usage(`cannot read --ca-file ${values['ca-file']}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+          }
+        }
         const view = await kit.withCore(values, (core) => {
           const reg = liveProviders(core.rt);
           const existing = reg.config.get(id);
@@ -91,6 +103,7 @@ export const providersCommand: ExtraCommand = {
           delete input['secretLast4'];
           delete input['createdAt'];
           delete input['updatedAt'];
+          delete input['ca'];
           if (typeof values['adapter'] === 'string') input['adapter'] = values['adapter'];
           if (!input['adapter']) throw new Usage('providers set: --adapter is required for a new provider');
           if (typeof values['base-url'] === 'string') input['baseUrl'] = values['base-url'];
@@ -100,6 +113,8 @@ export const providersCommand: ExtraCommand = {
           if (typeof values['mapping-file'] === 'string') input['mapping'] = JSON.parse(readFileSync(values['mapping-file'], 'utf8'));
           if (secret !== undefined) input['secret'] = secret;
           if (values['clear-secret']) input['clearSecret'] = true;
+          if (caCert !== undefined) input['caCert'] = caCert;
+          if (values['clear-ca']) input['clearCaCert'] = true;
           return reg.view(reg.config.set(input as ProviderInput));
         });
         kit.print(values, view, `Saved.\n${line(view)}`);

@@ -30,7 +30,17 @@ export interface LiveProviderRegistry extends ProviderRegistry {
   config: ProviderConfig;
   view(p: StoredProvider): ProviderView;
   probe(id: string): Promise<ProbeResult>;
-  /** Closes the upstream connection pools. */
+  /**
+   * The service is stopping: no new upstream call starts (they answer VERIFICATION_CANCELLED at once); calls in
+   * flight get `shutdownDrainMs` to finish, then are aborted (VERIFICATION_CANCELLED). Resolves when none is left.
+   * Idempotent.
+   */
+  shutdown(): Promise<void>;
+  /** How long shutdown() lets upstream calls in flight finish (default 5000 ms; tests lower it). */
+  shutdownDrainMs: number;
+  /** Upstream calls in flight now (across providers). */
+  readonly upstreamInFlight: number;
+  /** Cancels what is left and closes the upstream connection pools. */
   close(): Promise<void>;
 }
 
@@ -39,7 +49,11 @@ export interface RegistryOptions {
   /** Seals provider credentials; default: AES-256-GCM with `<dataDir>/secret.key`. */
   secretBox?: SecretBox;
   dataDir?: string;
+  /** See LiveProviderRegistry.shutdownDrainMs. */
+  shutdownDrainMs?: number;
 }
+
+const CANCELLED: ProviderAnswer = { outcome: 'error', errorCode: 'VERIFICATION_CANCELLED' };
 
 export function createProviderRegistry(resourcesDir: string, opts: RegistryOptions): LiveProviderRegistry {
   const { deps } = opts;
@@ -60,9 +74,24 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
     return next;
   };
 
+  // Our own cancellation (interface §7.3 VERIFICATION_CANCELLED): one signal aborts every upstream call at shutdown.
+  const stopping = new AbortController();
+  let closing: Promise<void> | null = null;
+  let inFlight = 0;
+  let onIdle: (() => void) | null = null;
+
   const askUpstream = async (p: ResolvedProvider, kind: VerificationKind, request: unknown, ctx: ProviderContext): Promise<ProviderAnswer> => {
     if (p.adapter === 'stand-in') return standIn.ask(kind, request, ctx);
-    return runtimeFor(p).ask(kind, request as Req, ctx.verificationId, ctx.signal);
+    // Stopping: a call started now would only be aborted at the end of the drain.
+    if (closing) return CANCELLED;
+    inFlight += 1;
+    try {
+      const signal = ctx.signal ? AbortSignal.any([ctx.signal, stopping.signal]) : stopping.signal;
+      return await runtimeFor(p).ask(kind, request as Req, ctx.verificationId, signal);
+    } finally {
+      inFlight -= 1;
+      if (inFlight === 0) onIdle?.();
+    }
   };
 
   const countryOf = (request: unknown, ctx: ProviderContext): string =>
@@ -108,7 +137,32 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
       if (p.adapter === 'stand-in') return { id, ok: true, httpStatus: null, message: 'The stand-in answers locally from the sandbox fixtures.' };
       return runtimeFor(p).probe();
     },
+    shutdownDrainMs: opts.shutdownDrainMs ?? 5_000,
+    get upstreamInFlight() {
+      return inFlight;
+    },
+    shutdown() {
+      if (closing) return closing;
+      closing = new Promise<void>((resolve) => {
+        const finish = () => {
+          clearTimeout(timer);
+          onIdle = null;
+          if (!stopping.signal.aborted) stopping.abort(new Error('service stopping'));
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          if (inFlight > 0) deps.log.warn({ inFlight }, 'cancelling upstream calls still in flight at shutdown');
+          finish();
+        }, registry.shutdownDrainMs);
+        if (inFlight === 0) finish();
+        else onIdle = finish;
+      });
+      return closing;
+    },
     async close() {
+      if (!closing) void registry.shutdown();
+      // Whatever is still in flight is cancelled now, not after the drain: the store is about to close.
+      if (!stopping.signal.aborted) stopping.abort(new Error('service stopping'));
       const all = [...running.values()];
       running.clear();
       await Promise.all(all.map((r) => r.close().catch(() => {})));

@@ -15,6 +15,7 @@ import { m005Providers } from './migrations/005-providers';
 import { m006UserStatus } from './migrations/006-user-status';
 import { m007TableVersions } from './migrations/007-table-versions';
 import { m008SealedWebhookSecrets } from './migrations/008-sealed-webhook-secrets';
+import { m009ProviderCa } from './migrations/009-provider-ca';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m006UserStatus,
   m007TableVersions,
   m008SealedWebhookSecrets,
+  m009ProviderCa,
 ];

@@ -57,6 +57,12 @@ export const ProviderInputSchema = z
     clearSecret: z.boolean().optional(),
     routes: z.array(ProviderRouteSchema).max(200).default([]),
     mapping: z.record(z.string().max(40), ResultMappingSchema).optional(),
+    /**
+     * PEM certificate(s) the upstream's TLS certificate must chain to (a private CA or a self-signed upstream).
+     * Omitted: keep the stored one; checked as X.509 when saved (provider-config.ts).
+     */
+    caCert: z.string().trim().min(1).max(64_000).optional(),
+    clearCaCert: z.boolean().optional(),
   })
   .extend(ProviderLimitsSchema.shape)
   .superRefine((v, ctx) => {
@@ -77,9 +83,28 @@ export const ProviderInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'the base URL must be https:// (http:// only for 127.0.0.1/localhost)' });
     }
     if (u.username || u.password) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'put credentials in the secret, not the URL' });
+    // A trusted CA only means something over TLS; a stored CA is checked against the URL when saved.
+    if (v.caCert !== undefined && u.protocol !== 'https:') {
+      ctx.addIssue({ code: 'custom', path: ['caCert'], message: 'a CA certificate needs an https:// base URL' });
+    }
+    if (v.caCert !== undefined && !v.caCert.includes('-----BEGIN CERTIFICATE-----')) {
+      ctx.addIssue({ code: 'custom', path: ['caCert'], message: 'paste the CA certificate in PEM form (-----BEGIN CERTIFICATE-----)' });
+    }
   });
 export type ProviderInput = z.input<typeof ProviderInputSchema>;
 export type ProviderSettings = z.output<typeof ProviderInputSchema>;
+
+/** What is shown of a stored CA certificate: enough to recognise it, never needed again. */
+export const CaInfoSchema = z.object({
+  subject: z.string(),
+  issuer: z.string(),
+  /** SHA-256 fingerprint, colon-separated hex, of the first certificate. */
+  fingerprint256: z.string(),
+  validTo: z.string(),
+  /** Certificates in the stored bundle. */
+  count: z.number().int(),
+});
+export type CaInfo = z.infer<typeof CaInfoSchema>;
 
 export const CircuitStateSchema = z.enum(['closed', 'open', 'half-open']);
 
@@ -93,6 +118,8 @@ export const ProviderViewSchema = z
     mapping: z.record(z.string(), ResultMappingSchema).nullable(),
     /** Never the value: whether one is stored, and `••••` + its last four characters. */
     secret: z.object({ configured: z.boolean(), masked: z.string().nullable() }),
+    /** The extra CA the upstream's certificate is checked against (null: the system's public roots). */
+    ca: CaInfoSchema.nullable(),
     state: z.object({
       circuit: CircuitStateSchema,
       consecutiveFailures: z.number().int(),

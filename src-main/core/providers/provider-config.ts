@@ -1,9 +1,11 @@
 // The one place live-mode provider configuration is read and written (console channels, CLI, tests): adapters,
 // routes, limits and credentials sealed by the SecretBox. Plain credentials leave this module only towards an
 // adapter (resolve), never towards a door.
+import { X509Certificate } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
 import {
   PROVIDER_KINDS,
+  type CaInfo,
   ProviderInputSchema,
   type CacheTtl,
   type ProviderInput,
@@ -14,8 +16,10 @@ import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import type { SecretBox } from './secret-box';
 
-export interface StoredProvider extends Omit<ProviderSettings, 'secret' | 'clearSecret' | 'mapping'> {
+export interface StoredProvider extends Omit<ProviderSettings, 'secret' | 'clearSecret' | 'mapping' | 'caCert' | 'clearCaCert'> {
   mapping: Record<string, ResultMapping> | null;
+  /** The stored CA certificate, described (the PEM itself is only handed to the adapter's TLS). */
+  ca: CaInfo | null;
   secretConfigured: boolean;
   secretLast4: string | null;
   createdAt: string;
@@ -25,6 +29,8 @@ export interface StoredProvider extends Omit<ProviderSettings, 'secret' | 'clear
 /** What an adapter gets: the stored settings plus the opened credential. */
 export interface ResolvedProvider extends StoredProvider {
   secret: string | null;
+  /** PEM bundle the upstream's certificate must chain to; null: the system's public roots. */
+  caPem: string | null;
   /** Changes whenever the row changes, so per-provider runtime state (agent, breaker) can be rebuilt. */
   version: string;
 }
@@ -47,6 +53,7 @@ interface Row {
   breaker_threshold: number;
   breaker_cooldown_ms: number;
   mapping: string | null;
+  ca_pem: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -59,6 +66,7 @@ function toStored(r: Row, routes: string[]): StoredProvider {
     authScheme: r.auth_scheme as StoredProvider['authScheme'],
     routes,
     mapping: r.mapping ? (JSON.parse(r.mapping) as Record<string, ResultMapping>) : null,
+    ca: r.ca_pem ? describeCa(r.ca_pem) : null,
     secretConfigured: r.secret_sealed !== null,
     secretLast4: r.secret_last4,
     timeoutMs: r.timeout_ms,
@@ -71,6 +79,61 @@ function toStored(r: Row, routes: string[]): StoredProvider {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
+}
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+
+/**
+ * Checks a pasted PEM bundle: one or more X.509 certificates and nothing else (a private key pasted by mistake is
+ * refused rather than stored). Returns the normalised bundle; throws VALIDATION_ERROR naming the problem.
+ */
+export function parseCaBundle(pem: string, nowMs: number): { pem: string; info: CaInfo } {
+  const bad = (message: string): never => {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'caCert', message }] });
+  };
+  if (/PRIVATE KEY-----/.test(pem)) bad('this is a private key: give only the CA certificate (it is not secret)');
+  const blocks = [...pem.matchAll(PEM_BLOCK)];
+  if (blocks.length === 0) bad('no PEM certificate found (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----)');
+  if (blocks.length > 20) bad('at most 20 certificates');
+  const certs: X509Certificate[] = [];
+  for (const b of blocks) {
+    if (b[1] !== 'CERTIFICATE') bad(`expected certificates only, found a ${b[1]!.toLowerCase()} block`);
+    try {
+      certs.push(new X509Certificate(b[0]));
+    } catch {
+      bad('a certificate in the PEM text could not be read as X.509');
+    }
+  }
+  for (const c of certs) {
+    if (Date.parse(c.validTo) <= nowMs) bad(`the certificate "${oneLine(c.subject)}" expired on ${new Date(c.validTo).toISOString()}`);
+  }
+  const normalised = blocks.map((b) => b[0]).join('\n') + '\n';
+  return { pem: normalised, info: infoOf(certs, blocks.length) };
+}
+
+function oneLine(dn: string): string {
+  return dn.split('\n').filter(Boolean).join(', ');
+}
+
+function infoOf(certs: X509Certificate[], count: number): CaInfo {
+  const first = certs[0]!;
+  return {
+    subject: oneLine(first.subject),
+    issuer: oneLine(first.issuer),
+    fingerprint256: first.fingerprint256,
+    validTo: new Date(first.validTo).toISOString(),
+    count,
+  };
+}
+
+/** The stored bundle, described for views (it was validated when saved). */
+export function describeCa(pem: string): CaInfo | null {
+  const blocks = [...pem.matchAll(PEM_BLOCK)];
+  try {
+    return infoOf(blocks.map((b) => new X509Certificate(b[0])), blocks.length);
+  } catch {
+    return null;
+  }
 }
 
 export interface ProviderConfig {
@@ -95,6 +158,7 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
   const resolved = (r: Row): ResolvedProvider => ({
     ...toStored(r, routesOf(r.id)),
     secret: r.secret_sealed === null ? null : box.open(r.secret_sealed),
+    caPem: r.ca_pem,
     version: `${r.id}@${r.updated_at}#${r.secret_sealed ?? ''}`.slice(0, 200),
   });
 
@@ -117,8 +181,14 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
       }
       const v = parsed.data;
       const now = iso(deps.clock.now());
+      const givenCa = v.caCert !== undefined ? parseCaBundle(v.caCert, deps.clock.now()).pem : undefined;
       db.transaction(() => {
         const existing = row(v.id);
+        const caPem = givenCa ?? (v.clearCaCert ? null : (existing?.ca_pem ?? null));
+        // A kept CA (edited URL, same CA) must still travel over TLS.
+        if (caPem !== null && v.adapter !== 'stand-in' && !/^https:\/\//i.test(v.baseUrl)) {
+          throw new AppError('VALIDATION_ERROR', { details: [{ field: 'caCert', message: 'a CA certificate needs an https:// base URL (clear it to use http://)' }] });
+        }
         let sealed = existing?.secret_sealed ?? null;
         let last4 = existing?.secret_last4 ?? null;
         if (v.clearSecret) {
@@ -134,14 +204,15 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
         const updatedAt = existing && existing.updated_at >= now ? iso(Date.parse(existing.updated_at) + 1) : now;
         db.prepare(
           `INSERT INTO provider_configs (id, adapter, base_url, auth_scheme, secret_sealed, secret_last4, timeout_ms, deadline_ms,
-             max_concurrency, max_queue, retries, breaker_threshold, breaker_cooldown_ms, mapping, created_at, updated_at)
+             max_concurrency, max_queue, retries, breaker_threshold, breaker_cooldown_ms, mapping, ca_pem, created_at, updated_at)
            VALUES (@id, @adapter, @baseUrl, @authScheme, @sealed, @last4, @timeoutMs, @deadlineMs, @maxConcurrency, @maxQueue,
-             @retries, @breakerThreshold, @breakerCooldownMs, @mapping, @createdAt, @updatedAt)
+             @retries, @breakerThreshold, @breakerCooldownMs, @mapping, @caPem, @createdAt, @updatedAt)
            ON CONFLICT(id) DO UPDATE SET adapter = excluded.adapter, base_url = excluded.base_url, auth_scheme = excluded.auth_scheme,
              secret_sealed = excluded.secret_sealed, secret_last4 = excluded.secret_last4, timeout_ms = excluded.timeout_ms,
              deadline_ms = excluded.deadline_ms, max_concurrency = excluded.max_concurrency, max_queue = excluded.max_queue,
              retries = excluded.retries, breaker_threshold = excluded.breaker_threshold,
-             breaker_cooldown_ms = excluded.breaker_cooldown_ms, mapping = excluded.mapping, updated_at = excluded.updated_at`,
+             breaker_cooldown_ms = excluded.breaker_cooldown_ms, mapping = excluded.mapping, ca_pem = excluded.ca_pem,
+             updated_at = excluded.updated_at`,
         ).run({
           id: v.id,
           adapter: v.adapter,
@@ -157,6 +228,7 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
           breakerThreshold: v.breakerThreshold,
           breakerCooldownMs: v.breakerCooldownMs,
           mapping: v.mapping ? JSON.stringify(v.mapping) : null,
+          caPem,
           createdAt: existing?.created_at ?? now,
           updatedAt,
         });

@@ -19,7 +19,8 @@ export interface LiveAdapter {
   readonly name: 'generic' | 'epc-vop' | 'uk-cop';
   /** Kinds this adapter can answer; a route to any other kind answers VERIFICATION_ERROR. */
   readonly kinds: readonly VerificationKind[];
-  build(kind: VerificationKind, request: Req, verificationId: string): UpstreamExchange;
+  /** `nowMs` (the service clock) stamps schemes that want a request time (EPC X-Request-Timestamp). */
+  build(kind: VerificationKind, request: Req, verificationId: string, nowMs?: number): UpstreamExchange;
   /** The answer of a 2xx response; null when the body does not have the scheme's shape (malformed). */
   read(kind: VerificationKind, request: Req, json: unknown, mapping: Record<string, ResultMapping> | null): ProviderAnswer | null;
 }

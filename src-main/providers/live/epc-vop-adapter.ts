@@ -1,6 +1,7 @@
-// EPC Verification of Payee (SEPA name checks, docs/providers.md): POST {baseUrl}/payee-verifications with the
-// payee's name and IBAN; MTCH → success, CMTC / NMTC → failed (the matched name of a close match is never
-// returned: interface §2.3 echoes a name only when it matched), NOAP → INCONCLUSIVE (not charged).
+// EPC Verification of Payee (SEPA name checks, docs/providers.md): POST {baseUrl}/payee-verifications in the EPC
+// inter-PSP API shape (party.name, partyAccount.iban; answer partyNameMatch). MTCH → success, CMTC / NMTC → failed
+// (the matched name of a close match is never returned: interface §2.3 echoes a name only when it matched),
+// NOAP → INCONCLUSIVE (not charged).
 import { createHash } from 'node:crypto';
 import type { ProviderAnswer } from '../../core/verification/types';
 import { isObject, mapped, str, type LiveAdapter } from './adapter';
@@ -21,24 +22,31 @@ export const VOP_ANSWERS: Record<string, ProviderAnswer> = {
   NOAP: { outcome: 'error', errorCode: 'INCONCLUSIVE' },
 };
 
+/** BIC (ISO 9362): 8 or 11 characters; only then is `bankCode` the payee's agent. */
+const BIC = /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
+
 export const epcVopAdapter: LiveAdapter = {
   name: 'epc-vop',
   kinds: ['account'],
-  build(_kind, request, verificationId) {
+  build(_kind, request, verificationId, nowMs = Date.now()) {
     const requestId = requestIdFor(verificationId);
     const name = String(request['accountName'] ?? '');
     const iban = String(request['accountNumber'] ?? '').replace(/\s+/g, '').toUpperCase();
+    const bic = String(request['bankCode'] ?? '').replace(/\s+/g, '').toUpperCase();
     return {
       path: '/payee-verifications',
-      headers: { 'x-request-id': requestId },
+      // EPC inter-PSP API: the requester's reference (UUID) and the request time, ISO 8601 UTC with milliseconds.
+      headers: { 'x-request-id': requestId, 'x-request-timestamp': new Date(nowMs).toISOString() },
       idempotencyKey: requestId,
-      // `party.name` is the EPC inter-PSP API's spelling; `partyName` the lead's protocol. Both are sent.
-      body: { requestId, partyName: name, party: { name }, partyAccount: { iban } },
+      // Only the EPC shape: a strict responder may refuse fields it does not know. `requestingAgent` (our own BIC)
+      // is not ours to know; a routing and verification mechanism (RVM) in front of the banks adds it.
+      body: { party: { name }, partyAccount: { iban }, ...(BIC.test(bic) ? { partyAgent: { financialInstitutionId: { bicfi: bic } } } : {}) },
     };
   },
   read(_kind, _request, json, mapping) {
     if (!isObject(json)) return null;
-    const code = str(json['verificationResult']) ?? str(json['partyNameMatch']);
+    // partyNameMatch is the EPC API's field; verificationResult the earlier in-house protocol's, still read.
+    const code = str(json['partyNameMatch']) ?? str(json['verificationResult']);
     if (!code) return null;
     const fallback = VOP_ANSWERS[code];
     const row = mapping?.[code];

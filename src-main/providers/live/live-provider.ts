@@ -12,6 +12,21 @@ import type { LiveAdapter, Req } from './adapter';
 
 const MAX_BODY = 1024 * 1024;
 
+/** Node's certificate verification failures (tls.checkServerIdentity / OpenSSL X509_V_ERR_* names). */
+const TLS_TRUST_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /** Why an attempt or the whole check stopped; the abort reason of our own signals. */
 class Stop extends Error {
   constructor(readonly why: 'attempt-timeout' | 'deadline' | 'cancelled') {
@@ -58,7 +73,8 @@ export class LiveProvider {
   ) {
     this.agent = new Agent({
       connections: config.maxConcurrency,
-      connect: { timeout: config.timeoutMs },
+      // A configured CA replaces the public roots for this upstream only (a private or self-signed upstream).
+      connect: { timeout: config.timeoutMs, ...(config.caPem ? { ca: config.caPem } : {}) },
       // Our own timers decide; these only stop undici from waiting longer than any attempt could.
       headersTimeout: config.timeoutMs + 1000,
       bodyTimeout: config.timeoutMs + 1000,
@@ -125,7 +141,7 @@ export class LiveProvider {
         return this.stopAnswer(err, 'waiting for a free slot');
       }
       if (!this.breaker.tryAcquire()) return { outcome: 'error', errorCode: 'VERIFICATION_UNAVAILABLE' };
-      const exchange = this.adapter.build(kind, req, verificationId);
+      const exchange = this.adapter.build(kind, req, verificationId, this.now());
       let attempt = 0;
       for (;;) {
         attempt += 1;
@@ -214,6 +230,8 @@ export class LiveProvider {
     } catch (err) {
       if (ctl.signal.aborted) return this.classifyStop(ctl.signal.reason);
       const code = (err as { code?: string }).code ?? 'unknown';
+      // The upstream's certificate is not trusted (no or wrong CA, name mismatch, expired): asking again cannot help.
+      if (TLS_TRUST_CODES.has(code)) return fault('VERIFICATION_UNAVAILABLE', `upstream TLS certificate not trusted (${code})`, false);
       // Connection refused, reset or closed before an answer: the check may or may not have run upstream; the
       // idempotency key makes another attempt return the first answer instead of running it again.
       return fault('VERIFICATION_UNAVAILABLE', `upstream connection failed (${code})`, true);
@@ -242,7 +260,12 @@ export class LiveProvider {
       if (s >= 500) return { id: this.config.id, ok: false, httpStatus: s, message: `The upstream answered HTTP ${s}.` };
       return { id: this.config.id, ok: true, httpStatus: s, message: 'The upstream is reachable.' };
     } catch (err) {
-      const msg = ctl.signal.aborted ? `No answer within ${this.config.timeoutMs} ms.` : `Could not connect (${(err as { code?: string }).code ?? 'error'}).`;
+      const code = (err as { code?: string }).code ?? 'error';
+      const msg = ctl.signal.aborted
+        ? `No answer within ${this.config.timeoutMs} ms.`
+        : TLS_TRUST_CODES.has(code)
+          ? `The upstream's TLS certificate is not trusted (${code}): configure the CA certificate it chains to.`
+          : `Could not connect (${code}).`;
       return { id: this.config.id, ok: false, httpStatus: null, message: msg };
     } finally {
       clearTimeout(timer);

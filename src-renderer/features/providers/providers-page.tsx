@@ -1,11 +1,14 @@
 // The Providers page (live mode, docs/providers.md): which upstream answers which kind and corridor, its circuit
 // state and last error, a form to add or change one (the credential is a password field that is never filled back
-// from the service: only "configured ••••last4" is shown), a health probe, and the cache time to live per kind.
+// from the service: only "configured ••••last4" is shown), an optional trusted CA certificate for a private upstream
+// (pasted or loaded from a file; shown back as subject + fingerprint), a health probe, and the cache TTL per kind.
 import { useCallback, useEffect, useState } from 'react';
 import {
   Alert,
   Badge,
   Button,
+  Checkbox,
+  FileButton,
   Group,
   Modal,
   NumberInput,
@@ -16,6 +19,7 @@ import {
   Table,
   TagsInput,
   Text,
+  Textarea,
   TextInput,
   Title,
 } from '@mantine/core';
@@ -33,6 +37,9 @@ type Form = {
   baseUrl: string;
   authScheme: 'bearer' | 'api-key';
   secret: string;
+  /** A new CA certificate (PEM) to trust; empty keeps the stored one. */
+  caCert: string;
+  clearCa: boolean;
   routes: string[];
   timeoutMs: number;
   deadlineMs: number;
@@ -49,6 +56,8 @@ const EMPTY: Form = {
   baseUrl: '',
   authScheme: 'bearer',
   secret: '',
+  caCert: '',
+  clearCa: false,
   routes: [],
   timeoutMs: 5000,
   deadlineMs: 15000,
@@ -61,7 +70,7 @@ const EMPTY: Form = {
 
 function fromView(p: ProviderView): Form {
   // The secret field starts empty: leaving it empty keeps the stored credential.
-  return { ...EMPTY, ...p, secret: '' };
+  return { ...EMPTY, ...p, secret: '', caCert: '', clearCa: false };
 }
 
 function ErrorBox({ error }: { error: unknown }) {
@@ -95,8 +104,14 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
     setBusy(true);
     setError(null);
     try {
-      const { secret, ...rest } = f;
-      await call('providers:set', { ...rest, ...(secret ? { secret } : {}), ...(editing?.mapping ? { mapping: editing.mapping } : {}) });
+      const { secret, caCert, clearCa, ...rest } = f;
+      await call('providers:set', {
+        ...rest,
+        ...(secret ? { secret } : {}),
+        ...(caCert.trim() ? { caCert } : {}),
+        ...(clearCa && !caCert.trim() ? { clearCaCert: true } : {}),
+        ...(editing?.mapping ? { mapping: editing.mapping } : {}),
+      });
       // Never keep the typed credential in memory longer than the save.
       setF((cur) => ({ ...cur, secret: '' }));
       notifySuccess(`Provider ${f.id} saved.`, 'Providers');
@@ -124,6 +139,34 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
             onChange={(e) => set('secret', e.currentTarget.value)}
             data-testid="provider-secret"
           />
+          <Textarea
+            label="Trusted CA certificate (optional)"
+            description={
+              editing?.ca
+                ? `Trusted now: ${editing.ca.subject} — SHA-256 ${editing.ca.fingerprint256}. Paste another to replace it.`
+                : 'For a private or self-signed upstream (https:// only): PEM text, -----BEGIN CERTIFICATE-----. Without it, the public roots are trusted.'
+            }
+            placeholder="-----BEGIN CERTIFICATE-----"
+            autosize
+            minRows={2}
+            maxRows={6}
+            styles={{ input: { fontFamily: 'monospace', fontSize: 12 } }}
+            value={f.caCert}
+            onChange={(e) => set('caCert', e.currentTarget.value)}
+            data-testid="provider-ca"
+          />
+          <Group gap="sm">
+            <FileButton accept=".pem,.crt,.cer,application/x-pem-file" onChange={(file) => void file?.text().then((t) => set('caCert', t))}>
+              {(props) => (
+                <Button {...props} size="xs" variant="default" data-testid="provider-ca-file">
+                  Load from file…
+                </Button>
+              )}
+            </FileButton>
+            {editing?.ca && (
+              <Checkbox label="Stop trusting the stored CA" checked={f.clearCa} onChange={(e) => set('clearCa', e.currentTarget.checked)} data-testid="provider-ca-clear" />
+            )}
+          </Group>
         </>
       )}
       <TagsInput label="Routes" description="kind:CC or kind:* — e.g. account:GB, account:DE, phone:*" value={f.routes} onChange={(v) => set('routes', v)} data-testid="provider-routes" />
@@ -250,6 +293,11 @@ export function ProvidersPage() {
                 </Table.Td>
                 <Table.Td data-testid={`provider-credential-${p.id}`}>
                   {p.secret.configured ? <Text ff="monospace">{p.secret.masked}</Text> : <Text c="dimmed">none</Text>}
+                  {p.ca && (
+                    <Text size="xs" c="dimmed" title={`SHA-256 ${p.ca.fingerprint256}`} data-testid={`provider-ca-${p.id}`}>
+                      CA: {p.ca.subject} ({p.ca.fingerprint256.slice(0, 11)}…)
+                    </Text>
+                  )}
                 </Table.Td>
                 <Table.Td>
                   <Badge color={CIRCUIT_COLOR[p.state.circuit]} data-testid={`provider-circuit-${p.id}`}>

@@ -23,7 +23,10 @@ describe('EPC Verification of Payee (account:DE)', () => {
     expect(r).toMatchObject({ status: 'success', verified: true, accountName: 'max  MUSTERMANN', source: 'live' });
     const req = env.sim.requests().at(-1)!;
     expect(req.api).toBe('epc-vop');
-    expect(req.body).toMatchObject({ partyName: 'max  MUSTERMANN', partyAccount: { iban: DE_OK } });
+    // The EPC inter-PSP API shape and headers (docs/providers.md).
+    expect(req.body).toEqual({ party: { name: 'max  MUSTERMANN' }, partyAccount: { iban: DE_OK } });
+    expect(req.headers['x-request-timestamp']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(req.headers['x-request-id']).toBe(req.idempotencyKey);
     // The upstream id is a UUID derived from our verification id.
     expect(req.idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });

@@ -11,7 +11,8 @@ import { genericAdapter } from '../../../src-main/providers/live/generic-adapter
 import { ukCopAdapter } from '../../../src-main/providers/live/uk-cop-adapter';
 
 describe('EPC VoP mapping', () => {
-  const read = (code: string, extra: Record<string, unknown> = {}) => epcVopAdapter.read('account', {}, { verificationResult: code, ...extra }, null);
+  // The EPC inter-PSP API answers `partyNameMatch` (docs/providers.md cites the specification).
+  const read = (code: string, extra: Record<string, unknown> = {}) => epcVopAdapter.read('account', {}, { partyNameMatch: code, ...extra }, null);
   it('MTCH/CMTC/NMTC/NOAP → success / failed / failed / INCONCLUSIVE; a close match never carries the name', () => {
     expect(read('MTCH')).toEqual({ outcome: 'success' });
     const cmtc = read('CMTC', { matchedName: 'Max Mustermann' });
@@ -20,13 +21,22 @@ describe('EPC VoP mapping', () => {
     expect(read('NMTC')).toMatchObject({ outcome: 'failed', errorCode: 'VERIFICATION_FAILED' });
     expect(read('NOAP')).toEqual({ outcome: 'error', errorCode: 'INCONCLUSIVE' });
   });
+  it('still reads the earlier protocol\'s `verificationResult`, but `partyNameMatch` wins when both are present', () => {
+    expect(epcVopAdapter.read('account', {}, { verificationResult: 'NOAP' }, null)).toEqual({ outcome: 'error', errorCode: 'INCONCLUSIVE' });
+    expect(epcVopAdapter.read('account', {}, { partyNameMatch: 'MTCH', verificationResult: 'NMTC' }, null)).toEqual({ outcome: 'success' });
+  });
   it('an unknown code or shape is malformed (null)', () => {
     expect(read('XXXX')).toBeNull();
     expect(epcVopAdapter.read('account', {}, [1], null)).toBeNull();
   });
   it('builds the request with a stable UUID request id from the verification id', () => {
-    const x = epcVopAdapter.build('account', { country: 'DE', accountNumber: 'de89 3704 0044 0532 0130 00', accountName: 'Max' }, 'ver_1');
-    expect(x.body).toMatchObject({ partyName: 'Max', partyAccount: { iban: 'DE89370400440532013000' } });
+    const x = epcVopAdapter.build('account', { country: 'DE', accountNumber: 'de89 3704 0044 0532 0130 00', accountName: 'Max' }, 'ver_1', Date.UTC(2025, 9, 9, 8, 30, 1, 250));
+    // Only the EPC request shape (party.name, partyAccount.iban); no BIC given, so no partyAgent.
+    expect(x.body).toEqual({ party: { name: 'Max' }, partyAccount: { iban: 'DE89370400440532013000' } });
+    expect(x.path).toBe('/payee-verifications');
+    expect(x.headers['x-request-timestamp']).toBe('2025-10-09T08:30:01.250Z');
+    const withBic = epcVopAdapter.build('account', { country: 'DE', accountNumber: 'DE89370400440532013000', accountName: 'Max', bankCode: 'cobadeffxxx' }, 'ver_1');
+    expect(withBic.body).toMatchObject({ partyAgent: { financialInstitutionId: { bicfi: 'COBADEFFXXX' } } });
     expect(x.headers['x-request-id']).toBe(requestIdFor('ver_1'));
     expect(requestIdFor('ver_1')).toBe(requestIdFor('ver_1'));
     expect(requestIdFor('ver_1')).not.toBe(requestIdFor('ver_2'));
