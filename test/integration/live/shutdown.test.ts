@@ -40,10 +40,7 @@ async function restart(): Promise<TestService> {
   return restarted;
 }
 
-/**
- * A sync check over its own connection, closed after the answer. (With a keep-alive client, the HTTP listener's
- * close would wait for the client to drop the idle connection: see the report on issue 7.)
- */
+/** A sync check over its own connection, closed after the answer. */
 async function verifySyncClosing(): Promise<Record<string, any>> {
   const r = await rawRequest(env.ts.port, 'POST', '/api/v1/verify/account', {
     'x-api-key': env.ts.liveKey,
@@ -79,6 +76,18 @@ describe('service stop with live upstream calls in flight', () => {
     expect(await usage(ts, rec['id'])).toEqual({ charges: [-PRICE], reversals: [PRICE] });
     const stored = await api(ts.url, 'GET', `/verify/${rec['id']}`, { key: env.ts.liveKey });
     expect(stored.body).toMatchObject({ status: 'error', error: { code: 'VERIFICATION_CANCELLED' }, charge: { status: 'reversed' } });
+  });
+
+  it('sync with a keep-alive client: the answer says Connection: close, so the stop does not wait on the idle connection', async () => {
+    env.sim.setFault('timeout');
+    // fetch keeps its connection alive; the stop must still end with the drain, not the keep-alive timeout.
+    const pending = api(env.ts.url, 'POST', '/verify/account', { key: env.ts.liveKey, idem: newKey(), body: NG() });
+    await until(() => env.sim.requests().length === 1, 'the upstream request');
+    await env.ts.stop({ keepDir: true });
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(r.headers.get('connection')).toBe('close');
+    expect(r.body).toMatchObject({ status: 'error', error: { code: 'VERIFICATION_CANCELLED' }, charge: { status: 'reversed' } });
   });
 
   it('sync: a call that answers within the drain is not cancelled', async () => {
