@@ -83,11 +83,13 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
   const askUpstream = async (p: ResolvedProvider, kind: VerificationKind, request: unknown, ctx: ProviderContext): Promise<ProviderAnswer> => {
     if (p.adapter === 'stand-in') return standIn.ask(kind, request, ctx);
     // Stopping: a call started now would only be aborted at the end of the drain.
-    if (closing) return CANCELLED;
+    if (closing) return { ...CANCELLED, interrupted: true };
     inFlight += 1;
     try {
       const signal = ctx.signal ? AbortSignal.any([ctx.signal, stopping.signal]) : stopping.signal;
-      return await runtimeFor(p).ask(kind, request as Req, ctx.verificationId, signal);
+      const answer = await runtimeFor(p).ask(kind, request as Req, ctx.verificationId, signal);
+      // Cancelled by the shutdown, not by the caller or the upstream: say so, so a queued check is retried.
+      return answer.errorCode === 'VERIFICATION_CANCELLED' && stopping.signal.aborted ? { ...answer, interrupted: true } : answer;
     } finally {
       inFlight -= 1;
       if (inFlight === 0) onIdle?.();

@@ -281,7 +281,8 @@ export async function processVerification(rt: VerificationRuntime, verificationI
   });
   // Our own cancellation (the service is stopping) is no answer for a queued check: the job stays queued and
   // asks again after restart, with the same upstream idempotency key (docs/providers.md).
-  if (answer.errorCode === 'VERIFICATION_CANCELLED') throw new Error('upstream call cancelled: the service is stopping');
+  // (A provider that answers VERIFICATION_CANCELLED itself, e.g. a sandbox fixture, is a final answer.)
+  if (answer.interrupted) throw new Error('upstream call cancelled: the service is stopping');
   const now = deps.clock.now();
   // Through the group commit: concurrent completions share one fsync (settle's own transaction becomes a savepoint).
   await deps.commit(() => {

@@ -19,6 +19,11 @@ export interface ProviderAnswer {
   message?: string;
   fields?: Partial<Pick<VerificationRecord, 'accountName' | 'bankName' | 'fullName' | 'firstName' | 'lastName' | 'middleName' | 'dateOfBirth' | 'address'>>;
   source?: 'live' | 'cache';
+  /**
+   * The service stopped before the upstream answered (our own cancellation at shutdown): a sync caller gets
+   * VERIFICATION_CANCELLED, but a queued check is not finalised — it asks again after the restart.
+   */
+  interrupted?: boolean;
 }
 
 export interface ProviderContext {
