@@ -4,6 +4,7 @@
 // fast as possible (accepted/s, delivered/s). Waits are bounded, so the run ends by itself (~60 s, --quick ~20 s).
 // Usage: npx tsx bench/async-pipeline.bench.ts [--quick] [--count 10000] [--burst-seconds 20] [--rate 1000] [--seconds 5] [--tsx]
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { arg, bootstrap, freshDataDir, quantile, round2, serviceEntry, sleep, startChild, startService, writeResult } from './lib/harness';
 import { addKeys } from './lib/seed';
@@ -17,12 +18,29 @@ const concurrency = arg('--connections', 32);
 const burstLimitMs = arg('--burst-seconds', 20, 8) * 1000;
 const nowMs = () => performance.timeOrigin + performance.now();
 
+/**
+ * CPU time (user + system) the service process has used, from /proc (Linux; null elsewhere). CPU per delivered
+ * verification is steadier than throughput on a machine shared with other work: it does not depend on how much
+ * of a core the service was given.
+ */
+function serviceCpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 const dataDir = freshDataDir();
 const { sandboxKey } = bootstrap(dataDir);
 // Spread over keys: the per-key budget (6,000/min) is policy, not cost.
 const keys = [sandboxKey, ...addKeys(dataDir, 15)];
 const receiver = await startChild(['bench/lib/receiver.mjs'], /PORT (\d+)/);
-const service = await startService(dataDir, ['--allow-webhook-host', `127.0.0.1:${receiver.port}`]);
+// BENCH_CPU_PROF_DIR=<dir> profiles the service (written when it exits; summarise with bench/lib/profile-summary.ts).
+const profDir = process.env['BENCH_CPU_PROF_DIR'];
+const service = await startService(dataDir, ['--allow-webhook-host', `127.0.0.1:${receiver.port}`], profDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] } : {});
 const api = new Pool(`http://127.0.0.1:${service.port}`, { connections: concurrency, pipelining: 1 });
 const rx = new Pool(`http://127.0.0.1:${receiver.port}`, { connections: 2 });
 let turn = 0;
@@ -115,6 +133,7 @@ try {
   await json(rx, 'POST', '/_reset');
   const sent = new Map<string, number>();
   let refused = 0;
+  const cpu0 = serviceCpuMs(service.proc.pid);
   const t0 = nowMs();
   let next = 0;
   await Promise.all(
@@ -139,6 +158,7 @@ try {
     delivered: got.size,
     deliveredPerSec: got.size > 0 ? round2(got.size / ((lastReceipt - t0) / 1000)) : 0,
     allDelivered: got.size === sent.size,
+    serviceCpuMsPerVerification: cpu0 === null || got.size === 0 ? null : round2((serviceCpuMs(service.proc.pid)! - cpu0) / got.size),
   };
   console.log('burst', burst);
 

@@ -1,9 +1,12 @@
 // Runs queued jobs: claims due jobs, runs the handler for their kind, completes or retries them. It sleeps until
 // the next due job (or a wake-up from enqueue), so an idle service does no work. Handlers must be idempotent.
+// Claims, completions and retries ride the store's group commit: they share fsyncs with each other and with the
+// requests being served, instead of each blocking the event loop for its own.
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/context';
 import type { Db } from '../store/database';
 import { faultPoint } from '../core/fault-points';
+import { commitThrough } from '../store/group-commit';
 import { claim, complete, nextRunAt, retry, type Job } from './queue';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
@@ -15,6 +18,7 @@ export interface WorkerOptions {
   log: Logger;
   handlers: Record<string, JobHandler>;
   leaseMs?: number;
+  /** Jobs in flight at once (default 32): each mostly waits on a provider or a shared commit, not on CPU. */
   concurrency?: number;
   /** Backoff before a failed job runs again. */
   retryDelayMs?: (attempt: number) => number;
@@ -27,6 +31,8 @@ export class JobWorker {
   private readonly inFlight = new InFlight();
   private readonly sleeper = new WakeableSleep();
   private loopDone: Promise<void> | undefined;
+  /** A claim is being committed: its jobs are leased but not yet in flight (drain must not stop there). */
+  private claiming = false;
 
   constructor(private readonly o: WorkerOptions) {}
 
@@ -53,7 +59,7 @@ export class JobWorker {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const next = nextRunAt(this.o.db, Object.keys(this.o.handlers));
-      if (this.inFlight.size === 0 && (next === null || next > this.o.clock.now())) return;
+      if (this.inFlight.size === 0 && !this.claiming && (next === null || next > this.o.clock.now())) return;
       if (Date.now() > end) throw new Error('drain timed out');
       this.wake();
       await new Promise((r) => setTimeout(r, 5));
@@ -62,16 +68,20 @@ export class JobWorker {
 
   private async loop(): Promise<void> {
     const kinds = Object.keys(this.o.handlers);
-    const concurrency = this.o.concurrency ?? 8;
+    const concurrency = this.o.concurrency ?? 32;
     const leaseMs = this.o.leaseMs ?? 60_000;
     while (this.running) {
       let claimed: Job[] = [];
       const free = concurrency - this.inFlight.size;
       if (free > 0) {
+        this.claiming = true;
         try {
-          claimed = claim(this.o.db, this.o.clock.now(), kinds, leaseMs, free);
+          // One transaction claims every free slot's job; the lease is durable before the handler runs.
+          claimed = await commitThrough(this.o.db, () => claim(this.o.db, this.o.clock.now(), kinds, leaseMs, free));
         } catch (err) {
           this.o.log.error({ err }, 'job claim failed');
+        } finally {
+          this.claiming = false;
         }
       }
       if (claimed.length > 0) faultPoint('after-claim');
@@ -86,12 +96,28 @@ export class JobWorker {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(job);
-      complete(this.o.db, this.o.clock.now(), job);
     } catch (err) {
+      await this.fail(job, err);
+      return;
+    }
+    // The slot stays taken until the completion is committed. A crash before that only repeats the (idempotent)
+    // job: nothing a client is told waits on this write.
+    try {
+      const done = await commitThrough(this.o.db, () => complete(this.o.db, this.o.clock.now(), job));
+      if (!done) this.o.log.warn({ jobId: job.id, kind: job.kind }, 'job completion refused: lease lost');
+    } catch (err) {
+      this.o.log.error({ jobId: job.id, kind: job.kind, err: String(err) }, 'job completion failed');
+    }
+  }
+
+  private async fail(job: Job, err: unknown): Promise<void> {
+    try {
       const now = this.o.clock.now();
       const delay = this.o.retryDelayMs?.(job.attempts) ?? Math.min(60_000, 500 * 2 ** job.attempts);
-      const outcome = retry(this.o.db, now, job, now + delay, err instanceof Error ? err.message : String(err));
+      const outcome = await commitThrough(this.o.db, () => retry(this.o.db, now, job, now + delay, err instanceof Error ? err.message : String(err)));
       this.o.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, outcome, err: String(err) }, 'job failed');
+    } catch (e) {
+      this.o.log.error({ jobId: job.id, kind: job.kind, err: String(e) }, 'job retry could not be recorded');
     }
   }
 

@@ -5,6 +5,7 @@ import { AppError } from '../../../src-shared/app-error';
 import { TRANSIENT_CODES, VERIFICATION_ERRORS, type VerificationErrorCode } from '../../../src-shared/errors';
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
 import { enqueue } from '../../jobs/queue';
+import { signalWork } from '../../store/group-commit';
 import { iso } from '../clock';
 import { faultPoint } from '../fault-points';
 import type { CoreDeps } from '../context';
@@ -263,6 +264,8 @@ function settle(
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(newId('evt'), fresh.organizationId, rec.environment, event, verificationId, JSON.stringify(payload), iso(nowMs));
+    // Wakes the webhook dispatcher once this transaction has committed, instead of it polling the outbox.
+    signalWork(deps.db, 'outbox');
     return { applied: true, record: rec };
   }).immediate();
 }

@@ -250,7 +250,13 @@ function openSigningSecrets(deps: CoreDeps, hook: WebhookRow, nowMs: number): st
  * Makes the next scheduled attempt of a leased delivery: POST, record the attempt, then success, the next
  * attempt time, or (after the fifth failure) a failed delivery and a failed webhook. Safe to run twice.
  */
-export async function runScheduledAttempt(rt: CoreRuntime, deliveryId: string, kind: 'scheduled' | 'manual' = 'scheduled'): Promise<void> {
+export async function runScheduledAttempt(
+  rt: CoreRuntime,
+  deliveryId: string,
+  kind: 'scheduled' | 'manual' = 'scheduled',
+  /** How the attempt's bookkeeping is committed (the dispatcher shares fsyncs through the group commit). */
+  commit: (fn: () => void) => Promise<void> = async (fn) => void rt.deps.db.transaction(fn)(),
+): Promise<void> {
   const { deps } = rt;
   const d = deliveryRow(deps, deliveryId);
   if (!d) return;
@@ -275,7 +281,7 @@ export async function runScheduledAttempt(rt: CoreRuntime, deliveryId: string, k
     : [UNSIGNABLE];
   const endMs = deps.clock.now();
   let failedWebhook = false;
-  deps.db.transaction(() => {
+  await commit(() => {
     const fresh = deliveryRow(deps, d.id);
     if (!fresh) return;
     // A scheduled attempt that lost its delivery meanwhile (cancelled, or a duplicate run) is still logged.
@@ -321,7 +327,7 @@ export async function runScheduledAttempt(rt: CoreRuntime, deliveryId: string, k
         );
     }
     if (failedWebhook) markWebhookFailed(deps, hook.id);
-  })();
+  });
   deps.log.info(
     { deliveryId: d.id, webhookId: hook.id, kind, ok: outcome.ok, statusCode: outcome.statusCode, error: outcome.error },
     'webhook delivery attempt',

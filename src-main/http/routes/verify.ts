@@ -1,21 +1,34 @@
-// Verification routes (interface §4.1): submit with an Idempotency-Key, poll one, list.
+// Verification routes (interface §4.1): submit with an Idempotency-Key, poll one, list. The reads send the stored
+// record JSON as it is (sendJsonText).
 import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBodySchema, listEnvelope, toEnvelope } from '../../../src-shared/schemas/common';
+import { AppError } from '../../../src-shared/app-error';
+import { ErrorBodySchema, listEnvelope } from '../../../src-shared/schemas/common';
 import {
   AccountRequestSchema,
   VerificationListQuerySchema,
   VerificationRecordSchema,
 } from '../../../src-shared/schemas/verification';
 import { validateIdempotencyKey, type IdempotentResponse } from '../../core/idempotency/idempotency';
-import { getOne, list, submitOnce } from '../../core/verification/verification-service';
+import { getVerificationJson, listVerificationsJson } from '../../core/verification/records';
+import { submitOnce } from '../../core/verification/verification-service';
 import type { VerificationKind } from '../../core/verification/types';
 import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
 
 const errors = { 401: ErrorBodySchema, 409: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
 export const IdemHeaders = z.object({ 'idempotency-key': z.string().optional().meta({ description: 'Required: 1 to 255 printable ASCII characters.' }) });
+
+/**
+ * Sends JSON text we built from stored records without the route's serializer: the response schema still
+ * describes the body (OpenAPI), but parsing, validating and re-serialising records written by our own code from
+ * validated objects (core/verification/records.ts) would only spend CPU on each read.
+ */
+function sendJsonText(reply: FastifyReply, json: string) {
+  reply.code(200).type('application/json; charset=utf-8');
+  return reply.serializer((s: unknown) => s as string).send(json);
+}
 
 /** Sends a stored (or just stored) response as is, marking replays. */
 export function sendStored(reply: FastifyReply, res: IdempotentResponse) {
@@ -76,8 +89,12 @@ export function registerVerifyRoutes(door: HttpDoor): void {
         response: { 200: listEnvelope(VerificationRecordSchema), ...errors },
       },
     },
-    async (req) => {
-      return toEnvelope(list(rt.verification, principalOf(req), req.query), req.query);
+    async (req, reply) => {
+      const p = principalOf(req);
+      const q = req.query;
+      const page = listVerificationsJson(rt.verification.deps.db, p.organizationId, p.environment, q);
+      const pagination = { total: page.total, limit: q.limit, offset: q.offset, hasMore: q.offset + page.data.length < page.total };
+      return sendJsonText(reply, `{"data":[${page.data.join(',')}],"pagination":${JSON.stringify(pagination)}}`);
     },
   );
 
@@ -93,6 +110,11 @@ export function registerVerifyRoutes(door: HttpDoor): void {
         response: { 200: VerificationRecordSchema, 404: ErrorBodySchema, ...errors },
       },
     },
-    async (req) => getOne(rt.verification, principalOf(req), req.params.id),
+    async (req, reply) => {
+      const p = principalOf(req);
+      const json = getVerificationJson(rt.verification.deps.db, p.organizationId, p.environment, req.params.id);
+      if (json === null) throw new AppError('NOT_FOUND', { message: 'No verification with this id exists.' });
+      return sendJsonText(reply, json);
+    },
   );
 }
