@@ -1,6 +1,6 @@
 // History: every verification of the current environment, filterable and paged, with a detail drawer.
 import { useCallback, useState } from 'react';
-import { Badge, Button, Code, Group, Select, Stack, Text } from '@mantine/core';
+import { Badge, Button, Code, Select, Stack, Text } from '@mantine/core';
 import { PageTitle } from '../../app/page-title';
 import { IconRefresh } from '@tabler/icons-react';
 import type { ChannelInput } from '../../../src-shared/channels';
