@@ -190,8 +190,17 @@ describe('crash loop', () => {
               const o = open();
               return o.async === 0 && o.outbox === 0 && o.unattempted === 0;
             },
-            30_000,
-            () => `[seed ${SEED}] ${where}: still open ${JSON.stringify(open())}`,
+            // Generous: under `npm test` this suite shares 2 cores with every other suite.
+            90_000,
+            () => {
+              const stuck = db
+                .prepare(
+                  `SELECT d.id, d.status, d.attempts, d.next_attempt_at_ms, d.lease_until_ms, w.status AS webhook_status FROM webhook_deliveries d
+                   JOIN webhooks w ON w.id = d.webhook_id WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id) LIMIT 5`,
+                )
+                .all();
+              return `[seed ${SEED}] ${where}: still open ${JSON.stringify(open())} unattempted=${JSON.stringify(stuck)}`;
+            },
           );
           checks += asyncIds.length + 2;
         } finally {
