@@ -13,7 +13,7 @@ import { processVerification, VERIFICATION_JOB, type VerificationRuntime } from 
 import { FEATURES, type FeatureRuntime } from './features';
 import { createHandlers, type Handlers } from './console/handlers';
 import { createWebBridge, type WebBridge } from './console/web-bridge';
-import { buildApp } from './http/app';
+import { buildApp, endIdleSockets } from './http/app';
 import { JobWorker } from './jobs/worker';
 import { releaseLeases } from './jobs/queue';
 import { releaseDeliveryLeases } from './core/webhooks/deliveries';
@@ -222,7 +222,18 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
       stopped = true;
       // Live upstream calls in flight get a bounded drain, then end VERIFICATION_CANCELLED (docs/providers.md).
       void (rt.verification.providers as { shutdown?: () => Promise<void> }).shutdown?.();
-      if (app) await app.close();
+      if (app) {
+        // Sockets serving no request (idle keep-alive ones, and those a browser opened ahead of time and never
+        // used) would hold the close for up to a minute: end them now and as each in-flight answer completes.
+        const closing = app.close();
+        const sweep = setInterval(() => endIdleSockets(app), 100);
+        endIdleSockets(app);
+        try {
+          await closing;
+        } finally {
+          clearInterval(sweep);
+        }
+      }
       await core.close();
     },
   };

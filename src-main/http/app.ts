@@ -1,6 +1,7 @@
 // The public API door: a Fastify app built from the running core. Only the entry point calls listen(); tests
 // use inject() or a real socket. Every response follows interface §7.1; the OpenAPI document is generated from
 // the same zod schemas that validate requests.
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import swagger from '@fastify/swagger';
 import {
@@ -20,6 +21,13 @@ import { registerMetaRoutes } from './routes/meta';
 import { registerVerifyRoutes } from './routes/verify';
 
 export const API_PREFIX = '/api/v1';
+
+const socketsOf = new WeakMap<FastifyInstance, Map<Socket, number>>();
+
+/** During a stop: ends every socket that is serving no request (the ones serving one end after their answer). */
+export function endIdleSockets(app: FastifyInstance): void {
+  for (const [socket, inFlight] of socketsOf.get(app) ?? []) if (inFlight === 0) socket.destroy();
+}
 
 export interface HttpDoor {
   app: FastifyInstance;
@@ -62,6 +70,25 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
   documentDoorErrors(app);
+  // Sockets and the requests each is serving, so a stop can end every socket that serves none — idle keep-alive
+  // sockets and the ones a browser opened ahead of time and never used (Node would hold those until its 60 s
+  // headers timeout: closeIdleConnections() does not count them as idle).
+  const sockets = new Map<Socket, number>();
+  socketsOf.set(app, sockets);
+  app.server.on('connection', (socket: Socket) => {
+    sockets.set(socket, 0);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const done = (req: { raw: { socket: Socket } }) => {
+    const n = sockets.get(req.raw.socket);
+    if (n !== undefined) sockets.set(req.raw.socket, Math.max(0, n - 1));
+  };
+  app.addHook('onRequest', async (req) => {
+    const n = sockets.get(req.raw.socket);
+    if (n !== undefined) sockets.set(req.raw.socket, n + 1);
+  });
+  app.addHook('onResponse', async (req) => done(req));
+  app.addHook('onRequestAbort', async (req) => done(req));
   // Once the listener closes, every answer still in flight says `Connection: close`: a keep-alive client would
   // otherwise hold its idle connection open and make close() wait for the keep-alive timeout (about 72 s).
   let closing = false;
