@@ -7,13 +7,13 @@
 // the engine's 256 KiB chunks papaparse was slower (660-800 ms against 490-580 ms), so the default is the stronger
 // baseline. `validate` writes both result files (about 150 MB for 1M rows), which the baseline does not.
 import { spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { once } from 'node:events';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Papa from 'papaparse';
+import { generateRoutingCsv } from './lib/routing-csv';
 import { CsvRecordParser } from '../src-main/core/routing/csv-reader';
 import { validateCsvFile } from '../src-main/core/routing/csv-batch';
 import { runCsvBatchInWorker } from '../src-main/core/routing/run-batch-in-worker';
@@ -34,59 +34,6 @@ interface PhaseResult {
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i === -1 ? undefined : process.argv[i + 1];
-}
-
-const BICS = ['DEUTDEFF', 'CHASUS33', 'BARCGB22', 'BNPAFRPP', 'CITIUS33', 'DEUTDEFF500', 'TSTBGB20', 'UNKNGB2L', 'DEUT12FF', 'hsbcgb2l'];
-const ABAS = ['021000021', '026009593', '011000015', '121000248', '021000022', '12345678', '071000013'];
-const ROUTES: [string, string, string][] = [
-  ['DEUTDEFF', 'CHASUS33', 'USD'],
-  ['BNPAFRPP', 'HSBCGB2L', 'USD'],
-  ['COBADEFF', 'CHASUS33', 'GBP'],
-  ['BARCGB22', 'BNPAFRPP', 'EUR'],
-];
-
-function letters(n: number): string {
-  let s = '';
-  for (let k = 0; k < 4; k++) {
-    s += String.fromCharCode(65 + (n % 26));
-    n = Math.floor(n / 26);
-  }
-  return s;
-}
-
-/** A distinct, checksum-valid routing number per n (prefix 02), so a quarter of the rows are never repeated. */
-function uniqueAba(n: number): string {
-  const body = `02${String(n % 1_000_000).padStart(6, '0')}`;
-  const w = [3, 7, 1, 3, 7, 1, 3, 7];
-  let sum = 0;
-  for (let k = 0; k < 8; k++) sum += Number(body[k]) * (w[k] ?? 0);
-  return `${body}${(10 - (sum % 10)) % 10}`;
-}
-
-/**
- * Streams a mixed file (50% BIC, 30% routing, 20% route rows; some malformed, some quoted) to disk. Three rows in
- * four repeat well-known identifiers, as real payment files do; every fourth row carries an identifier seen once.
- */
-async function generate(file: string, rows: number): Promise<void> {
-  const out = createWriteStream(file);
-  let buf = 'type,bic,routing_number,from_bic,to_bic,currency,reference\n';
-  for (let i = 0; i < rows; i++) {
-    const k = i % 10;
-    const ref = i % 7 === 0 ? `"ref ${i}, batch ""A"""` : `ref-${i}`;
-    const unique = i % 4 === 3;
-    if (k < 5) buf += `bic,${unique ? `${letters(i)}US33` : BICS[i % BICS.length]},,,,,${ref}\n`;
-    else if (k < 8) buf += `routing,,${unique ? uniqueAba(i) : ABAS[i % ABAS.length]},,,,${ref}\n`;
-    else {
-      const r = ROUTES[i % ROUTES.length] ?? ROUTES[0]!;
-      buf += `route,,,${unique ? `${letters(i)}DEFF` : r[0]},${r[1]},${r[2]},${ref}\n`;
-    }
-    if (buf.length > 1 << 16) {
-      if (!out.write(buf)) await once(out, 'drain');
-      buf = '';
-    }
-  }
-  out.end(buf);
-  await once(out, 'finish');
 }
 
 async function runPhase(phase: Phase, file: string, dir: string): Promise<PhaseResult> {
@@ -165,7 +112,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'batch-csv-bench-'));
   const file = join(dir, 'input.csv');
   try {
-    await generate(file, rows);
+    await generateRoutingCsv(file, rows);
     const size = (await stat(file)).size;
     console.log(`generated ${rows} rows, ${(size / 2 ** 20).toFixed(1)} MiB in ${dir}`);
     const self = fileURLToPath(import.meta.url);

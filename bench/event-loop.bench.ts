@@ -7,13 +7,14 @@ import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { EventLoopDelayReport } from '../src-main/jobs/event-loop-report';
+import { generateRoutingCsv } from './lib/routing-csv';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 function arg(name: string, d: number): number {
@@ -28,39 +29,6 @@ const burst = arg('--burst', 3000);
 const PHASE_LIMIT_MS = 180_000;
 const TARGET_P99_MS = 20;
 
-/** The same mix as bench/batch-csv.bench.ts (BIC, routing and route rows, some quoted, a quarter one-off). */
-async function generate(file: string, n: number): Promise<void> {
-  const bics = ['DEUTDEFF', 'CHASUS33', 'BARCGB22', 'BNPAFRPP', 'CITIUS33', 'DEUTDEFF500', 'TSTBGB20', 'UNKNGB2L', 'DEUT12FF', 'hsbcgb2l'];
-  const abas = ['021000021', '026009593', '011000015', '121000248', '021000022', '12345678', '071000013'];
-  const routes = [['DEUTDEFF', 'CHASUS33', 'USD'], ['BNPAFRPP', 'HSBCGB2L', 'USD'], ['COBADEFF', 'CHASUS33', 'GBP'], ['BARCGB22', 'BNPAFRPP', 'EUR']];
-  const letters = (k: number): string => {
-    let s = '';
-    for (let j = 0; j < 4; j++) {
-      s += String.fromCharCode(65 + (k % 26));
-      k = Math.floor(k / 26);
-    }
-    return s;
-  };
-  const out = createWriteStream(file);
-  let buf = 'type,bic,routing_number,from_bic,to_bic,currency,reference\n';
-  for (let i = 0; i < n; i++) {
-    const k = i % 10;
-    const ref = i % 7 === 0 ? `"ref ${i}, batch ""A"""` : `ref-${i}`;
-    const unique = i % 4 === 3;
-    if (k < 5) buf += `bic,${unique ? `${letters(i)}US33` : bics[i % bics.length]},,,,,${ref}\n`;
-    else if (k < 8) buf += `routing,,${unique ? `02${String(i % 1_000_000).padStart(7, '0')}` : abas[i % abas.length]},,,,${ref}\n`;
-    else {
-      const r = routes[i % routes.length] ?? [];
-      buf += `route,,,${unique ? `${letters(i)}DEFF` : r[0]},${r[1]},${r[2]},${ref}\n`;
-    }
-    if (buf.length > 1 << 16) {
-      if (!out.write(buf)) await once(out, 'drain');
-      buf = '';
-    }
-  }
-  out.end(buf);
-  await once(out, 'finish');
-}
 
 interface Service {
   proc: ChildProcess;
@@ -158,7 +126,7 @@ try {
   if (boot.status !== 0) throw new Error(`bootstrap failed: ${boot.stderr}`);
   const key = (JSON.parse(boot.stdout) as { keys: { sandbox: string } }).keys.sandbox;
   const csv = join(dir, 'routing.csv');
-  await generate(csv, rows);
+  await generateRoutingCsv(csv, rows);
   const s = await startService(dataDir);
   service = s;
   const call = await consoleSession(s);
