@@ -9,14 +9,19 @@ export function useConsoleHotkeys(nav: readonly NavEntry<Section>[], onHelp: () 
   const requestEnvironment = useConsole((s) => s.requestEnvironment);
   const environment = useConsole((s) => s.environment);
   const physical = { usePhysicalKeys: true };
-  useHotkeys([
-    ...nav.flatMap((n, i): HotkeyItem[] => {
-      const s = navShortcut(i);
-      return s ? [[s.hotkey, () => setSection(n.section), physical]] : [];
-    }),
-    [ENV_SHORTCUT.hotkey, () => requestEnvironment(environment === 'live' ? 'sandbox' : 'live'), physical],
-    [HELP_SHORTCUT.hotkey, onHelp, physical],
-  ]);
+  // Alt combinations type nothing, so they work wherever the focus is (a filter field, a closed dialog's button);
+  // `?` is a character, so it is ignored while typing in a field.
+  useHotkeys(
+    [
+      ...nav.flatMap((n, i): HotkeyItem[] => {
+        const s = navShortcut(i);
+        return s ? [[s.hotkey, () => setSection(n.section), physical]] : [];
+      }),
+      [ENV_SHORTCUT.hotkey, () => requestEnvironment(environment === 'live' ? 'sandbox' : 'live'), physical],
+    ],
+    [],
+  );
+  useHotkeys([[HELP_SHORTCUT.hotkey, onHelp, physical]]);
 }
 
 export function ShortcutsModal({ opened, onClose, nav }: { opened: boolean; onClose: () => void; nav: readonly NavEntry[] }) {
