@@ -180,7 +180,10 @@ describe('crash loop', () => {
             async: asyncIds.filter((id) => (ver.get(id) as { status: string }).status === 'pending').length,
             outbox: (db.prepare('SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL').get() as { n: number }).n,
             unattempted: (
-              db.prepare('SELECT count(*) AS n FROM webhook_deliveries d WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id)').get() as {
+              // A delivery whose webhook went failed/inactive meanwhile is dropped unattempted by design (interface:
+              // events of a failed period are never delivered); every other one must get its attempt.
+              db.prepare(`SELECT count(*) AS n FROM webhook_deliveries d WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id)
+                AND NOT (d.status = 'failed' AND d.last_error LIKE 'webhook %')`).get() as {
                 n: number;
               }
             ).n,
@@ -195,8 +198,9 @@ describe('crash loop', () => {
             () => {
               const stuck = db
                 .prepare(
-                  `SELECT d.id, d.status, d.attempts, d.next_attempt_at_ms, d.lease_until_ms, w.status AS webhook_status FROM webhook_deliveries d
-                   JOIN webhooks w ON w.id = d.webhook_id WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id) LIMIT 5`,
+                  `SELECT d.id, d.status, d.attempts, d.next_attempt_at_ms, d.lease_until_ms, d.last_error, w.status AS webhook_status FROM webhook_deliveries d
+                   JOIN webhooks w ON w.id = d.webhook_id WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id)
+                   AND NOT (d.status = 'failed' AND d.last_error LIKE 'webhook %') LIMIT 5`,
                 )
                 .all();
               return `[seed ${SEED}] ${where}: still open ${JSON.stringify(open())} unattempted=${JSON.stringify(stuck)}`;
