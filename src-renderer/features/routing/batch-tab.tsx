@@ -9,7 +9,7 @@ import type { BatchJob, BatchPreviewSchema } from '../../../src-shared/schemas/r
 import { call, ConsoleError } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
-import { batchIsBilled } from '../wallet/cost-preview';
+import { batchIsBilled } from '../../../src-shared/cost-preview';
 import { BatchCostPreview } from '../wallet/live-cost';
 import { BatchJobView } from './batch-job-view';
 import { CsvDropZone } from './csv-drop-zone';

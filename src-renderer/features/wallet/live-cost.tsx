@@ -7,7 +7,7 @@ import type { WalletView } from '../../../src-shared/schemas/billing';
 import { call } from '../../client/bridge';
 import { formatMoney } from '../../app/format';
 import { useConsole } from '../../app/store';
-import { costPreview, type PriceLike } from './cost-preview';
+import { costPreview, type PriceLike } from '../../../src-shared/cost-preview';
 
 interface Billing {
   prices: PriceLike[];

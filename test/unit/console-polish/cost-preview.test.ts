@@ -1,7 +1,7 @@
 // The live cost preview: checks × price per service against the wallet, in the gate order of decisions §9, and
 // the batch's billing map (only the correspondents lookup is a billed routing service, docs/routing.md).
 import { describe, expect, it } from 'vitest';
-import { BATCH_ROW_SERVICE, batchIsBilled, costPreview } from '../../../src-renderer/features/wallet/cost-preview';
+import { BATCH_ROW_SERVICE, batchIsBilled, costPreview } from '../../../src-shared/cost-preview';
 import { SERVICE_CATALOGUE } from '../../../src-shared/services';
 
 const wallet = { balance: 10_000, currency: 'USD', status: 'active' as const };

@@ -1,5 +1,6 @@
 // What a live run will cost before it starts: checks per service × the price list, against the wallet, in the
-// gate order of decisions §9 (enabled → priced → wallet active → balance covers). Pure, so it is unit-tested.
+// gate order of decisions §9 (enabled → priced → wallet active → balance covers). Pure and shared, so every door
+// previews a run the way core/billing will charge it.
 
 export interface PriceLike {
   service: string;
