@@ -1,15 +1,13 @@
 // Batch CSV from the browser: an analyst picks a routing file, sees the preview and the detected mapping, runs it
 // with a progress bar, and downloads the invalid rows with their reasons.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dirname as dirOf } from 'node:path';
-import { fileURLToPath as toPath } from 'node:url';
 import { expect, openConsole, test } from './fixtures';
+import { screenshotsDir } from './screenshots';
 
-const shots = resolve(dirOf(toPath(import.meta.url)), '..', 'docs', 'screenshots');
+const shots = screenshotsDir();
 
 test('pick a CSV, preview it, run the batch and download the invalid rows', async ({ browser, served }) => {
-  mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
   // Set up through the console's own channel (onboarding has its own spec), then reload into the app.
   const setup = await page.evaluate(async () => {

@@ -1,13 +1,12 @@
 // The dashboard reads what the API did: sandbox checks sent with the key shown at setup appear as counts by status
 // and corridor, with the success rate over answered checks and the error rate apart (interface §9 rule 5), and
 // each count opens the History list filtered to exactly those checks.
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { expect, openConsole, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
+import { screenshotsDir } from './screenshots';
 
-const shots = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
+const shots = screenshotsDir();
 
 // Sandbox fixtures (resources/sandbox/fixtures.json) with a known answer each.
 const CHECKS = [
@@ -19,7 +18,6 @@ const CHECKS = [
 ];
 
 test('dashboard counts API checks and links to the filtered history', async ({ browser, served }) => {
-  mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
   const { sandboxKey: key } = await setUpOrganization(page);
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');

@@ -1,18 +1,13 @@
 // The walking skeleton through the web console: set up the organization, create a key (revealed once), run a
 // sandbox NG account check and see its result, then revoke the key — and the revoked key is refused by the API.
 // The steps live in scenarios.ts so the Electron project runs the very same ones against the real app.
-import { mkdirSync } from 'node:fs';
-import { dirname as dirOf, resolve } from 'node:path';
-import { fileURLToPath as toPath } from 'node:url';
 import { expect, openConsole, test } from './fixtures';
 import { keysAndCheckScenario } from './scenarios';
+import { screenshotsDir } from './screenshots';
 
-const here = dirOf(toPath(import.meta.url));
-
-const shots = resolve(here, '..', 'docs', 'screenshots');
+const shots = screenshotsDir();
 
 test('set up, create a key, run an NG check, revoke the key', async ({ browser, served }) => {
-  mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
   await keysAndCheckScenario(page, served.apiUrl, { shots });
 });

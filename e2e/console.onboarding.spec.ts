@@ -1,14 +1,12 @@
 // First run on a fresh service: the organization and owner, both keys shown once with the warning, a guided first
 // check with a sandbox fixture, then the dashboard already counting that check.
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { expect, openConsole, test } from './fixtures';
+import { screenshotsDir } from './screenshots';
 
-const shots = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
+const shots = screenshotsDir();
 
 test('onboarding: set up → both keys once → guided first check → dashboard', async ({ browser, served }) => {
-  mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
 
   // Step 1: the organization and its owner; a bad email is refused on the field before anything is sent.

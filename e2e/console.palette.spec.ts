@@ -1,16 +1,14 @@
 // Keyboard: Ctrl+K opens the palette (environment shown), a page name + Enter opens that page, a sandbox fixture
 // runs from it and shows its answer, Alt+digit jumps to a page, `?` lists the shortcuts, "Create API key" opens the
 // keys page's dialog, and the palette's environment switch asks before entering live.
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { expect, openConsole, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
+import { screenshotsDir } from './screenshots';
 
-const shots = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
+const shots = screenshotsDir();
 
 test('palette: jump to a page, run a fixture, shortcuts, environment', async ({ browser, served }) => {
-  mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
   await setUpOrganization(page);
 

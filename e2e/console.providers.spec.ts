@@ -4,15 +4,16 @@
 // batch's preview then says its routing checks are not charged. A private HTTPS upstream (the simulator with
 // --tls) is trusted through a CA certificate loaded from a file: shown as its subject, then probed over TLS.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, openConsole, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
+import { screenshotsDir } from './screenshots';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shots = resolve(root, 'docs', 'screenshots');
+const shots = screenshotsDir();
 // Any non-empty token works with the simulator unless --api-key pins one; pinning it proves the credential is sent.
 const SIM_KEY = 'sim-e2e-credential-7351';
 
@@ -55,7 +56,6 @@ function cli(dataDir: string, ...args: string[]): string {
 }
 
 test('providers: a generic route to the simulator answers live NG checks, then the cache does', async ({ browser, served }) => {
-  mkdirSync(shots, { recursive: true });
   const sim = await startSimulator();
   try {
     const page = await openConsole(browser, served);

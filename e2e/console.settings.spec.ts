@@ -1,14 +1,15 @@
 // Settings in the web console: the developer-option warning while `--allow-webhook-host` is in force, the theme,
 // a live rate-limit change, a new user, and the configuration export (a JSON file without any secret).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname as dirOf, resolve } from 'node:path';
 import { fileURLToPath as toPath } from 'node:url';
 import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
+import { screenshotsDir } from './screenshots';
 
 const here = dirOf(toPath(import.meta.url));
 const root = resolve(here, '..');
-const shots = resolve(root, 'docs', 'screenshots');
+const shots = screenshotsDir();
 
 let served: Served | null = null;
 test.afterEach(async () => {
@@ -17,7 +18,6 @@ test.afterEach(async () => {
 });
 
 test('settings: dev-option banner, theme, rate limit, users, config export', async ({ browser }) => {
-  mkdirSync(shots, { recursive: true });
   served = await serve(['--allow-webhook-host', '127.0.0.1:9']);
   // The organization exists before the console opens, so the page starts in the shell, not the setup screen.
   const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {

@@ -1,14 +1,15 @@
 // Wallet in live: the switch asks before entering live, a top-up updates the balance, a live check sent with the live
 // key appears as a usage charge, and the usage list exports as a CSV download.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, openConsole, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
+import { screenshotsDir } from './screenshots';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shots = resolve(root, 'docs', 'screenshots');
+const shots = screenshotsDir();
 
 /** The owner's billing set-up through the real CLI on the same data folder (the console's own panels have their own tests). */
 function cli(dataDir: string, ...args: string[]): void {
@@ -17,7 +18,6 @@ function cli(dataDir: string, ...args: string[]): void {
 }
 
 test('wallet: top up in live, a live check is charged, usage exports as CSV', async ({ browser, served }) => {
-  mkdirSync(shots, { recursive: true });
   const page = await openConsole(browser, served);
   const { liveKey: liveKey } = await setUpOrganization(page);
   cli(served.dataDir, 'services', 'enable', 'account:NG');

@@ -23,8 +23,13 @@ if (!existsSync('out/renderer/index.html')) {
   const b = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build'], { stdio: 'inherit' });
   if (b.status !== 0) process.exit(b.status ?? 1);
 }
-const r = spawnSync(process.execPath, ['node_modules/@playwright/test/cli.js', 'test', '-c', 'e2e/playwright.config.ts', ...process.argv.slice(2)], {
+// `--screenshots` (npm run screenshots) refreshes the documented screenshots in docs/screenshots/; an ordinary
+// run writes them to the ignored test-results/screenshots/ so that tests never change tracked files.
+const args = process.argv.slice(2);
+const refresh = args.includes('--screenshots');
+const passOn = refresh ? ['--project=chromium', ...args.filter((a) => a !== '--screenshots')] : args;
+const r = spawnSync(process.execPath, ['node_modules/@playwright/test/cli.js', 'test', '-c', 'e2e/playwright.config.ts', ...passOn], {
   stdio: 'inherit',
-  env: { ...process.env, CHROMIUM_PATH: chromium },
+  env: { ...process.env, CHROMIUM_PATH: chromium, ...(refresh ? { VC_SCREENSHOTS_DIR: 'docs/screenshots' } : {}) },
 });
 process.exit(r.status ?? 1);
