@@ -23,6 +23,7 @@ import { createProviderRegistry } from './providers/registry';
 import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
 import { openDatabase } from './store/database';
 import { GroupCommitter } from './store/group-commit';
+import { acquireDataFolderLock, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
 export const VERSION = '0.1.0';
@@ -50,6 +51,8 @@ export interface ServiceConfig {
   /** Start the HTTP listener (false: core and console handlers only). */
   listen?: boolean;
   door?: 'electron' | 'web';
+  /** How this service was started, as a second start on the same data folder is told (default: from `door`). */
+  lockDoor?: LockDoor;
 }
 
 export interface RunningService {
@@ -82,6 +85,18 @@ export interface Core {
 }
 
 export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core {
+  // A process that runs the queue, the dispatcher or a listener holds the data folder's lock; a second one refuses
+  // to start (DataFolderLockedError). Admin commands (startWorker: false) write through SQLite's own locking.
+  const lock = cfg.startWorker === false ? null : acquireDataFolderLock(cfg.dataDir, cfg.lockDoor ?? (cfg.door === 'electron' ? 'electron' : 'serve'));
+  try {
+    return buildCore(cfg, lock);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFolderLock | null): Core {
   const clock = cfg.clock ?? systemClock;
   // Credentials never reach a log line, whatever object carries them (docs/providers.md).
   const log: Logger = pino({
@@ -154,14 +169,19 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     setPort: (p) => {
       port = p;
       noteRunningListener(deps, host, p);
+      lock?.update({ host: displayHost, port: p, url: p === null ? null : `http://${displayHost}:${p}` });
     },
     listen: { host: effective.host, port: effective.port },
     async close() {
-      void (verification.providers as { shutdown?: () => Promise<void> }).shutdown?.();
-      for (const l of loops) await l.stop();
-      await w.stop();
-      await (verification.providers as { close?: () => Promise<void> }).close?.();
-      db.close();
+      try {
+        void (verification.providers as { shutdown?: () => Promise<void> }).shutdown?.();
+        for (const l of loops) await l.stop();
+        await w.stop();
+        await (verification.providers as { close?: () => Promise<void> }).close?.();
+        db.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

@@ -7,6 +7,7 @@ import { bootstrap, createUser, firstOrganizationId, listUsers } from '../core/o
 import type { Principal } from '../core/principal';
 import { defaultDataDir } from '../paths';
 import { createCore, ListenError, startService, VERSION } from '../service';
+import { DataFolderLockedError } from '../store/data-folder-lock';
 import { runningListener } from '../core/settings/settings-store';
 import { extraCommands } from './extra-commands';
 
@@ -90,7 +91,7 @@ async function serve(args: string[]): Promise<number> {
   try {
     service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn' });
   } catch (e) {
-    if (e instanceof ListenError) {
+    if (e instanceof ListenError || e instanceof DataFolderLockedError) {
       process.stderr.write(`${e.message}\n`);
       return 1;
     }

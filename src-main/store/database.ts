@@ -26,9 +26,14 @@ export function useNativeBinding(path: string | null): void {
   electronBinding = path;
 }
 
+/** better-sqlite3's options for this process (the Electron-ABI binding inside Electron). */
+export function sqliteOpenOptions(): Database.Options {
+  return electronBinding && process.versions['electron'] ? { nativeBinding: electronBinding } : {};
+}
+
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, electronBinding && process.versions['electron'] ? { nativeBinding: electronBinding } : {});
+  const db = new Database(file, sqliteOpenOptions());
   cachePreparedStatements(db);
   try {
     db.pragma('journal_mode = WAL');

@@ -36,7 +36,7 @@ export interface StartOptions extends Partial<ServiceConfig> {
 export async function startTestService(opts: StartOptions = {}): Promise<TestService> {
   const { bootstrap: boot, ...cfg } = opts;
   const dataDir = cfg.dataDir ?? mkdtempSync(join(tmpdir(), 'vc-'));
-  const service = await startService({ port: 0, logLevel: 'silent', scryptN: 1024, ...cfg, dataDir });
+  const service = await startService({ port: 0, logLevel: 'silent', scryptN: 1024, lockDoor: 'test', ...cfg, dataDir });
   if (!service.url) throw new Error('service did not listen');
   const port = Number(new URL(service.url).port);
   let org: BootstrapResult | null = null;
