@@ -1,6 +1,7 @@
 // API keys: create (full value shown once), list, revoke, and authenticate a request's X-API-Key.
-// Lookups are cached by hash; a revoke in this process drops the cache entry before it returns, so
-// revocation is immediate. lastUsedAt is written at most once a second per key, in the shared group commit.
+// Lookups are cached by hash; a revoke in this process drops the cache entry before it returns, and a commit by any
+// other connection (`vconsole keys revoke` beside the running service) empties the cache before the next lookup
+// (SQLite's data_version), so revocation is immediate from every door. lastUsedAt is written at most once a second per key, in the shared group commit.
 import { AppError } from '../../../src-shared/app-error';
 import type { ApiKey, CreatedKey } from '../../../src-shared/schemas/keys';
 import type { Environment } from '../../../src-shared/schemas/common';
@@ -46,14 +47,17 @@ interface CachedKey {
   lastTouchMs: number;
 }
 
-const caches = new WeakMap<object, Map<string, CachedKey>>();
+const caches = new WeakMap<object, { keys: Map<string, CachedKey>; dataVersion: number }>();
 function cacheFor(deps: CoreDeps): Map<string, CachedKey> {
+  // data_version changes when another connection (another process) has committed since this one last looked: its
+  // change may be a revocation, so nothing cached before it is trusted. Our own commits do not move it.
+  const dataVersion = deps.db.pragma('data_version', { simple: true }) as number;
   let c = caches.get(deps.db);
-  if (!c) {
-    c = new Map();
+  if (!c || c.dataVersion !== dataVersion) {
+    c = { keys: new Map(), dataVersion };
     caches.set(deps.db, c);
   }
-  return c;
+  return c.keys;
 }
 
 /** Creates a key without a role check: for bootstrap and the CLI, which act as the installation's owner. */
