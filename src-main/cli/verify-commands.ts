@@ -8,6 +8,7 @@ import { AppError } from '../../src-shared/app-error';
 import { getOne, submitOnce } from '../core/verification/verification-service';
 import type { VerificationKind } from '../core/verification/types';
 import type { ExtraCommand } from './extra-commands';
+import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock } from '../store/data-folder-lock';
 
 const SCHEMAS: Record<VerificationKind, z.ZodType> = {
   account: AccountRequestSchema,
@@ -46,16 +47,24 @@ export const verifyCommand: ExtraCommand = {
     if (!parsed.success) {
       throw new AppError('VALIDATION_ERROR', { details: parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message })) });
     }
-    // The queue runs in this process only while --wait polls, so an async request completes here or in `serve`.
+    // With --wait an async request completes in the service that holds the data folder (its worker notices the new
+    // job within a second); when none runs, this process takes the folder's lock and runs the queue while it waits —
+    // never a second worker beside a running service (docs/reliability.md, "One service per data folder").
     return kit.withCore({ ...values, json: values['json'] }, async (core) => {
       const p = kit.ownerPrincipal(core, environment);
       const res = await submitOnce(core.rt.verification, p, k, parsed.data as { mode?: 'async' });
       let record = JSON.parse(res.body) as { id: string; status: string; error?: { code: string; message: string } };
       if (values['wait'] && record.status === 'pending') {
-        core.worker.start();
-        for (let i = 0; i < 200 && record.status === 'pending'; i++) {
-          await new Promise((r) => setTimeout(r, 50));
-          record = getOne(core.rt.verification, p, record.id) as typeof record;
+        const lock = tryLock(core.rt.info().dataDir);
+        if (lock) core.worker.start();
+        try {
+          for (let i = 0; i < 200 && record.status === 'pending'; i++) {
+            await new Promise((r) => setTimeout(r, 50));
+            record = getOne(core.rt.verification, p, record.id) as typeof record;
+          }
+        } finally {
+          if (lock) await core.worker.stop();
+          lock?.release();
         }
       }
       const line = `${record.id}  ${record.status}${record.error ? `  ${record.error.code}: ${record.error.message}` : ''}`;
@@ -64,3 +73,13 @@ export const verifyCommand: ExtraCommand = {
     });
   },
 };
+
+/** The data folder's lock when no service holds it, else null (the running service runs the queue). */
+function tryLock(dataDir: string): DataFolderLock | null {
+  try {
+    return acquireDataFolderLock(dataDir, 'cli');
+  } catch (e) {
+    if (e instanceof DataFolderLockedError) return null;
+    throw e;
+  }
+}

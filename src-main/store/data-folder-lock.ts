@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { sqliteOpenOptions } from './database';
 
-export type LockDoor = 'serve' | 'electron' | 'test';
+export type LockDoor = 'serve' | 'electron' | 'cli' | 'test';
 
 export interface LockHolder {
   pid: number;
@@ -22,7 +22,7 @@ export interface LockHolder {
   port: number | null;
 }
 
-const DOOR_LABEL: Record<LockDoor, string> = { serve: '`vconsole serve`', electron: 'the desktop app', test: 'a test' };
+const DOOR_LABEL: Record<LockDoor, string> = { serve: '`vconsole serve`', electron: 'the desktop app', cli: '`vconsole verify --wait`', test: 'a test' };
 
 export class DataFolderLockedError extends Error {
   override name = 'DataFolderLockedError';

@@ -101,7 +101,15 @@ describe('two `vconsole serve` on one data folder', { timeout: 180_000 }, () => 
     const created = JSON.parse(keys.stdout) as { key: string };
     const withNewKey = await api(first.url, 'POST', '/verify/account', { key: created.key, idem: 'new-key', body: NG_OK });
     expect(withNewKey.status).toBe(200);
+    // `verify --wait` beside it leaves the queue to the running service (no second worker) and still completes.
+    const waited = await runCli(['verify', 'account', '--body', JSON.stringify({ ...NG_OK, mode: 'async' }), '--wait', '--data-dir', p.dataDir, '--json']);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(JSON.parse(waited.stdout)).toMatchObject({ status: 'success' });
     await stopChild(first);
+    // With no service running, `verify --wait` takes the folder and runs the queue itself while it waits.
+    const alone = await runCli(['verify', 'account', '--body', JSON.stringify({ ...NG_OK, mode: 'async' }), '--wait', '--data-dir', p.dataDir, '--json']);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(JSON.parse(alone.stdout)).toMatchObject({ status: 'success' });
   });
 
   it('after kill -9 of the holder a new serve takes the folder at once', async () => {
