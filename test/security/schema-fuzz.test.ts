@@ -1,6 +1,7 @@
 // Schema-driven fuzzing (issue 9 item 3): every route and verb of the served OpenAPI document gets requests
 // generated from its own schemas, valid and invalid. Never a 5xx; every status is documented for the route and
-// its body matches the documented schema; invalid input is always a 4xx. `npm run test:soak` (or VC_SOAK=1) multiplies the runs.
+// its body matches the documented schema; invalid input is always a 4xx. That every route can answer a 2xx is proven by
+// one known-good request per route (KNOWN_GOOD), never left to the seed; a failure prints the seed (VC_FUZZ_SEED replays it). `npm run test:soak` (or VC_SOAK=1) multiplies the runs.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,6 +190,76 @@ function check(o: Operation, r: Req, res: { status: number; body: unknown; text:
   if (errs.length > 0) fail(`body does not match its schema: ${errs.slice(0, 3).join('; ')}`);
 }
 
+interface Fixture {
+  kind: string;
+  request: Record<string, unknown>;
+  expected: { status: string };
+}
+
+interface KnownGood {
+  params?: Record<string, string>;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+const owner = (): Record<string, string> => ({ authorization: `Bearer ${f.a.ownerToken}` });
+const sandbox = (): Record<string, string> => ({ 'x-api-key': f.a.sandboxKey });
+
+/** A documented sandbox fixture for the route's kind (the last path segment) whose request fits the route's schema. */
+function fixtureBody(o: Operation, fixtures: Fixture[]): unknown {
+  const kind = o.path.split('/').pop()!;
+  const schema = o.op.requestBody!.content['application/json'].schema;
+  const fx = fixtures.find((x) => x.kind === kind && x.expected.status === 'success' && set.valid(schema, x.request)) ?? fixtures.find((x) => x.kind === kind && set.valid(schema, x.request));
+  if (!fx) throw new Error(`no sandbox fixture fits ${o.method} ${o.path}`);
+  return fx.request;
+}
+
+async function created(path: string, headers: Record<string, string>, body: unknown): Promise<string> {
+  const res = await fetch(`${f.ts.url}/api/v1${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status !== 201) throw new Error(`setting up a known-good request: POST ${path} → ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/**
+ * One request per documented route that must succeed: the proof that every route is reachable, independent of the
+ * fuzzer's seed (issue 18 item 5). Organization A's seeded resources (two-orgs.ts) give the ids.
+ */
+const KNOWN_GOOD: Record<string, (o: Operation, fixtures: Fixture[]) => Promise<KnownGood> | KnownGood> = {
+  'GET /api/v1/sandbox/fixtures': () => ({ headers: sandbox() }),
+  'POST /api/v1/auth/login': () => ({ headers: {}, body: { email: fuzzEmail, password: TEST_PASSWORD } }),
+  'POST /api/v1/auth/refresh': async () => ({ headers: {}, body: { refreshToken: (await login(f.ts.url, fuzzEmail)).refreshToken } }),
+  'POST /api/v1/auth/logout': async () => ({ headers: { authorization: `Bearer ${(await login(f.ts.url, logoutEmail)).accessToken}` } }),
+  'POST /api/v1/client/api-keys': () => ({ headers: owner(), body: { name: 'known good', environment: 'sandbox' } }),
+  'GET /api/v1/client/api-keys': () => ({ headers: owner() }),
+  'DELETE /api/v1/client/api-keys/{id}': async () => ({ headers: owner(), params: { id: await created('/client/api-keys', owner(), { name: 'to revoke', environment: 'sandbox' }) } }),
+  'POST /api/v1/verify/account': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'POST /api/v1/verify/phone': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'POST /api/v1/verify/identity': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'POST /api/v1/verify/address': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'POST /api/v1/verify/face': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'GET /api/v1/verify': () => ({ headers: sandbox() }),
+  'GET /api/v1/verify/{id}': () => ({ headers: sandbox(), params: { id: f.a.verifications.sandbox } }),
+  'GET /api/v1/client/wallet': () => ({ headers: owner() }),
+  'GET /api/v1/client/usage': () => ({ headers: owner() }),
+  'POST /api/v1/client/webhooks': () => ({ headers: sandbox(), body: { url: PUBLIC_HOOK_URL, events: ['verification.completed'] } }),
+  'GET /api/v1/client/webhooks': () => ({ headers: sandbox() }),
+  'GET /api/v1/client/webhooks/{id}': () => ({ headers: sandbox(), params: { id: f.a.webhooks.sandbox } }),
+  'PATCH /api/v1/client/webhooks/{id}': () => ({ headers: sandbox(), params: { id: f.a.webhooks.sandbox }, body: { description: 'known good' } }),
+  'DELETE /api/v1/client/webhooks/{id}': async () => ({
+    headers: sandbox(),
+    params: { id: await created('/client/webhooks', sandbox(), { url: PUBLIC_HOOK_URL, events: ['verification.failed'] }) },
+  }),
+  'GET /api/v1/client/webhooks/{id}/deliveries': () => ({ headers: sandbox(), params: { id: f.a.webhooks.sandbox } }),
+  'GET /api/v1/client/webhooks/{id}/deliveries/{deliveryId}': () => {
+    if (!f.a.deliveries.sandbox) throw new Error('the two-organization fixture has no sandbox delivery');
+    return { headers: sandbox(), params: { id: f.a.webhooks.sandbox, deliveryId: f.a.deliveries.sandbox } };
+  },
+  'POST /api/v1/verifications/bic': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'POST /api/v1/verifications/routing-codes': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'POST /api/v1/verifications/correspondents': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'POST /api/v1/verifications/batch': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+};
+
 beforeAll(async () => {
   f = await startTwoOrgs(SOAK ? { rateLimitPerMinute: 0 } : {});
   const res = await fetch(`${f.ts.url}/api/v1/openapi.json`);
@@ -253,6 +324,29 @@ describe('schema-driven fuzzing of every route (issue 9 item 3)', () => {
     for (const o of operations()) expect(Object.keys(o.op.responses).length, `${o.method} ${o.path}`).toBeGreaterThan(0);
   });
 
+  it('every route answers its known-good request with a documented 2xx (deterministic, no seed involved)', { timeout: 120_000 }, async () => {
+    const fixtures = (await (await fetch(`${f.ts.url}/api/v1/sandbox/fixtures`, { headers: { 'x-api-key': f.a.sandboxKey } })).json()) as { data: Fixture[] };
+    const missing: string[] = [];
+    const refused: string[] = [];
+    for (const o of operations()) {
+      const make = KNOWN_GOOD[`${o.method} ${o.path}`];
+      if (!make) {
+        missing.push(`${o.method} ${o.path}`);
+        continue;
+      }
+      const k = await make(o, fixtures.data);
+      const r: Req = { path: fillPath(o.path, k.params ?? {}), query: {}, headers: { ...k.headers, ...extraHeaders(o) }, body: k.body, how: 'known good' };
+      const before = failures.length;
+      const res = await send(o, r);
+      check(o, r, res, false);
+      if (res.status < 200 || res.status >= 300 || failures.length > before) refused.push(`${o.method} ${o.path} → ${res.status} ${res.text.slice(0, 300)} ${failures.slice(before).join(' ')}`);
+    }
+    failures.length = 0;
+    // A new route needs its known-good request here, so that it is proven reachable whatever the seed.
+    expect(missing, 'routes without a known-good request in KNOWN_GOOD').toEqual([]);
+    expect(refused).toEqual([]);
+  });
+
   it('valid requests: never a 5xx, a documented status, a body that matches its schema', { timeout: SOAK ? 1_800_000 : 180_000 }, async () => {
     const fixtures = (await (await fetch(`${f.ts.url}/api/v1/sandbox/fixtures`, { headers: { 'x-api-key': f.a.sandboxKey } })).json()) as { data: { request: Record<string, unknown> }[] };
     const refreshTokens = [(await login(f.ts.url, fuzzEmail)).refreshToken, (await login(f.ts.url, fuzzEmail)).refreshToken];
@@ -277,10 +371,12 @@ describe('schema-driven fuzzing of every route (issue 9 item 3)', () => {
         validOutcomes.set(`${o.method} ${o.path}`, m);
       }
     }
-    expect(failures.length, summary()).toBe(0);
-    // Every route answered at least one generated request with a 2xx: the requests reach the handlers.
+    expect(failures.length, `seed ${SEED} (VC_FUZZ_SEED=${SEED} replays it)\n${summary()}`).toBe(0);
+    // Which routes this seed's sample never got past the handlers' checks is worth knowing (a generator that drifted
+    // from the schemas), but it depends on the seed, so it is reported, not asserted: that every route can answer a
+    // 2xx is the deterministic known-good test above.
     const never2xx = [...validOutcomes.entries()].filter(([, m]) => ![...m.keys()].some((st) => st.startsWith('2')));
-    expect(never2xx.map(([k, m]) => `${k}: ${JSON.stringify(Object.fromEntries(m))}`)).toEqual([]);
+    if (never2xx.length > 0) console.log(`schema fuzz (seed ${SEED}): no 2xx in this sample for ${never2xx.map(([k, m]) => `${k} ${JSON.stringify(Object.fromEntries(m))}`).join('; ')}`);
   });
 
   it('invalid requests: always a 4xx with the error body, never a 5xx', { timeout: SOAK ? 1_800_000 : 180_000 }, async () => {
@@ -324,6 +420,6 @@ describe('schema-driven fuzzing of every route (issue 9 item 3)', () => {
         count(o, 'invalid');
       }
     }
-    expect(failures.length, summary()).toBe(0);
+    expect(failures.length, `seed ${SEED} (VC_FUZZ_SEED=${SEED} replays it)\n${summary()}`).toBe(0);
   });
 });
