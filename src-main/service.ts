@@ -22,8 +22,10 @@ import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir 
 import { createProviderRegistry } from './providers/registry';
 import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
 import { openDatabase } from './store/database';
+import { explainOpenError, openStoreForService, storeFile } from './store/store-open';
+import { attachStorageHealth, StorageHealth, storageFault } from './store/storage-faults';
 import { GroupCommitter } from './store/group-commit';
-import { acquireDataFolderLock, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
+import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
 export const VERSION = '0.1.0';
@@ -87,7 +89,15 @@ export interface Core {
 export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core {
   // A process that runs the queue, the dispatcher or a listener holds the data folder's lock; a second one refuses
   // to start (DataFolderLockedError). Admin commands (startWorker: false) write through SQLite's own locking.
-  const lock = cfg.startWorker === false ? null : acquireDataFolderLock(cfg.dataDir, cfg.lockDoor ?? (cfg.door === 'electron' ? 'electron' : 'serve'));
+  let lock: DataFolderLock | null = null;
+  if (cfg.startWorker !== false) {
+    try {
+      lock = acquireDataFolderLock(cfg.dataDir, cfg.lockDoor ?? (cfg.door === 'electron' ? 'electron' : 'serve'));
+    } catch (err) {
+      // A read-only or full folder is said in words, with the next step (docs/reliability.md, "Storage faults").
+      throw err instanceof DataFolderLockedError ? err : explainOpenError(storeFile(cfg.dataDir), cfg.dataDir, err);
+    }
+  }
   try {
     return buildCore(cfg, lock);
   } catch (err) {
@@ -103,7 +113,9 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
     level: cfg.logLevel ?? 'info',
     redact: { paths: ['secret', 'apiKey', 'password', 'authorization', '*.secret', '*.apiKey', '*.password', '*.authorization', '*.headers.authorization', '*.headers["x-api-key"]'], censor: '[redacted]' },
   }, cfg.logStream);
-  const db = openDatabase(join(cfg.dataDir, 'verification-console.sqlite'));
+  const db = openStoreForService(cfg.dataDir, openDatabase);
+  const storage = new StorageHealth(cfg.dataDir, log, () => clock.now());
+  attachStorageHealth(db, storage);
   // Saved settings (docs/settings.md) fill in what the caller did not give explicitly.
   const effective = effectiveSettings(readPersistedSettings(db), cfg);
   const config: CoreConfig = {
@@ -117,7 +129,20 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
   const committer = new GroupCommitter(db);
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
-  const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn), secrets: dataBox };
+  // Every commit tells the store's health whether the disk took it (docs/reliability.md, "Storage faults").
+  const commit: CoreDeps['commit'] = (fn) =>
+    committer.commit(fn).then(
+      (v) => {
+        if (storage.degraded) storage.ok();
+        return v;
+      },
+      (err: unknown) => {
+        const reason = storageFault(err);
+        if (reason) storage.fault(reason, err);
+        throw err;
+      },
+    );
+  const deps: CoreDeps = { db, clock, config, log, commit, secrets: dataBox };
   sealPlainWebhookSecrets(deps);
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const

@@ -17,6 +17,7 @@ import type { CoreRuntime } from '../core/runtime';
 import { listPublicFixtures } from '../core/sandbox-catalogue';
 import { getOne, list, submitOnce } from '../core/verification/verification-service';
 import { toEnvelope, withPage } from '../../src-shared/schemas/common';
+import { storageAppError } from '../store/storage-faults';
 
 export type Handlers = { [K in ChannelName]: (input: ChannelOutputOfInput<K>) => Promise<ChannelOutput<K>> };
 type ChannelOutputOfInput<K extends ChannelName> = import('zod').output<(typeof CHANNELS)[K]['input']>;
@@ -43,6 +44,16 @@ export function createHandlers(ctx: ConsoleContext, extra: Partial<Handlers>[] =
   }
   const missing = Object.keys(CHANNELS).filter((c) => !(c in merged));
   if (missing.length > 0) throw new Error(`Console channels without a handler: ${missing.join(', ')}`);
+  // A full or read-only disk answers STORAGE_UNAVAILABLE with the folder and free space, in every channel.
+  for (const [name, fn] of Object.entries(merged) as [string, (i: unknown) => Promise<unknown>][]) {
+    (merged as Record<string, unknown>)[name] = async (input: unknown) => {
+      try {
+        return await fn(input);
+      } catch (e) {
+        throw storageAppError(ctx.rt.deps.db, e) ?? e;
+      }
+    };
+  }
   return merged as Handlers;
 }
 

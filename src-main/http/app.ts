@@ -68,7 +68,7 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain');
-  installErrorHandling(app);
+  installErrorHandling(app, o.rt.deps.db);
   documentDoorErrors(app);
   // Sockets and the requests each is serving, so a stop can end every socket that serves none — idle keep-alive
   // sockets and the ones a browser opened ahead of time and never used (Node would hold those until its 60 s

@@ -7,6 +7,8 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError } from '../../src-shared/app-error';
 import { errorBody, type FieldDetail, type HttpErrorCode } from '../../src-shared/errors';
 import { ErrorBodySchema } from '../../src-shared/schemas/common';
+import type { Db } from '../store/database';
+import { storageAppError } from '../store/storage-faults';
 
 export function sendError(reply: FastifyReply, code: HttpErrorCode, opts: { message?: string; details?: FieldDetail[]; retryAfterSeconds?: number } = {}) {
   const body = errorBody(code, opts);
@@ -25,7 +27,7 @@ function zodDetails(err: FastifyError): FieldDetail[] {
   return out;
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, db?: Db): void {
   app.setNotFoundHandler((_req, reply) => sendError(reply, 'NOT_FOUND', { message: 'No such route.' }));
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof AppError) {
@@ -59,6 +61,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (status === 400) return sendError(reply, 'INVALID_JSON', { message: 'The request is malformed.' });
     if (status === 413) return sendError(reply, 'PAYLOAD_TOO_LARGE');
     if (status === 415) return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE');
+    // A full or read-only disk: 503 with Retry-After, logged once a minute by the store's health, not per request.
+    const storage = db ? storageAppError(db, err) : null;
+    if (storage) return sendError(reply, storage.code, { message: storage.message, retryAfterSeconds: storage.retryAfterSeconds! });
     req.log.error({ err }, 'unhandled error');
     return sendError(reply, 'INTERNAL_ERROR');
   });

@@ -54,6 +54,10 @@ export class GroupCommitter {
               this.inSavepoint(p.fn);
               outcomes.push(null);
             } catch (e) {
+              // SQLITE_FULL, SQLITE_IOERR and the like may roll the whole transaction back, not just the savepoint:
+              // every write of the batch is gone then, and a later one would run outside any transaction. Fail the
+              // whole batch with that error (found by test/reliability/storage-faults.test.ts).
+              if (!this.db.inTransaction) throw e;
               outcomes.push(e ?? new Error('write failed'));
             }
           }

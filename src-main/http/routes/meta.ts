@@ -4,11 +4,19 @@ import { ErrorBodySchema } from '../../../src-shared/schemas/common';
 import { SandboxFixtureListSchema } from '../../../src-shared/schemas/sandbox';
 import { listPublicFixtures } from '../../core/sandbox-catalogue';
 import type { HttpDoor } from '../app';
+import { storageHealthOf } from '../../store/storage-faults';
 
 export function registerMetaRoutes(door: HttpDoor): void {
   const { app, rt } = door;
   const r = app.withTypeProvider<ZodTypeProvider>();
-  r.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok', version: rt.info().version }));
+  // `degraded` while the store refuses writes (disk full, read-only): reads still answer, so the listener is up.
+  r.get('/health', { schema: { hide: true } }, async () => {
+    const storage = storageHealthOf(rt.deps.db)?.status();
+    if (storage?.status === 'degraded') {
+      return { status: 'degraded', version: rt.info().version, reason: `storage ${storage.reason}`, message: storage.message, since: storage.since, freeBytes: storage.freeBytes };
+    }
+    return { status: 'ok', version: rt.info().version };
+  });
   r.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   r.get(
     '/sandbox/fixtures',
