@@ -12,6 +12,7 @@ import { providersFeature } from './feature-providers';
 import { dashboardFeature } from './feature-dashboard';
 import { settingsFeature } from './feature-settings';
 import { verificationFeature } from './feature-verification';
+import { backupsFeature } from './feature-backups';
 
 export interface FeatureRuntime {
   rt: CoreRuntime;
@@ -42,4 +43,5 @@ export const FEATURES: readonly Feature[] = [
   providersFeature,
   dashboardFeature,
   settingsFeature,
+  backupsFeature,
 ];

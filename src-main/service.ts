@@ -22,6 +22,7 @@ import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir 
 import { createProviderRegistry } from './providers/registry';
 import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
 import { openDatabase } from './store/database';
+import { applyPendingRestore } from './core/backups/backups';
 import { explainOpenError, openStoreForService, storeFile } from './store/store-open';
 import { attachStorageHealth, StorageHealth, storageFault } from './store/storage-faults';
 import { GroupCommitter } from './store/group-commit';
@@ -53,6 +54,8 @@ export interface ServiceConfig {
   /** Start the HTTP listener (false: core and console handlers only). */
   listen?: boolean;
   door?: 'electron' | 'web';
+  /** Automatic backups (docs/reliability.md, "Backups"); absent fields come from Settings, then the defaults. */
+  backups?: { everyHours?: number; keep?: number };
   /** How this service was started, as a second start on the same data folder is told (default: from `door`). */
   lockDoor?: LockDoor;
 }
@@ -113,6 +116,8 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
     level: cfg.logLevel ?? 'info',
     redact: { paths: ['secret', 'apiKey', 'password', 'authorization', '*.secret', '*.apiKey', '*.password', '*.authorization', '*.headers.authorization', '*.headers["x-api-key"]'], censor: '[redacted]' },
   }, cfg.logStream);
+  // A restore scheduled from the console happens here: the lock is held and the store is not open yet.
+  if (lock) applyPendingRestore(cfg.dataDir, lock, log);
   const db = openStoreForService(cfg.dataDir, openDatabase);
   const storage = new StorageHealth(cfg.dataDir, log, () => clock.now());
   attachStorageHealth(db, storage);
@@ -125,6 +130,7 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
     allowWebhookHosts: cfg.allowWebhookHosts ?? [],
     bootId: randomBytes(8).toString('hex'),
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
+    ...(cfg.backups ? { backups: cfg.backups } : {}),
   };
   const committer = new GroupCommitter(db);
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.

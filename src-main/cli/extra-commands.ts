@@ -9,6 +9,7 @@ import { routingCommands } from './routing-commands';
 import { providersCommand } from './providers-commands';
 import { configCommand } from './config-commands';
 import { simulatorCommand } from './simulator-command';
+import { dbCommand } from './db-commands';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 export interface CliKit {
@@ -17,6 +18,8 @@ export interface CliKit {
   withCore<T>(values: Values, fn: (core: ReturnType<typeof createCore>) => Promise<T> | T): Promise<T>;
   ownerPrincipal(core: ReturnType<typeof createCore>, environment?: 'sandbox' | 'live'): Principal;
   print(values: Values, json: unknown, text: string): void;
+  /** The data folder a command works on (--data-dir, else $VCONSOLE_DATA_DIR, else the platform's default). */
+  dataDir(values: Values): string;
 }
 
 export interface ExtraCommand {
@@ -25,4 +28,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand];
+export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand, dbCommand];

@@ -16,7 +16,7 @@ export class UsageError extends Error {}
 const USAGE = `vconsole ${VERSION} — Verification Console service and admin commands
 
 Usage:
-  vconsole serve [--port 4010] [--host 127.0.0.1] [--rate-limit N] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--no-console]
+  vconsole serve [--port 4010] [--host 127.0.0.1] [--rate-limit N] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--backup-every HOURS] [--backup-keep N] [--no-console]
       (--port, --host and --rate-limit override the values saved in Settings for this run)
   vconsole bootstrap --email E --password P [--org NAME] [--data-dir DIR] [--json]
   vconsole users create --email E --password P --role OWNER|ADMIN|DEVELOPER [--data-dir DIR] [--json]
@@ -76,8 +76,15 @@ async function serve(args: string[]): Promise<number> {
     'retry-unit-ms': { type: 'string' },
     'no-console': { type: 'boolean' },
     'rate-limit': { type: 'string' },
+    'backup-every': { type: 'string' },
+    'backup-keep': { type: 'string' },
   });
   // An absent flag leaves the choice to the saved settings (docs/settings.md), then the default.
+  const backupEvery = values['backup-every'] === undefined ? undefined : Number(values['backup-every']);
+  if (backupEvery !== undefined && (!Number.isInteger(backupEvery) || backupEvery < 0 || backupEvery > 720)) throw new UsageError('--backup-every must be a whole number of hours from 0 (off) to 720');
+  const backupKeep = values['backup-keep'] === undefined ? undefined : Number(values['backup-keep']);
+  if (backupKeep !== undefined && (!Number.isInteger(backupKeep) || backupKeep < 1 || backupKeep > 365)) throw new UsageError('--backup-keep must be a whole number from 1 to 365');
+  const backups = { ...(backupEvery !== undefined ? { everyHours: backupEvery } : {}), ...(backupKeep !== undefined ? { keep: backupKeep } : {}) };
   const port = values['port'] === undefined ? undefined : Number(values['port']);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port must be an integer from 0 to 65535');
   const rateLimitPerMinute = values['rate-limit'] === undefined ? undefined : Number(values['rate-limit']);
@@ -89,7 +96,7 @@ async function serve(args: string[]): Promise<number> {
   const hostFlag = typeof values['host'] === 'string' ? values['host'] : undefined;
   let service;
   try {
-    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn' });
+    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn', backups });
   } catch (e) {
     if (e instanceof ListenError || e instanceof DataFolderLockedError) {
       process.stderr.write(`${e.message}\n`);
@@ -207,7 +214,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       default: {
         const extra = extraCommands.find((c) => c.name === cmd);
-        if (extra) return await extra.run(rest, { parse, need, withCore, ownerPrincipal, print });
+        if (extra) return await extra.run(rest, { parse, need, withCore, ownerPrincipal, print, dataDir });
         throw new UsageError(`unknown command: ${cmd}`);
       }
     }

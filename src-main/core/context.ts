@@ -25,6 +25,8 @@ export interface CoreConfig {
   bootId: string;
   /** Folder holding sandbox fixtures and routing data (resources/). */
   resourcesDir: string;
+  /** Automatic backups given on the command line (`serve --backup-every/--backup-keep`); they win over Settings. */
+  backups?: { everyHours?: number; keep?: number };
 }
 
 export interface CoreDeps {

@@ -104,13 +104,7 @@ export class StorageHealth {
   }
 
   status(): StorageStatus {
-    let freeBytes: number | null = null;
-    try {
-      const s = statfsSync(this.dataDir);
-      freeBytes = Number(s.bavail) * Number(s.bsize);
-    } catch {
-      freeBytes = null;
-    }
+    const freeBytes = freeSpace(this.dataDir);
     const reason = this.reason;
     return {
       status: reason ? 'degraded' : 'ok',
@@ -121,6 +115,16 @@ export class StorageHealth {
       since: reason ? new Date(this.sinceMs).toISOString() : null,
       refused: this.refused,
     };
+  }
+}
+
+/** Free bytes on the file system holding `dir`, or null where the platform does not say. */
+export function freeSpace(dir: string): number | null {
+  try {
+    const s = statfsSync(dir);
+    return Number(s.bavail) * Number(s.bsize);
+  } catch {
+    return null;
   }
 }
 

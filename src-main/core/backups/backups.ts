@@ -1,0 +1,259 @@
+// Backups a user can restore (docs/reliability.md, "Backups"). A backup is a consistent online copy of the store
+// made with SQLite's online backup API while the service runs, written as `<name>.partial`, checked with
+// `integrity_check`, synced, and only then renamed to its final name: a crash or `kill -9` in the middle leaves a
+// complete, verified backup or none (a leftover `.partial` is never listed and is removed by the next backup).
+// Restoring needs the data folder's lock (no service may run on it), refuses a damaged backup or one from a newer
+// app, and keeps the current files aside. Sealed secrets need `secret.key` of the data folder, which a backup does
+// not carry unless asked to (it is the key to the credentials: keep it apart).
+import Database from 'better-sqlite3';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { AppError } from '../../../src-shared/app-error';
+import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock } from '../../store/data-folder-lock';
+import { openDatabase, sqliteOpenOptions, StoreError, type Db } from '../../store/database';
+import { MIGRATIONS } from '../../store/migrations';
+import { STORE_FILE, storeFile } from '../../store/store-open';
+
+export const BACKUPS_DIR = 'backups';
+export const KEY_FILE = 'secret.key';
+const PENDING_RESTORE = 'restore-pending.json';
+const RESTORE_RESULT = 'restore-result.json';
+
+export interface BackupInfo {
+  name: string;
+  file: string;
+  bytes: number;
+  createdAt: string;
+  /** Made by the automatic schedule (pruned to the kept number), or by hand (never pruned). */
+  auto: boolean;
+  /** A copy of the sealing key lies beside it (`<file>.key`). */
+  hasKey: boolean;
+}
+
+export interface BackupResult extends BackupInfo {
+  integrity: 'ok';
+  schemaVersion: number;
+  /** What a person must know about the sealing key for this backup. */
+  keyNote: string;
+}
+
+export function backupsDir(dataDir: string): string {
+  return join(dataDir, BACKUPS_DIR);
+}
+
+function stamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/[:]/g, '').replace(/\..*$/, 'Z');
+}
+
+function fsyncFile(file: string): void {
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fsyncDir(dir: string): void {
+  // Directories cannot be opened for fsync on Windows; the rename is durable enough there.
+  if (process.platform === 'win32') return;
+  fsyncFile(dir);
+}
+
+/** Integrity and schema version of a store file, opened read-only; throws AppError VALIDATION_ERROR when unusable. */
+export function inspectStoreFile(file: string): { integrity: string; schemaVersion: number } {
+  if (!existsSync(file)) throw new AppError('NOT_FOUND', { message: `No backup file at ${file}.` });
+  let db: Db | null = null;
+  try {
+    db = new Database(file, { ...sqliteOpenOptions(), readonly: true, fileMustExist: true });
+    const integrity = (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+    const schemaVersion = db.pragma('user_version', { simple: true }) as number;
+    const isStore = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+    if (!isStore) throw new AppError('VALIDATION_ERROR', { message: `${file} is an SQLite file but not a Verification Console store.`, details: [{ field: 'file', message: 'not a Verification Console store' }] });
+    return { integrity, schemaVersion };
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw new AppError('VALIDATION_ERROR', { message: `${file} cannot be read as a store: ${(e as Error).message}.`, details: [{ field: 'file', message: (e as Error).message }] });
+  } finally {
+    db?.close();
+  }
+}
+
+const keyNote = (dataDir: string, keyCopied: string | null) =>
+  keyCopied
+    ? `The sealing key was copied to ${keyCopied}: whoever has both files can open the sealed credentials and webhook secrets. Keep them somewhere safe.`
+    : `Sealed credentials and webhook secrets in this backup open only with ${join(dataDir, KEY_FILE)}, which is not in the backup: keep a copy of that file apart (or back up with --include-key). Without it a restored store works, but those secrets must be entered again.`;
+
+/**
+ * An online, verified backup of `db` (the running store). `out` is a file path; by default a timestamped file in
+ * the data folder's backups/ folder.
+ */
+export async function createBackup(db: Db, dataDir: string, o: { out?: string; auto?: boolean; includeKey?: boolean; now?: number } = {}): Promise<BackupResult> {
+  const now = o.now ?? Date.now();
+  const dest = resolve(o.out ?? join(backupsDir(dataDir), `verification-console-${stamp(now)}${o.auto ? '-auto' : ''}.sqlite`));
+  if (existsSync(dest)) throw new AppError('VALIDATION_ERROR', { message: `${dest} exists already; choose another name.`, details: [{ field: 'out', message: 'exists already' }] });
+  mkdirSync(dirname(dest), { recursive: true });
+  removePartials(dirname(dest));
+  const partial = `${dest}.partial`;
+  try {
+    await db.backup(partial);
+    const { integrity, schemaVersion } = inspectStoreFile(partial);
+    if (integrity !== 'ok') throw new Error(`the copy failed its integrity check (${integrity})`);
+    fsyncFile(partial);
+    renameSync(partial, dest);
+    fsyncDir(dirname(dest));
+    let keyCopied: string | null = null;
+    if (o.includeKey && existsSync(join(dataDir, KEY_FILE))) {
+      keyCopied = `${dest}.key`;
+      copyFileSync(join(dataDir, KEY_FILE), keyCopied);
+      fsyncFile(keyCopied);
+    }
+    const st = statSync(dest);
+    return { name: basename(dest), file: dest, bytes: st.size, createdAt: new Date(now).toISOString(), auto: !!o.auto, hasKey: keyCopied !== null, integrity: 'ok', schemaVersion, keyNote: keyNote(dataDir, keyCopied) };
+  } catch (e) {
+    rmSync(partial, { force: true });
+    throw e;
+  }
+}
+
+/** Removes copies a crash left unfinished. */
+export function removePartials(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const f of readdirSync(dir)) if (f.endsWith('.partial')) rmSync(join(dir, f), { force: true });
+}
+
+/** The finished backups in the data folder's backups/ folder, newest first. */
+export function listBackups(dataDir: string): BackupInfo[] {
+  const dir = backupsDir(dataDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.sqlite'))
+    .map((name) => {
+      const file = join(dir, name);
+      const st = statSync(file);
+      return { name, file, bytes: st.size, createdAt: st.mtime.toISOString(), auto: name.endsWith('-auto.sqlite'), hasKey: existsSync(`${file}.key`) };
+    })
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.name.localeCompare(a.name));
+}
+
+/** Keeps the newest `keep` automatic backups; backups made by hand are never removed. */
+export function pruneAutoBackups(dataDir: string, keep: number): string[] {
+  const removed: string[] = [];
+  for (const b of listBackups(dataDir).filter((x) => x.auto).slice(keep)) {
+    rmSync(b.file, { force: true });
+    rmSync(`${b.file}.key`, { force: true });
+    removed.push(b.name);
+  }
+  return removed;
+}
+
+export interface RestoreResult {
+  restoredFrom: string;
+  schemaVersion: number;
+  /** Where the files that were current went. */
+  keptAside: string[];
+}
+
+/**
+ * Restores `file` as the data folder's store. Takes the folder's lock (refused while a service runs on it), checks
+ * the backup's integrity and schema version, moves the current files aside, and copies the backup in.
+ */
+export function restoreBackup(dataDir: string, file: string, o: { lock?: DataFolderLock; now?: number } = {}): RestoreResult {
+  let lock = o.lock ?? null;
+  let ownLock = false;
+  if (!lock) {
+    try {
+      lock = acquireDataFolderLock(dataDir, 'cli');
+      ownLock = true;
+    } catch (e) {
+      if (e instanceof DataFolderLockedError) {
+        throw new StoreError(`${e.message.split('\n')[0]}\nA backup cannot be restored while a service runs on the folder: stop it first, or schedule the restore from the console's Settings (it happens at the next start).`);
+      }
+      throw e;
+    }
+  }
+  try {
+    const source = resolve(file);
+    const { integrity, schemaVersion } = inspectStoreFile(source);
+    if (integrity !== 'ok') throw new AppError('VALIDATION_ERROR', { message: `${source} failed its integrity check (${integrity}); it was not restored.`, details: [{ field: 'file', message: 'integrity check failed' }] });
+    const latest = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+    if (schemaVersion > latest) {
+      throw new AppError('VALIDATION_ERROR', { message: `${source} is at schema version ${schemaVersion}, newer than this app (${latest}). Update the app first; it was not restored.`, details: [{ field: 'file', message: 'newer schema' }] });
+    }
+    const target = storeFile(dataDir);
+    const keptAside: string[] = [];
+    const suffix = `.before-restore-${stamp(o.now ?? Date.now())}`;
+    for (const ext of ['', '-wal', '-shm']) {
+      const f = `${target}${ext}`;
+      if (!existsSync(f)) continue;
+      const aside = `${join(dataDir, STORE_FILE)}${suffix}${ext}`;
+      renameSync(f, aside);
+      keptAside.push(aside);
+    }
+    const partial = `${target}.restoring`;
+    copyFileSync(source, partial);
+    fsyncFile(partial);
+    renameSync(partial, target);
+    fsyncDir(dataDir);
+    // Opening applies the migrations a backup from an older app lacks.
+    openDatabase(target).close();
+    return { restoredFrom: source, schemaVersion, keptAside };
+  } finally {
+    if (ownLock) lock?.release();
+  }
+}
+
+/** Asks the next start to restore `file` (the console cannot replace the store under the running service). */
+export function scheduleRestore(dataDir: string, file: string): void {
+  inspectStoreFile(file);
+  writeFileSync(join(dataDir, PENDING_RESTORE), JSON.stringify({ file: resolve(file), requestedAt: new Date().toISOString() }));
+}
+
+export function pendingRestore(dataDir: string): { file: string; requestedAt: string } | null {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, PENDING_RESTORE), 'utf8')) as { file: string; requestedAt: string };
+  } catch {
+    return null;
+  }
+}
+
+export function cancelPendingRestore(dataDir: string): void {
+  rmSync(join(dataDir, PENDING_RESTORE), { force: true });
+}
+
+export interface RestoreOutcome {
+  ok: boolean;
+  at: string;
+  file: string;
+  message: string;
+}
+
+/** The outcome of the last restore done at start, for the console. */
+export function lastRestoreOutcome(dataDir: string): RestoreOutcome | null {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, RESTORE_RESULT), 'utf8')) as RestoreOutcome;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * At start, with the folder's lock held and before the store is opened: carries out a restore the console
+ * scheduled. A failed restore leaves the current store in place and says why (log and console).
+ */
+export function applyPendingRestore(dataDir: string, lock: DataFolderLock, log: { warn(o: object, m: string): void; error(o: object, m: string): void }): RestoreOutcome | null {
+  const pending = pendingRestore(dataDir);
+  if (!pending) return null;
+  cancelPendingRestore(dataDir);
+  let outcome: RestoreOutcome;
+  try {
+    const r = restoreBackup(dataDir, pending.file, { lock });
+    outcome = { ok: true, at: new Date().toISOString(), file: pending.file, message: `Restored ${pending.file}; the previous store was kept as ${r.keptAside[0] ?? '(none)'}.` };
+    log.warn({ file: pending.file, keptAside: r.keptAside }, 'backup restored at start');
+  } catch (e) {
+    outcome = { ok: false, at: new Date().toISOString(), file: pending.file, message: `The scheduled restore of ${pending.file} was not done: ${(e as Error).message}` };
+    log.error({ file: pending.file, err: (e as Error).message }, 'scheduled restore failed; the current store is kept');
+  }
+  writeFileSync(join(dataDir, RESTORE_RESULT), JSON.stringify(outcome));
+  return outcome;
+}
