@@ -35,6 +35,7 @@ import { ComingLater } from './coming-later';
 import { ENV_LABEL, EnvBadge, EnvironmentSwitch, LiveConfirmModal } from './environment';
 import { useConsole, type Section } from './store';
 import { ENV_COLOR } from './theme';
+import { StorageBanner } from './storage-banner';
 
 /** Navigation order is also the Alt+1…9 order and the palette's page order. */
 const NAV: { section: Section; label: string; icon: ReactNode }[] = [
@@ -181,6 +182,7 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
               {environment === 'live' ? 'real checks, charged to the wallet' : 'test data, never charged'}
             </Text>
           </Group>
+          <StorageBanner />
           {info.warnings.map((w) => (
             <Alert key={w} color="yellow" variant="light" icon={<IconAlertTriangle size={18} />} title="Developer option active" data-testid="app-warning">
               {w}

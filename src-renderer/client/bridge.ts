@@ -112,8 +112,17 @@ export async function invoke<K extends ChannelName>(channel: K, input: ChannelIn
   return (await webInvoke(channel, input)) as BridgeResult<ChannelOutput<K>>;
 }
 
+const storageFaultListeners = new Set<() => void>();
+
+/** Called whenever an answer says the service cannot write to its data folder (the storage banner listens). */
+export function onStorageFault(fn: () => void): () => void {
+  storageFaultListeners.add(fn);
+  return () => storageFaultListeners.delete(fn);
+}
+
 export async function call<K extends ChannelName>(channel: K, input: ChannelInput<K>): Promise<ChannelOutput<K>> {
   const result = await invoke(channel, input);
+  if (!result.ok && result.error.code === 'STORAGE_UNAVAILABLE') for (const fn of storageFaultListeners) fn();
   if (!result.ok) throw new ConsoleError(result.error);
   return result.value;
 }

@@ -71,6 +71,10 @@ describe('storage faults while running', { timeout: 120_000 }, () => {
     // The console says the same, in its own door.
     const viaConsole = await dispatch(ts.service.handlers, 'verify:account', { environment: 'sandbox', request: NG_OK });
     expect(viaConsole).toMatchObject({ ok: false, error: { code: 'STORAGE_UNAVAILABLE' } });
+    // The console's banner reads the same state, with the folder and its free space.
+    const banner = await dispatch(ts.service.handlers, 'storage:status', {});
+    expect(banner).toMatchObject({ ok: true, value: { status: 'degraded', reason: 'full', dataDir: ts.dataDir } });
+    expect((banner as { value: { message: string } }).value.message).toContain(ts.dataDir);
     // Six refused writes, one log line; a minute later the next refusal logs again, with the count since.
     const logged = () => lines.filter((l) => l.includes('storage unavailable'));
     expect(logged()).toHaveLength(1);

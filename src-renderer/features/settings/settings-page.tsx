@@ -8,6 +8,7 @@ import { ConfigTransferCard } from './config-transfer';
 import { ErrorAlert } from './error-alert';
 import { DataFolderCard, DeveloperOptionsCard, ListenerCard, RateLimitCard, ThemeCard } from './service-settings';
 import { UsersPanel } from './users-panel';
+import { BackupsPanel } from './backups-panel';
 
 export function SettingsPage() {
   const [view, setView] = useState<SettingsView | null>(null);
@@ -73,6 +74,7 @@ export function SettingsPage() {
           Users and roles are managed by owners and admins.
         </Text>
       )}
+      <BackupsPanel />
       <ConfigTransferCard onImported={() => void load()} />
     </Stack>
   );
