@@ -10,6 +10,8 @@ import { createCore, ListenError, startService, VERSION } from '../service';
 import { DataFolderLockedError } from '../store/data-folder-lock';
 import { runningListener } from '../core/settings/settings-store';
 import { extraCommands } from './extra-commands';
+import { userInfo } from 'node:os';
+import { runWithAudit } from '../core/audit/audit-context';
 
 export class UsageError extends Error {}
 
@@ -55,10 +57,20 @@ function print(values: Values, json: unknown, text: string): void {
 
 export async function withCore<T>(values: Values, fn: (core: ReturnType<typeof createCore>) => Promise<T> | T): Promise<T> {
   const core = createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent' });
+  // Changes made by a command are audited as the command line's, with the operating-system user (docs/audit.md).
+  const actor = { type: 'cli' as const, id: null, label: `${cliUser()} (command line)` };
   try {
-    return await fn(core);
+    return await runWithAudit({ door: 'cli', actor }, async () => fn(core));
   } finally {
     await core.close();
+  }
+}
+
+function cliUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown user';
   }
 }
 

@@ -18,6 +18,7 @@ import { listPublicFixtures } from '../core/sandbox-catalogue';
 import { getOne, list, submitOnce } from '../core/verification/verification-service';
 import { toEnvelope, withPage } from '../../src-shared/schemas/common';
 import { storageAppError } from '../store/storage-faults';
+import { runWithAudit } from '../core/audit/audit-context';
 
 export type Handlers = { [K in ChannelName]: (input: ChannelOutputOfInput<K>) => Promise<ChannelOutput<K>> };
 type ChannelOutputOfInput<K extends ChannelName> = import('zod').output<(typeof CHANNELS)[K]['input']>;
@@ -44,15 +45,18 @@ export function createHandlers(ctx: ConsoleContext, extra: Partial<Handlers>[] =
   }
   const missing = Object.keys(CHANNELS).filter((c) => !(c in merged));
   if (missing.length > 0) throw new Error(`Console channels without a handler: ${missing.join(', ')}`);
+  const consoleActor = { type: 'console' as const, id: null, label: ctx.door === 'electron' ? 'Desktop console (owner)' : 'Web console (owner)' };
   // A full or read-only disk answers STORAGE_UNAVAILABLE with the folder and free space, in every channel.
   for (const [name, fn] of Object.entries(merged) as [string, (i: unknown) => Promise<unknown>][]) {
-    (merged as Record<string, unknown>)[name] = async (input: unknown) => {
-      try {
-        return await fn(input);
-      } catch (e) {
-        throw storageAppError(ctx.rt.deps.db, e) ?? e;
-      }
-    };
+    (merged as Record<string, unknown>)[name] = (input: unknown) =>
+      // Every console call is audited as the console's (docs/audit.md).
+      runWithAudit({ door: 'console', actor: consoleActor }, async () => {
+        try {
+          return await fn(input);
+        } catch (e) {
+          throw storageAppError(ctx.rt.deps.db, e) ?? e;
+        }
+      });
   }
   return merged as Handlers;
 }

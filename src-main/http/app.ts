@@ -19,6 +19,7 @@ import { registerAuthRoutes } from './routes/auth';
 import { registerKeyRoutes } from './routes/keys';
 import { registerMetaRoutes } from './routes/meta';
 import { registerVerifyRoutes } from './routes/verify';
+import { runWithAudit } from '../core/audit/audit-context';
 
 export const API_PREFIX = '/api/v1';
 
@@ -69,6 +70,8 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app, o.rt.deps.db);
+  // Each request runs in its own audit context (the door; the principal once authenticated): docs/audit.md.
+  app.addHook('onRequest', (_req, _reply, next) => runWithAudit({ door: 'api' }, next));
   documentDoorErrors(app);
   // Sockets and the requests each is serving, so a stop can end every socket that serves none — idle keep-alive
   // sockets and the ones a browser opened ahead of time and never used (Node would hold those until its 60 s

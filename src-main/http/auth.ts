@@ -7,6 +7,7 @@ import { authenticateApiKey } from '../core/keys/keys-service';
 import type { Principal } from '../core/principal';
 import type { CoreRuntime } from '../core/runtime';
 import type { RateLimiter } from './rate-limit';
+import { currentAuditContext } from '../core/audit/audit-context';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,6 +55,8 @@ export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RateLimiter) 
       req.principal = authenticateApiKey(rt.deps, key);
     }
     const p = req.principal;
+    const audit = currentAuditContext();
+    if (audit) audit.principal = p;
     const wait = limiter.take(p.keyId ?? p.userId ?? p.organizationId);
     if (wait > 0) {
       reply.header('Retry-After', String(wait));

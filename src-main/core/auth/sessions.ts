@@ -8,6 +8,7 @@ import type { Principal } from '../principal';
 import { dummyPasswordHash, verifyPassword } from './passwords';
 import { randomToken, sha256Hex } from './secrets';
 import { ACCESS_TTL_SECONDS, signAccessToken, verifyAccessToken } from './tokens';
+import { appendAudit } from '../audit/audit-log';
 
 export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
 const LOGIN_WINDOW_MS = 15 * 60 * 1000;
@@ -63,6 +64,11 @@ async function issuePair(deps: CoreDeps, user: UserRow, sessionId: string): Prom
   };
 }
 
+function firstOrganization(deps: CoreDeps): string | null {
+  const row = deps.db.prepare('SELECT id FROM organizations ORDER BY created_at, rowid LIMIT 1').get() as { id: string } | undefined;
+  return row?.id ?? null;
+}
+
 export async function login(deps: CoreDeps, email: string, password: string): Promise<TokenPair> {
   const normalized = email.trim().toLowerCase();
   checkThrottle(deps, normalized);
@@ -71,16 +77,26 @@ export async function login(deps: CoreDeps, email: string, password: string): Pr
     .get(normalized) as UserRow | undefined;
   // An unknown email and a wrong password take the same path and the same time.
   const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(deps.config.scryptN)));
+  // Sign-in attempts are audited under the account's organization (an unknown email: the installation's first),
+  // with the email that tried — never the password (docs/audit.md).
+  const actor = { type: 'user' as const, id: user?.id ?? null, label: normalized };
   if (!user || !ok) {
-    deps.db.prepare('INSERT INTO login_failures (email, at_ms) VALUES (?, ?)').run(normalized, deps.clock.now());
+    const org = user?.organization_id ?? firstOrganization(deps);
+    deps.db.transaction(() => {
+      deps.db.prepare('INSERT INTO login_failures (email, at_ms) VALUES (?, ?)').run(normalized, deps.clock.now());
+      if (org) appendAudit(deps, org, { action: 'auth.login_failed', target: { type: 'user', id: user?.id ?? null }, detail: { email: normalized, reason: user ? 'wrong password' : 'unknown email' }, actor });
+    })();
     throw new AppError('INVALID_CREDENTIALS');
   }
-  deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(normalized);
   const now = deps.clock.now();
   const sessionId = newId('ses');
-  deps.db
-    .prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
-    .run(sessionId, user.id, iso(now), iso(now + REFRESH_TTL_MS));
+  deps.db.transaction(() => {
+    deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(normalized);
+    deps.db
+      .prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+      .run(sessionId, user.id, iso(now), iso(now + REFRESH_TTL_MS));
+    appendAudit(deps, user.organization_id, { action: 'auth.login_succeeded', target: { type: 'session', id: sessionId }, detail: { email: normalized }, actor });
+  })();
   return issuePair(deps, user, sessionId);
 }
 
@@ -97,7 +113,18 @@ export async function refresh(deps: CoreDeps, refreshToken: string): Promise<Tok
   if (!row || row.revoked_at) throw new AppError('TOKEN_INVALID');
   if (row.used_at) {
     // A refresh token presented twice means it leaked: end the whole session (decisions §6).
-    deps.db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ?').run(iso(now), row.session_id);
+    deps.db.transaction(() => {
+      deps.db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ?').run(iso(now), row.session_id);
+      const owner = deps.db.prepare('SELECT organization_id, email FROM users WHERE id = ?').get(row.user_id) as { organization_id: string; email: string } | undefined;
+      if (owner) {
+        appendAudit(deps, owner.organization_id, {
+          action: 'auth.refresh_reuse_detected',
+          target: { type: 'session', id: row.session_id },
+          detail: { email: owner.email, sessionRevoked: true },
+          actor: { type: 'user', id: row.user_id, label: owner.email },
+        });
+      }
+    })();
     throw new AppError('TOKEN_INVALID', { message: 'This refresh token was already used; the session has been revoked.' });
   }
   if (Date.parse(row.expires_at) <= now) throw new AppError('TOKEN_EXPIRED');

@@ -8,6 +8,7 @@ import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import { isCurrencyCode } from '../../../src-shared/money';
+import { appendAudit, audited } from '../audit/audit-log';
 
 export type WalletStatus = 'active' | 'suspended';
 
@@ -153,7 +154,9 @@ export function topUp(deps: CoreDeps, organizationId: string, amount: number, cu
         "INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, created_at) VALUES (?, ?, ?, ?, 'topup', ?)",
       ).run(id, organizationId, amount, cur, now);
       db.prepare('UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE organization_id = ?').run(amount, now, organizationId);
-      return toWallet(organizationId, walletRow(db, organizationId));
+      const wallet = toWallet(organizationId, walletRow(db, organizationId));
+      appendAudit(deps, organizationId, { action: 'wallet.topped_up', target: { type: 'ledgerEntry', id }, detail: { amount, currency: cur, balanceAfter: wallet.balance } });
+      return wallet;
     })
     .immediate();
 }
@@ -169,6 +172,7 @@ export function setWalletStatus(deps: CoreDeps, organizationId: string, status: 
         `INSERT INTO wallets (organization_id, balance, currency, status, created_at, updated_at) VALUES (?, 0, ?, ?, ?, ?)
          ON CONFLICT (organization_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
       ).run(organizationId, DEFAULT_CURRENCY, status, now, now);
+      appendAudit(deps, organizationId, { action: 'wallet.status_changed', target: { type: 'wallet', id: organizationId }, detail: { status } });
       return toWallet(organizationId, walletRow(db, organizationId));
     })
     .immediate();
@@ -195,6 +199,7 @@ export function setPrice(deps: CoreDeps, organizationId: string, service: string
          ON CONFLICT (organization_id, service) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
            updated_at = excluded.updated_at`,
       ).run(organizationId, svc, amount, cur, now);
+      appendAudit(deps, organizationId, { action: 'price.set', target: { type: 'service', id: svc }, detail: { amount, currency: cur } });
       return { service: svc, amount, currency: cur, updatedAt: now };
     })
     .immediate();
@@ -210,15 +215,26 @@ export function listPrices(deps: CoreDeps, organizationId: string): Price[] {
 export function enableService(deps: CoreDeps, organizationId: string, service: string): { service: string; enabled: true } {
   const svc = validateServiceKey(service);
   requireOrganization(deps.db, organizationId);
-  deps.db
-    .prepare('INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-    .run(organizationId, svc, iso(deps.clock.now()));
+  audited(
+    deps,
+    organizationId,
+    () =>
+      deps.db
+        .prepare('INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+        .run(organizationId, svc, iso(deps.clock.now())).changes,
+    (changed) => (changed > 0 ? { action: 'service.enabled', target: { type: 'service', id: svc } } : null),
+  );
   return { service: svc, enabled: true };
 }
 
 export function disableService(deps: CoreDeps, organizationId: string, service: string): { service: string; enabled: false } {
   const svc = validateServiceKey(service);
-  deps.db.prepare('DELETE FROM enabled_services WHERE organization_id = ? AND service = ?').run(organizationId, svc);
+  audited(
+    deps,
+    organizationId,
+    () => deps.db.prepare('DELETE FROM enabled_services WHERE organization_id = ? AND service = ?').run(organizationId, svc).changes,
+    (changed) => (changed > 0 ? { action: 'service.disabled', target: { type: 'service', id: svc } } : null),
+  );
   return { service: svc, enabled: false };
 }
 

@@ -10,6 +10,7 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import { requireRole, type Principal } from '../principal';
 import { randomHex, sha256Hex } from '../auth/secrets';
+import { audited } from '../audit/audit-log';
 
 const KEY_PATTERN = /^svc_(sandbox|live)_[0-9a-f]{64}$/;
 
@@ -75,12 +76,18 @@ export function insertKey(deps: CoreDeps, organizationId: string, name: string, 
     last_used_at: null,
     revoked_at: null,
   };
-  deps.db
-    .prepare(
-      `INSERT INTO api_keys (id, organization_id, name, environment, key_hash, key_prefix, status, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'active', ?)`,
-    )
-    .run(row.id, organizationId, name, environment, sha256Hex(key), row.key_prefix, now);
+  audited(
+    deps,
+    organizationId,
+    () =>
+      deps.db
+        .prepare(
+          `INSERT INTO api_keys (id, organization_id, name, environment, key_hash, key_prefix, status, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'active', ?)`,
+        )
+        .run(row.id, organizationId, name, environment, sha256Hex(key), row.key_prefix, now),
+    () => ({ action: 'key.created', target: { type: 'apiKey', id: row.id }, detail: { name, environment } }),
+  );
   return { ...toApiKey(row), key };
 }
 
@@ -119,7 +126,12 @@ export function revokeKey(deps: CoreDeps, organizationId: string, id: string): {
   let revokedAt = row.revoked_at;
   if (row.status !== 'revoked') {
     revokedAt = iso(deps.clock.now());
-    deps.db.prepare("UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ?").run(revokedAt, id);
+    audited(
+      deps,
+      organizationId,
+      () => deps.db.prepare("UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ?").run(revokedAt, id),
+      () => ({ action: 'key.revoked', target: { type: 'apiKey', id } }),
+    );
   }
   cacheFor(deps).delete(row.key_hash);
   return { id, status: 'revoked', revokedAt: revokedAt! };

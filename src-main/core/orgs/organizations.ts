@@ -9,6 +9,7 @@ import { newId } from '../ids';
 import { hashPassword } from '../auth/passwords';
 import { insertKey } from '../keys/keys-service';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../src-shared/schemas/auth';
+import { appendAudit, audited } from '../audit/audit-log';
 
 export interface BootstrapResult {
   organizationId: string;
@@ -58,6 +59,8 @@ export async function bootstrap(
     deps.db
       .prepare("INSERT INTO users (id, organization_id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, 'OWNER', ?)")
       .run(userId, orgId, email, hash, now);
+    appendAudit(deps, orgId, { action: 'organization.created', target: { type: 'organization', id: orgId }, detail: { name: input.organizationName ?? 'My organization' } });
+    appendAudit(deps, orgId, { action: 'user.created', target: { type: 'user', id: userId }, detail: { email, role: 'OWNER' } });
     const sandbox = insertKey(deps, orgId, 'Default sandbox key', 'sandbox');
     const live = insertKey(deps, orgId, 'Default live key', 'live');
     return { organizationId: orgId, owner: { id: userId, email }, keys: { sandbox, live } };
@@ -85,9 +88,15 @@ export async function createUser(
   }
   const id = newId('usr');
   const now = iso(deps.clock.now());
-  deps.db
-    .prepare('INSERT INTO users (id, organization_id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-    .run(id, organizationId, email, hash, input.role, now);
+  audited(
+    deps,
+    organizationId,
+    () =>
+      deps.db
+        .prepare('INSERT INTO users (id, organization_id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(id, organizationId, email, hash, input.role, now),
+    () => ({ action: 'user.created', target: { type: 'user', id }, detail: { email, role: input.role } }),
+  );
   return { id, email, role: input.role, organizationId, createdAt: now };
 }
 

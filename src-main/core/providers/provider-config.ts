@@ -15,6 +15,7 @@ import {
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import type { SecretBox } from './secret-box';
+import { appendInstallationAudit } from '../audit/audit-log';
 
 export interface StoredProvider extends Omit<ProviderSettings, 'secret' | 'clearSecret' | 'mapping' | 'caCert' | 'clearCaCert'> {
   mapping: Record<string, ResultMapping> | null;
@@ -237,11 +238,21 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
           'INSERT INTO provider_routes (route, provider_id) VALUES (?, ?) ON CONFLICT(route) DO UPDATE SET provider_id = excluded.provider_id',
         );
         for (const r of new Set(v.routes)) put.run(r, v.id);
+        // Never the credential: only whether one was set, replaced or cleared.
+        appendInstallationAudit(deps, {
+          action: existing ? 'provider.updated' : 'provider.created',
+          target: { type: 'provider', id: v.id },
+          detail: { adapter: v.adapter, baseUrl: v.baseUrl, routes: [...new Set(v.routes)], credential: v.secret !== undefined ? 'replaced' : v.clearSecret ? 'cleared' : 'unchanged', caCert: givenCa ? 'replaced' : v.clearCaCert ? 'cleared' : 'unchanged' },
+        });
       })();
       return api.get(v.id)!;
     },
     remove(id) {
-      const changes = db.prepare('DELETE FROM provider_configs WHERE id = ?').run(id).changes;
+      const changes = db.transaction(() => {
+        const n = db.prepare('DELETE FROM provider_configs WHERE id = ?').run(id).changes;
+        if (n > 0) appendInstallationAudit(deps, { action: 'provider.removed', target: { type: 'provider', id } });
+        return n;
+      })();
       if (changes === 0) throw new AppError('NOT_FOUND', { message: `No provider with id ${id} exists.` });
     },
     resolve(kind, country) {
@@ -266,9 +277,12 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
       if (!(PROVIDER_KINDS as readonly string[]).includes(kind) || !Number.isInteger(seconds) || seconds < 0) {
         throw new AppError('VALIDATION_ERROR', { details: [{ field: 'ttlSeconds', message: 'a whole number of seconds, 0 or more' }] });
       }
-      db.prepare('INSERT INTO provider_cache_ttl (kind, ttl_seconds) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET ttl_seconds = excluded.ttl_seconds').run(kind, seconds);
-      // A lowered TTL takes effect at once: nothing older than the new limit may still be served.
-      db.prepare('DELETE FROM verification_cache WHERE kind = ? AND stored_at_ms + ? * 1000 <= ?').run(kind, seconds, deps.clock.now());
+      db.transaction(() => {
+        db.prepare('INSERT INTO provider_cache_ttl (kind, ttl_seconds) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET ttl_seconds = excluded.ttl_seconds').run(kind, seconds);
+        // A lowered TTL takes effect at once: nothing older than the new limit may still be served.
+        db.prepare('DELETE FROM verification_cache WHERE kind = ? AND stored_at_ms + ? * 1000 <= ?').run(kind, seconds, deps.clock.now());
+        appendInstallationAudit(deps, { action: 'provider.cache_ttl_set', target: { type: 'cache', id: kind }, detail: { kind, ttlSeconds: seconds } });
+      })();
       return api.cacheTtl();
     },
   };

@@ -25,6 +25,7 @@ import { generateWebhookSecret } from '../webhooks/signing';
 import { sealWebhookSecret, SHOWN_PREFIX_LENGTH } from '../webhooks/secret-sealing';
 import { checkWebhookUrlForRegistration } from '../webhooks/url-policy';
 import { readPersistedSettings, writePersistedSettings } from './settings-store';
+import { appendAudit } from '../audit/audit-log';
 
 type ExistingHook = Pick<WebhookRow, 'id' | 'environment' | 'url' | 'events' | 'status' | 'description'>;
 
@@ -288,6 +289,12 @@ export async function importConfig(rt: CoreRuntime, organizationId: string, raw:
     .transaction((): Diff => {
       const inner = diff(rt, organizationId, file);
       applyOps(rt, organizationId, inner.ops);
+      const changed = inner.changes.filter((c) => c.action !== 'unchanged');
+      appendAudit(rt.deps, organizationId, {
+        action: 'config.imported',
+        target: { type: 'configuration', id: null },
+        detail: { changes: changed.length, byKind: Object.fromEntries(['create', 'update', 'remove'].map((a) => [a, changed.filter((c) => c.action === a).length])) },
+      });
       return inner;
     })
     .immediate();

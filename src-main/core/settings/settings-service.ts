@@ -7,6 +7,7 @@ import type { Principal } from '../principal';
 import type { CoreRuntime } from '../runtime';
 import { checkPortAvailable } from './port-check';
 import { readPersistedSettings, runningListener, withDefaults, writePersistedSettings } from './settings-store';
+import { audited } from '../audit/audit-log';
 
 export function settingsView(rt: CoreRuntime): SettingsView {
   const saved = withDefaults(readPersistedSettings(rt.deps.db));
@@ -49,7 +50,7 @@ export async function updateSettings(rt: CoreRuntime, actor: Principal, patch: S
       });
     }
   }
-  writePersistedSettings(rt.deps.db, patch);
+  audited(rt.deps, actor.organizationId, () => writePersistedSettings(rt.deps.db, patch), () => ({ action: 'settings.updated', target: { type: 'settings', id: null }, detail: { ...patch } }));
   if (patch.rateLimitPerMinute !== undefined) rt.deps.config.rateLimitPerMinute = patch.rateLimitPerMinute;
   rt.deps.log.info({ patch }, 'settings saved');
   return settingsView(rt);

@@ -8,6 +8,7 @@ import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { createUser } from '../orgs/organizations';
 import type { Principal } from '../principal';
+import { appendAudit } from '../audit/audit-log';
 
 /**
  * A deactivated user's password hash is kept behind this prefix: the sign-in check then never matches (it expects
@@ -106,6 +107,7 @@ export function setUserRole(deps: CoreDeps, actor: Principal, id: string, role: 
       keepsAnOwner(deps, target);
       deps.db.prepare('UPDATE users SET role = ? WHERE id = ?').run(role, id);
       revokeSessions(deps, id);
+      appendAudit(deps, actor.organizationId, { action: 'user.role_changed', target: { type: 'user', id }, detail: { email: target.email, from: target.role, to: role } });
       return toManaged({ ...target, role });
     })
     .immediate();
@@ -124,6 +126,7 @@ export function deactivateUser(deps: CoreDeps, actor: Principal, id: string): Ma
         .prepare('UPDATE users SET deactivated_at = ?, password_hash = ? || password_hash WHERE id = ?')
         .run(now, DEACTIVATED_PREFIX, id);
       revokeSessions(deps, id);
+      appendAudit(deps, actor.organizationId, { action: 'user.deactivated', target: { type: 'user', id }, detail: { email: target.email } });
       return toManaged({ ...target, deactivated_at: now });
     })
     .immediate();
@@ -143,6 +146,7 @@ export function reactivateUser(deps: CoreDeps, actor: Principal, id: string): Ma
            WHERE id = ?`,
         )
         .run(DEACTIVATED_PREFIX.length, DEACTIVATED_PREFIX, DEACTIVATED_PREFIX.length, id);
+      appendAudit(deps, actor.organizationId, { action: 'user.reactivated', target: { type: 'user', id }, detail: { email: target.email } });
       return toManaged({ ...target, deactivated_at: null });
     })
     .immediate();

@@ -1,0 +1,367 @@
+// The audit trail (docs/audit.md): an append-only, hash-chained log per organization in the store. Every entry is
+// written in the transaction of the change it records — no change without its entry, no entry without its change —
+// and carries the previous entry's hash and its own: SHA-256 over a canonical JSON encoding of every field. The
+// chain can be verified in the store or, from an export, offline by anyone (`vconsole audit verify --file`).
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../idempotency/idempotency';
+import type { CoreDeps } from '../context';
+import { iso } from '../clock';
+import { newId } from '../ids';
+import { currentAuditContext, type AuditActor, type AuditDoor } from './audit-context';
+import type { Db } from '../../store/database';
+import type { Principal } from '../principal';
+
+export const GENESIS_HASH = '0'.repeat(64);
+export const AUDIT_EXPORT_FORMAT = 'vconsole-audit-1';
+
+export interface AuditEntry {
+  id: string;
+  organizationId: string;
+  seq: number;
+  at: string;
+  actor: AuditActor;
+  door: AuditDoor;
+  action: string;
+  target: { type: string | null; id: string | null };
+  detail: Record<string, unknown>;
+  prevHash: string;
+  hash: string;
+}
+
+/** What a change records: its action, its target and a detail that never holds a secret. */
+export interface AuditRecord {
+  action: string;
+  target?: { type: string; id: string | null };
+  detail?: Record<string, unknown>;
+  /** Overrides the context's actor (sign-in attempts: the email that tried). */
+  actor?: AuditActor;
+}
+
+/** Keys whose values never enter the log, whatever object carries them. */
+const SECRET_KEYS = /secret|password|token|credential|apikey|^key$|authorization|signature/i;
+
+/** A copy of `detail` with secret-looking fields replaced, so a careless caller cannot leak one into the log. */
+export function redact(detail: unknown): unknown {
+  if (Array.isArray(detail)) return detail.map(redact);
+  if (detail === null || typeof detail !== 'object') return detail;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(detail as Record<string, unknown>)) {
+    if (v === undefined) continue;
+    out[k] = SECRET_KEYS.test(k) && typeof v !== 'boolean' ? '[redacted]' : redact(v);
+  }
+  return out;
+}
+
+export function entryHash(e: Omit<AuditEntry, 'hash'>): string {
+  return createHash('sha256')
+    .update(
+      canonicalJson({
+        v: 1,
+        id: e.id,
+        organizationId: e.organizationId,
+        seq: e.seq,
+        at: e.at,
+        actor: e.actor,
+        door: e.door,
+        action: e.action,
+        target: e.target,
+        detail: e.detail,
+        prevHash: e.prevHash,
+      }),
+    )
+    .digest('hex');
+}
+
+function labelOf(db: Db, p: Principal): AuditActor {
+  if (p.kind === 'apiKey' && p.keyId) {
+    const row = db.prepare('SELECT name FROM api_keys WHERE id = ?').get(p.keyId) as { name: string } | undefined;
+    return { type: 'apiKey', id: p.keyId, label: row ? `API key "${row.name}" (${p.environment})` : `API key ${p.keyId}` };
+  }
+  if (p.kind === 'user' && p.userId) {
+    const row = db.prepare('SELECT email FROM users WHERE id = ?').get(p.userId) as { email: string } | undefined;
+    return { type: 'user', id: p.userId, label: row?.email ?? p.userId };
+  }
+  return { type: 'console', id: null, label: 'Console (owner)' };
+}
+
+/** The actor and door of the current context (the system when outside any door). */
+export function currentActor(db: Db): { actor: AuditActor; door: AuditDoor } {
+  const ctx = currentAuditContext();
+  if (!ctx) return { actor: { type: 'system', id: null, label: 'system' }, door: 'system' };
+  if (ctx.principal) return { actor: labelOf(db, ctx.principal), door: ctx.door };
+  return { actor: ctx.actor ?? { type: 'system', id: null, label: 'system' }, door: ctx.door };
+}
+
+function head(db: Db, organizationId: string): { seq: number; hash: string } {
+  const last = db.prepare('SELECT seq, hash FROM audit_events WHERE organization_id = ? ORDER BY seq DESC LIMIT 1').get(organizationId) as
+    | { seq: number; hash: string }
+    | undefined;
+  if (last) return last;
+  const cp = db.prepare('SELECT seq, hash FROM audit_checkpoints WHERE organization_id = ?').get(organizationId) as { seq: number; hash: string } | undefined;
+  return cp ?? { seq: 0, hash: GENESIS_HASH };
+}
+
+/**
+ * Appends an entry. Must run inside the transaction of the change it records (callers use `audited()` or call it
+ * from within their own transaction), so both commit or neither does.
+ */
+export function appendAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId: string, r: AuditRecord, who = currentActor(deps.db)): AuditEntry {
+  const db = deps.db;
+  if (!db.inTransaction) throw new Error(`audit entry ${r.action} written outside a transaction: it must share the change's transaction`);
+  const h = head(db, organizationId);
+  const base: Omit<AuditEntry, 'hash'> = {
+    id: newId('aud'),
+    organizationId,
+    seq: h.seq + 1,
+    at: iso(deps.clock.now()),
+    actor: r.actor ?? who.actor,
+    door: who.door,
+    action: r.action,
+    target: { type: r.target?.type ?? null, id: r.target?.id ?? null },
+    detail: redact(r.detail ?? {}) as Record<string, unknown>,
+    prevHash: h.hash,
+  };
+  const entry: AuditEntry = { ...base, hash: entryHash(base) };
+  db.prepare(
+    `INSERT INTO audit_events (organization_id, seq, id, at, actor_type, actor_id, actor_label, door, action, target_type, target_id, detail, prev_hash, hash)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    entry.organizationId,
+    entry.seq,
+    entry.id,
+    entry.at,
+    entry.actor.type,
+    entry.actor.id,
+    entry.actor.label,
+    entry.door,
+    entry.action,
+    entry.target.type,
+    entry.target.id,
+    canonicalJson(entry.detail),
+    entry.prevHash,
+    entry.hash,
+  );
+  return entry;
+}
+
+/**
+ * Installation-wide changes (live providers, cache lifetimes) are audited in the log of the installation's first
+ * organization, whose owners run the installation; null before any organization exists.
+ */
+export function installationOrganization(db: Db): string | null {
+  const row = db.prepare('SELECT id FROM organizations ORDER BY created_at, rowid LIMIT 1').get() as { id: string } | undefined;
+  return row?.id ?? null;
+}
+
+/** appendAudit into the installation's log (see installationOrganization); nothing before setup. */
+export function appendInstallationAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, r: AuditRecord): void {
+  const org = installationOrganization(deps.db);
+  if (org) appendAudit(deps, org, r);
+}
+
+/**
+ * Runs a synchronous change and its audit entry in one transaction (a savepoint when already inside one). The
+ * record may depend on the change's result (the id it created).
+ */
+export function audited<T>(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId: string, change: () => T, record: (result: T) => AuditRecord | null): T {
+  const who = currentActor(deps.db);
+  return deps.db.transaction(() => {
+    const result = change();
+    const r = record(result);
+    if (r) appendAudit(deps, organizationId, r, who);
+    return result;
+  })();
+}
+
+interface Row {
+  organization_id: string;
+  seq: number;
+  id: string;
+  at: string;
+  actor_type: AuditActor['type'];
+  actor_id: string | null;
+  actor_label: string;
+  door: AuditDoor;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  detail: string;
+  prev_hash: string;
+  hash: string;
+}
+
+function toEntry(r: Row): AuditEntry {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    seq: r.seq,
+    at: r.at,
+    actor: { type: r.actor_type, id: r.actor_id, label: r.actor_label },
+    door: r.door,
+    action: r.action,
+    target: { type: r.target_type, id: r.target_id },
+    detail: JSON.parse(r.detail) as Record<string, unknown>,
+    prevHash: r.prev_hash,
+    hash: r.hash,
+  };
+}
+
+export interface AuditQuery {
+  actor?: string;
+  action?: string;
+  target?: string;
+  from?: string;
+  to?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Entries newest first, filtered by actor (id or label), action (prefix), target (id), and time. */
+export function listAudit(db: Db, organizationId: string, q: AuditQuery): { data: AuditEntry[]; total: number } {
+  const where: string[] = ['organization_id = ?'];
+  const args: (string | number)[] = [organizationId];
+  if (q.actor) {
+    where.push('(actor_id = ? OR actor_label LIKE ? ESCAPE \'\\\')');
+    args.push(q.actor, `%${q.actor.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  }
+  if (q.action) {
+    where.push("action LIKE ? ESCAPE '\\'");
+    args.push(`${q.action.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  }
+  if (q.target) {
+    where.push('target_id = ?');
+    args.push(q.target);
+  }
+  if (q.from) {
+    where.push('at >= ?');
+    args.push(q.from);
+  }
+  if (q.to) {
+    where.push('at < ?');
+    args.push(q.to);
+  }
+  const w = where.join(' AND ');
+  const rows = db.prepare(`SELECT * FROM audit_events WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as Row[];
+  const total = (db.prepare(`SELECT count(*) AS n FROM audit_events WHERE ${w}`).get(...args) as { n: number }).n;
+  return { data: rows.map(toEntry), total };
+}
+
+export interface ChainStart {
+  seq: number;
+  hash: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  organizationId: string;
+  entries: number;
+  /** The newest entry's seq and hash: record it to detect a later truncation of the log's end. */
+  head: ChainStart;
+  /** The first entry that does not match, and why. */
+  firstBad: { seq: number; id: string; reason: string } | null;
+}
+
+/** Walks a chain in seq order from its start (genesis or a retention checkpoint). */
+export function verifyEntries(organizationId: string, start: ChainStart, entries: AuditEntry[]): VerifyResult {
+  let prev = start;
+  let n = 0;
+  for (const e of entries) {
+    n += 1;
+    const bad = (reason: string): VerifyResult => ({ ok: false, organizationId, entries: n, head: prev, firstBad: { seq: e.seq, id: e.id, reason } });
+    if (e.organizationId !== organizationId) return bad(`belongs to organization ${e.organizationId}`);
+    if (e.seq !== prev.seq + 1) return bad(`expected entry ${prev.seq + 1} here, found ${e.seq}: an entry was deleted, inserted or moved`);
+    if (e.prevHash !== prev.hash) return bad('its previous-entry hash does not match the entry before it: the log was reordered or an entry replaced');
+    const { hash, ...rest } = e;
+    if (entryHash(rest) !== hash) return bad('its content does not match its hash: the entry was edited');
+    prev = { seq: e.seq, hash };
+  }
+  return { ok: true, organizationId, entries: n, head: prev, firstBad: null };
+}
+
+export function chainStart(db: Db, organizationId: string): ChainStart {
+  const cp = db.prepare('SELECT seq, hash FROM audit_checkpoints WHERE organization_id = ?').get(organizationId) as ChainStart | undefined;
+  return cp ?? { seq: 0, hash: GENESIS_HASH };
+}
+
+export function allEntries(db: Db, organizationId: string): AuditEntry[] {
+  return (db.prepare('SELECT * FROM audit_events WHERE organization_id = ? ORDER BY seq').all(organizationId) as Row[]).map(toEntry);
+}
+
+/** Verifies every organization's chain in the store. */
+export function verifyStore(db: Db): VerifyResult[] {
+  const orgs = db.prepare('SELECT DISTINCT organization_id AS id FROM audit_events UNION SELECT organization_id FROM audit_checkpoints').all() as { id: string }[];
+  return orgs.map(({ id }) => verifyEntries(id, chainStart(db, id), allEntries(db, id)));
+}
+
+export interface AuditExport {
+  format: typeof AUDIT_EXPORT_FORMAT;
+  organizationId: string;
+  exportedAt: string;
+  /** Where the exported chain starts: genesis, or the checkpoint retention left. */
+  start: ChainStart;
+  entries: AuditEntry[];
+  head: ChainStart;
+}
+
+export function exportAudit(db: Db, organizationId: string, nowMs: number): AuditExport {
+  const start = chainStart(db, organizationId);
+  const entries = allEntries(db, organizationId);
+  const last = entries[entries.length - 1];
+  return { format: AUDIT_EXPORT_FORMAT, organizationId, exportedAt: iso(nowMs), start, entries, head: last ? { seq: last.seq, hash: last.hash } : start };
+}
+
+/** Verifies an export offline: its chain from its start, and that its stated head is the chain's last entry. */
+export function verifyExport(x: AuditExport): VerifyResult {
+  if (x.format !== AUDIT_EXPORT_FORMAT) throw new Error(`not an audit export (format ${String((x as { format?: unknown }).format)})`);
+  const r = verifyEntries(x.organizationId, x.start, x.entries);
+  if (r.ok && (r.head.seq !== x.head.seq || r.head.hash !== x.head.hash)) {
+    return { ...r, ok: false, firstBad: { seq: x.head.seq, id: '(head)', reason: 'the stated head does not match the last entry: entries were removed from the end' } };
+  }
+  return r;
+}
+
+const CSV_COLUMNS = ['seq', 'id', 'at', 'actor_type', 'actor_id', 'actor', 'door', 'action', 'target_type', 'target_id', 'detail', 'prev_hash', 'hash'];
+
+function csvCell(v: unknown): string {
+  let s = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+  // Cells a spreadsheet would run as a formula are neutralised (as the batch CSV exports do).
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function auditCsv(entries: AuditEntry[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const e of entries) {
+    lines.push(
+      [e.seq, e.id, e.at, e.actor.type, e.actor.id, e.actor.label, e.door, e.action, e.target.type, e.target.id, canonicalJson(e.detail), e.prevHash, e.hash].map(csvCell).join(','),
+    );
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+export const AUDIT_RETENTION_DAYS_DEFAULT = 400;
+
+/**
+ * Retention: removes entries older than `days`, keeping the chain verifiable from a checkpoint (the seq and hash of
+ * the last removed entry), and records that it happened. Returns the number removed per organization.
+ */
+export function pruneAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, days: number): Record<string, number> {
+  const db = deps.db;
+  const cutoff = iso(deps.clock.now() - days * 86_400_000);
+  const out: Record<string, number> = {};
+  db.transaction(() => {
+    const orgs = db.prepare('SELECT organization_id AS id, max(seq) AS seq FROM audit_events WHERE at < ? GROUP BY organization_id').all(cutoff) as { id: string; seq: number }[];
+    for (const o of orgs) {
+      const last = db.prepare('SELECT hash FROM audit_events WHERE organization_id = ? AND seq = ?').get(o.id, o.seq) as { hash: string };
+      db.prepare('INSERT INTO audit_prune_guard (active) VALUES (1)').run();
+      const removed = db.prepare('DELETE FROM audit_events WHERE organization_id = ? AND seq <= ?').run(o.id, o.seq).changes;
+      db.prepare('DELETE FROM audit_prune_guard').run();
+      db.prepare(
+        'INSERT INTO audit_checkpoints (organization_id, seq, hash, pruned_at) VALUES (?, ?, ?, ?) ON CONFLICT (organization_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at',
+      ).run(o.id, o.seq, last.hash, iso(deps.clock.now()));
+      appendAudit(deps, o.id, { action: 'audit.pruned', detail: { removed, throughSeq: o.seq, olderThan: cutoff, retentionDays: days } }, { actor: { type: 'system', id: null, label: 'retention' }, door: 'system' });
+      out[o.id] = removed;
+    }
+  })();
+  return out;
+}
