@@ -71,8 +71,10 @@ describe('electron-builder.yml', () => {
 
   it('refuses to package without the Electron-ABI binding for the target (beforePack hook)', async () => {
     const c = await load();
-    expect(c['beforePack']).toBe('scripts/before-pack.cjs');
-    const hook = require(join(root, 'scripts/before-pack.cjs')) as ((ctx: unknown) => Promise<void>) & { bindingProblem(dir: string, want: object): string | null };
+    expect(c['beforePack']).toBe('./scripts/before-pack.mjs');
+    // electron-builder imports the module and takes its `beforePack` export.
+    const mod = (await import(join(root, 'scripts/before-pack.mjs'))) as { beforePack(ctx: unknown): Promise<void>; bindingProblem(dir: string, want: object): string | null };
+    const hook = Object.assign(mod.beforePack, { bindingProblem: mod.bindingProblem });
     const dir = mkdtempSync(join(tmpdir(), 'vc-before-pack-'));
     try {
       const want = { electron: '41.10.0', platform: 'linux', arch: 'x64' };

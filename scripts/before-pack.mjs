@@ -2,15 +2,14 @@
 // better-sqlite3 for the Electron version, platform and architecture being packaged. Without it the package would
 // start and stop at a "cannot open its data" dialog on every machine (docs/packaging.md). `npm run package*` builds
 // it first (scripts/rebuild-electron-sqlite.mjs); this catches a bare `electron-builder` call or a cross-build.
-'use strict';
-const { existsSync, readFileSync } = require('node:fs');
-const { join } = require('node:path');
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 // builder-util's Arch enum, by value.
 const ARCH_NAMES = ['ia32', 'x64', 'armv7l', 'arm64', 'universal'];
 
 /** null when the binding in `dir` fits; else the reason, with the fix. */
-function bindingProblem(dir, want) {
+export function bindingProblem(dir, want) {
   const fix = 'Run `npm run rebuild:electron-sqlite` on the target OS and architecture (or use `npm run package`, which does).';
   if (!existsSync(join(dir, 'better_sqlite3.node'))) return `${join(dir, 'better_sqlite3.node')} is missing. ${fix}`;
   let stamp;
@@ -25,7 +24,7 @@ function bindingProblem(dir, want) {
   return null;
 }
 
-async function beforePack(context) {
+export async function beforePack(context) {
   const root = context.packager.projectDir;
   const want = {
     electron: context.packager.config.electronVersion,
@@ -36,6 +35,4 @@ async function beforePack(context) {
   if (problem) throw new Error(`Not packaging: ${problem}`);
 }
 
-module.exports = beforePack;
-module.exports.default = beforePack;
-module.exports.bindingProblem = bindingProblem;
+export default beforePack;
