@@ -62,7 +62,7 @@ const logText = (p) => {
 
 /** The likely cause of a failed download or compile, from its log, in words. */
 function causeFrom(text) {
-  const net = /(getaddrinfo (?:ENOTFOUND|EAI_AGAIN) [^\s'"]+|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|socket hang up|certificate)/.exec(text);
+  const net = /(getaddrinfo (?:ENOTFOUND|EAI_AGAIN) [^\s'"]+|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|socket hang up|certificate|fetch failed)/.exec(text);
   if (net) return `no internet access (${net[1]})`;
   if (/gyp ERR! find Python|not find any Python|python.*not found/i.test(text)) return 'no Python for node-gyp';
   if (/(make|g\+\+|c\+\+|cc): (command )?not found|not find any Visual Studio|xcode-select|No Xcode/i.test(text)) return 'no C++ toolchain';

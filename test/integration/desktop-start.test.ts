@@ -72,6 +72,10 @@ if (process.env.STANDIN_DOWNLOAD === 'ok') {
   fs.writeFileSync(path.join(__dirname, 'path.txt'), 'electron');
   fs.mkdirSync(path.join(__dirname, 'dist'), { recursive: true });
   fs.writeFileSync(path.join(__dirname, 'dist/electron'), ${JSON.stringify(electronStandIn)}, { mode: 0o755 });
+} else if (process.env.STANDIN_DOWNLOAD === 'fetch-failed') {
+  // What Node 20's fetch (used by @electron/get) prints here when the network is closed.
+  console.error(new TypeError('fetch failed').stack);
+  process.exit(1);
 } else {
   const err = new Error('getaddrinfo ENOTFOUND github.com');
   console.error('HTTPError: ' + err.stack);
@@ -229,6 +233,10 @@ describe('npm start without an Electron binary', () => {
     expect(r.out).toMatch(/build\/native\/electron-download\.log/);
     noStackTrace(r.out);
     expect(r.out).not.toMatch(/HTTPError/);
+    const r2 = start(project(), { STANDIN_DOWNLOAD: 'fetch-failed' });
+    expect(r2.names).toEqual(['build', 'download', 'headless']);
+    expect(r2.out).toMatch(/downloading it failed: no internet access \(fetch failed\)/);
+    noStackTrace(r2.out);
   });
 });
 
