@@ -2,6 +2,7 @@
 // real protection; secrets sealed earlier by the headless key-file box still open, so switching doors never loses a
 // stored credential. The box is always installed, so a value sealed with safeStorage on an earlier launch is
 // recognised even when the keychain is locked or absent now, and the error says so (docs/packaging.md).
+import { AppError } from '../../src-shared/app-error';
 import type { SecretBox } from '../core/providers/secret-box';
 
 export interface SafeStorageLike {
@@ -13,11 +14,16 @@ export interface SafeStorageLike {
 
 export const SAFE_STORAGE_PREFIX = 'ss1:';
 
-/** A credential sealed with the OS keychain that cannot be opened now. */
-export class KeyringLockedError extends Error {
+/**
+ * A credential sealed with the OS keychain that cannot be opened now. An AppError, so the console and the API show
+ * its message (an administrator re-enters the credential) rather than a generic internal error.
+ */
+export class KeyringLockedError extends AppError {
   override name = 'KeyringLockedError';
   constructor(detail: string) {
-    super(`The credential is sealed with the OS keychain, which cannot open it now (keyring locked — unlock it or re-enter the credential). ${detail}`.trim());
+    super('SERVICE_NOT_ENABLED', {
+      message: `The credential is sealed with the OS keychain, which cannot open it now (keyring locked — unlock it or re-enter the credential). ${detail}`.trim(),
+    });
   }
 }
 

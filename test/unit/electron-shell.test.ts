@@ -11,6 +11,7 @@ import { chooseElectronBinding, loadElectronBinding } from '../../src-main/elect
 import { appIconPng, crc32, templateIconPng } from '../../src-main/electron/png';
 import { folderInUseDialog, isLoopbackHttpUrl } from '../../src-main/electron/startup-problems';
 import type { MenuItemConstructorOptions } from 'electron';
+import { isAppError } from '../../src-shared/app-error';
 import type { SecretBox } from '../../src-main/core/providers/secret-box';
 
 describe('preload surface (window.vc)', () => {
@@ -113,6 +114,14 @@ describe('safeStorage SecretBox', () => {
     const locked = createSafeStorageBox(fake(false), nodeBox, 'linux');
     expect(() => locked.open(sealed)).toThrow(KeyringLockedError);
     expect(() => locked.open(sealed)).toThrow(/keyring locked — unlock it or re-enter the credential/);
+    // An AppError: the console bridge and the API pass its message on instead of "an unexpected error occurred".
+    let thrown: unknown;
+    try {
+      locked.open(sealed);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(isAppError(thrown) && thrown.toBody()).toMatchObject({ code: 'SERVICE_NOT_ENABLED', message: expect.stringMatching(/keyring locked/) });
     // Key-file values still open.
     expect(locked.open('gcm1:older')).toBe('older');
     // A keychain that refuses to decrypt (another login's key) says the same.
