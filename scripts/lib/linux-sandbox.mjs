@@ -16,11 +16,21 @@ const readTrimmed = (p) => {
 
 /**
  * Returns null when Electron's sandbox can start, else { helper, message } with the commands that fix it.
- * `io` is injectable for tests: { platform, read(path) → string|null, stat(path) → { uid, mode }|null }.
+ * `io` is injectable for tests: { platform, uid, read(path) → string|null, stat(path) → { uid, mode }|null }. Running as
+ * root is a problem too: Chromium refuses to start its sandbox as root.
  */
 export function linuxSandboxProblem(electronPath, io = {}) {
   const platform = io.platform ?? process.platform;
   if (platform !== 'linux') return null;
+  const uid = 'uid' in io ? io.uid : process.getuid?.();
+  if (uid === 0) {
+    return {
+      helper: null,
+      message:
+        "Electron does not start as root on Linux (Chromium's sandbox refuses it, and turning the sandbox off is not\n" +
+        'an option for this app): run `npm start` as an ordinary user.',
+    };
+  }
   const read = io.read ?? readTrimmed;
   const stat = io.stat ?? ((p) => {
     try {

@@ -244,6 +244,7 @@ describe("Linux sandbox check (Ubuntu 23.10+ AppArmor, electron/electron#42510)"
   const electron = '/p/node_modules/electron/dist/electron';
   const io = (sysctl: Record<string, string>, helper: { uid: number; mode: number } | null, platform = 'linux') => ({
     platform,
+    uid: 1000,
     read: (p: string) => sysctl[p] ?? null,
     stat: () => helper,
   });
@@ -253,6 +254,10 @@ describe("Linux sandbox check (Ubuntu 23.10+ AppArmor, electron/electron#42510)"
     expect(linuxSandboxProblem(electron, io({}, null))).toBeNull();
     expect(linuxSandboxProblem(electron, io({ '/proc/sys/kernel/apparmor_restrict_unprivileged_userns': '0' }, null))).toBeNull();
     expect(linuxSandboxProblem(electron, io(restricted, null, 'darwin'))).toBeNull();
+  });
+  it('as root on Linux: run as an ordinary user (Chromium refuses root)', () => {
+    expect(linuxSandboxProblem(electron, { ...io({}, null), uid: 0 })?.message).toMatch(/as an ordinary user/);
+    expect(linuxSandboxProblem(electron, { ...io({}, null, 'darwin'), uid: 0 })).toBeNull();
   });
   it('restricted and chrome-sandbox root-owned 4755: no problem', () => {
     expect(linuxSandboxProblem(electron, io(restricted, { uid: 0, mode: 0o104755 }))).toBeNull();
