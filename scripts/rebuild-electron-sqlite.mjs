@@ -2,34 +2,26 @@
 // of the package: the Node build in node_modules, used by headless mode and the tests, is never touched.
 // Needs internet (Electron's headers, or a prebuilt binary); offline it stops with a clear message.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { electronBindingStatus } from './lib/electron-binding.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = join(root, 'build', 'native', 'electron');
-const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
+const outDir = join(root, 'build', 'native', 'electron'); // electron-builder's extraResources reads it here
 
-const electronPkg = join(root, 'node_modules', 'electron', 'package.json');
-const sqlitePkg = join(root, 'node_modules', 'better-sqlite3', 'package.json');
-if (!existsSync(electronPkg) || !existsSync(sqlitePkg)) {
+const status = electronBindingStatus(root);
+if (!status.target) {
   console.error('rebuild-electron-sqlite: node_modules/electron or node_modules/better-sqlite3 is missing — run npm install first.');
   process.exit(1);
 }
-const electronVersion = process.env.ELECTRON_VERSION ?? readJson(electronPkg).version;
-const abiFile = join(root, 'node_modules', 'electron', 'abi_version');
-const abi = existsSync(abiFile) ? readFileSync(abiFile, 'utf8').trim() : null;
-const sqliteVersion = readJson(sqlitePkg).version;
-const arch = process.env.npm_config_arch ?? process.arch;
+const { electron: electronVersion, abi, betterSqlite3: sqliteVersion, arch } = status.target;
 
 const stampPath = join(outDir, 'better_sqlite3.json');
-if (!process.argv.includes('--force') && existsSync(join(outDir, 'better_sqlite3.node')) && existsSync(stampPath)) {
-  const s = readJson(stampPath);
-  if (s.electron === electronVersion && s.betterSqlite3 === sqliteVersion && s.arch === arch && s.platform === process.platform) {
-    console.log(`rebuild-electron-sqlite: up to date (Electron ${electronVersion}, better-sqlite3 ${sqliteVersion}, ${process.platform}-${arch}).`);
-    process.exit(0);
-  }
+if (!process.argv.includes('--force') && status.state === 'current') {
+  console.log(`rebuild-electron-sqlite: up to date (Electron ${electronVersion}, better-sqlite3 ${sqliteVersion}, ${process.platform}-${arch}).`);
+  process.exit(0);
 }
 
 // Work on a copy so nothing under node_modules/better-sqlite3 changes.

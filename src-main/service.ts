@@ -45,6 +45,8 @@ export interface ServiceConfig {
   clock?: Clock;
   /** Where the core's log lines go (default stdout); tests capture them to check nothing secret is logged. */
   logStream?: { write(line: string): void };
+  /** One logger for the core and Fastify (the Electron door's rotating file); when given, logStream/logLevel are unused. */
+  logger?: pino.Logger;
   /** 'silent' for tests; a pino level otherwise. */
   logLevel?: string;
   /** Serve the web console and its bridge on the listener (headless mode). */
@@ -73,6 +75,9 @@ export interface RunningService {
   consoleUrl(): string | null;
   stop(): Promise<void>;
 }
+
+/** Credentials never reach a log line, whatever object carries them (docs/providers.md); also for a caller's `logger`. */
+export const LOG_REDACT_PATHS = ['secret', 'apiKey', 'password', 'authorization', '*.secret', '*.apiKey', '*.password', '*.authorization', '*.headers.authorization', '*.headers["x-api-key"]', 'req.headers.cookie'];
 
 export class ListenError extends Error {
   override name = 'ListenError';
@@ -112,10 +117,7 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
 function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFolderLock | null): Core {
   const clock = cfg.clock ?? systemClock;
   // Credentials never reach a log line, whatever object carries them (docs/providers.md).
-  const log: Logger = pino({
-    level: cfg.logLevel ?? 'info',
-    redact: { paths: ['secret', 'apiKey', 'password', 'authorization', '*.secret', '*.apiKey', '*.password', '*.authorization', '*.headers.authorization', '*.headers["x-api-key"]'], censor: '[redacted]' },
-  }, cfg.logStream);
+  const log: Logger = cfg.logger ?? pino({ level: cfg.logLevel ?? 'info', redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, cfg.logStream);
   // A restore scheduled from the console happens here: the lock is held and the store is not open yet.
   if (lock) applyPendingRestore(cfg.dataDir, lock, log);
   const db = openStoreForService(cfg.dataDir, openDatabase);
@@ -239,7 +241,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
       rt,
       loopbackOnly: loopback,
       port: () => port,
-      logger: cfg.logLevel === 'silent' ? false : { level: cfg.logLevel ?? 'info', redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] },
+      ...(cfg.logger ? { loggerInstance: cfg.logger } : { logger: cfg.logLevel === 'silent' ? false : { level: cfg.logLevel ?? 'info', redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] } }),
       extensions: bridge ? [(a) => bridge!.plugin(a)] : [],
       routes: FEATURES.flatMap((f) => (f.httpRoutes ? [f.httpRoutes] : [])),
     });

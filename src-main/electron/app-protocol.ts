@@ -2,7 +2,7 @@
 // file://, which would give the page file-system-wide origin privileges). Paths are confined to the renderer folder.
 import { net, protocol, type Session } from 'electron';
 import { pathToFileURL } from 'node:url';
-import { APP_SCHEME, resolveAppRequest, securityHeaders } from './security';
+import { APP_SCHEME, securityHeaders, servableFile } from './security';
 
 /** Must run before app 'ready'. */
 export function registerAppScheme(): void {
@@ -11,7 +11,8 @@ export function registerAppScheme(): void {
 
 export function serveRenderer(ses: Session, rendererRoot: string): void {
   ses.protocol.handle(APP_SCHEME, async (req) => {
-    const file = req.method === 'GET' || req.method === 'HEAD' ? resolveAppRequest(rendererRoot, req.url) : null;
+    // A regular file under the renderer folder, or 404: never a directory listing, never a network error.
+    const file = req.method === 'GET' || req.method === 'HEAD' ? servableFile(rendererRoot, req.url) : null;
     if (!file) return new Response('Not found', { status: 404, headers: securityHeaders() });
     const res = await net.fetch(pathToFileURL(file).href);
     const headers = new Headers(res.headers);

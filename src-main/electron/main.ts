@@ -1,7 +1,7 @@
 // Electron main process: starts the same service as `vconsole serve` on the same data folder, opens one hardened
 // window on the built renderer (app:// scheme), wires the console channel map to ipcMain with sender checks, and
 // shows the API listener's state in the tray and menu. The only module tree that imports electron.
-import { app, BrowserWindow, dialog, ipcMain, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, nativeImage, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHANNEL_NAMES } from '../../src-shared/channels';
@@ -10,9 +10,13 @@ import { createNodeSecretBox } from '../core/providers/secret-box';
 import { defaultDataDir, projectRoot } from '../paths';
 import { ListenError, startService, type RunningService, type ServiceConfig } from '../service';
 import { useNativeBinding } from '../store/database';
+import { DataFolderLockedError } from '../store/data-folder-lock';
 import { registerAppScheme, serveRenderer } from './app-protocol';
-import { chooseElectronBinding } from './native-binding';
+import { createDesktopLogger, type DesktopLogger } from './desktop-logger';
+import { loadElectronBinding } from './native-binding';
+import { appIconPng } from './png';
 import { createSafeStorageBox } from './safe-storage-box';
+import { BINDING_PROBLEM_TITLE, folderInUseDialog, isLoopbackHttpUrl } from './startup-problems';
 import {
   APP_ENTRY_URL,
   CONTENT_SECURITY_POLICY,
@@ -42,6 +46,12 @@ let service: RunningService | null = null;
 let win: BrowserWindow | null = null;
 let menus: ShellMenus | null = null;
 let listener: ListenerState = { kind: 'not-listening', reason: 'error', message: 'Starting…' };
+let desktopLog: DesktopLogger | null = null;
+let saveWindowState: (() => void) | null = null;
+// starting → running → stopping → stopped. A second instance and IPC are served only while running; a quit asked
+// for while starting waits for the start to finish, then stops gracefully like any other.
+let phase: 'starting' | 'running' | 'stopping' | 'stopped' = 'starting';
+let quitWhenStarted = false;
 
 const openExternal = (url: string) => void shell.openExternal(url);
 
@@ -56,6 +66,7 @@ function isOurWindow(event: IpcMainInvokeEvent): boolean {
 function registerIpc(s: RunningService): void {
   for (const channel of CHANNEL_NAMES) {
     ipcMain.handle(channel, async (event: IpcMainInvokeEvent, input: unknown) => {
+      if (phase !== 'running') return { ok: false, error: { code: 'UNAVAILABLE', message: 'The app is quitting.' } };
       if (!isOurWindow(event)) {
         return { ok: false, error: { code: 'FORBIDDEN', message: 'IPC from an untrusted sender was refused.' } };
       }
@@ -79,6 +90,8 @@ function createWindow(): void {
     minHeight: 600,
     show: false,
     title: 'Verification Console',
+    // Linux takes the window icon from here (macOS and Windows from the app bundle / executable).
+    ...(process.platform === 'linux' ? { icon: nativeImage.createFromBuffer(appIconPng(256)) } : {}),
     // The checklist values are restated literally here so static analysis (Electronegativity) and the built-code
     // test see them at the construction site; secureWebPreferences carries the full set (unit-tested).
     webPreferences: {
@@ -90,7 +103,7 @@ function createWindow(): void {
       disableBlinkFeatures: 'Auxclick',
     },
   });
-  trackWindowState(win, windowStateFile, screen);
+  saveWindowState = trackWindowState(win, windowStateFile, screen).saveNow;
   win.once('ready-to-show', () => {
     if (restored.maximized) win?.maximize();
     win?.show();
@@ -116,10 +129,11 @@ function serviceConfig(): ServiceConfig {
   return {
     dataDir,
     door: 'electron',
-    logLevel: process.env['LOG_LEVEL'] ?? 'warn',
+    // One logger for the core and Fastify, into <data folder>/logs/desktop.log (a Windows GUI process has no stdout).
+    ...(desktopLog ? { logger: desktopLog.logger } : {}),
     // Only an explicit override; otherwise the port saved in Settings (or the default) applies.
     ...(envPort ? { port: Number(envPort) } : {}),
-    ...(box ? { secretBox: box } : {}),
+    secretBox: box,
   };
 }
 
@@ -131,24 +145,55 @@ async function startCore(): Promise<RunningService> {
     return s;
   } catch (err) {
     if (!(err instanceof ListenError)) throw err;
-    // Port taken: the console still opens (over IPC) and says what to change, rather than the app dying.
+    // Port taken: the console still opens (over IPC) and says what to change, rather than the app dying. The failed
+    // start released the data folder's lock; this start takes it again or throws DataFolderLockedError (a service
+    // that took the folder meanwhile), so a worker only ever runs in the folder's one service.
     listener = listenerFailure(err);
     return startService({ ...cfg, listen: false });
   }
 }
 
+function logError(msg: string, err?: unknown): void {
+  console.error(msg, err ?? '');
+  desktopLog?.logger.error({ err }, msg);
+}
+
+/** A start that cannot go on: the dialog names the problem and its fix, then the app ends with exit code 1. */
+async function fatal(title: string, message: string): Promise<void> {
+  logError(`${title}: ${message}`);
+  dialog.showErrorBox(title, message);
+  await desktopLog?.close();
+  app.exit(1);
+}
+
+/** Another service holds the data folder (DataFolderLockedError): say who, offer its console, quit with 1. */
+async function folderInUse(err: DataFolderLockedError): Promise<void> {
+  logError(err.message);
+  const d = folderInUseDialog(err.message, err.holder);
+  const { response } = await dialog.showMessageBox(d.options);
+  if (d.consoleUrl && response === 0 && isLoopbackHttpUrl(d.consoleUrl)) await shell.openExternal(d.consoleUrl);
+  await desktopLog?.close();
+  app.exit(1);
+}
+
 async function boot(): Promise<void> {
   if (!app.requestSingleInstanceLock()) {
-    app.quit();
+    // The first instance got 'second-instance' and shows its window; nothing to stop here.
+    app.exit(0);
     return;
   }
-  app.on('second-instance', () => showWindow());
-
-  const binding = chooseElectronBinding({ resourcesPath: process.resourcesPath, projectRoot: projectRoot(), abi: process.versions.modules });
-  if (binding.ok) useNativeBinding(binding.path);
-  else console.error(binding.message);
+  // A second launch while this one is still starting would get a second window: ignored until running.
+  app.on('second-instance', () => {
+    if (phase === 'running') showWindow();
+  });
 
   await app.whenReady();
+  desktopLog = createDesktopLogger(dataDir, process.env['LOG_LEVEL'] ?? 'warn');
+  // Never open the store with a binding that cannot load: say what is wrong and what fixes it, then quit.
+  const binding = loadElectronBinding({ resourcesPath: process.resourcesPath, projectRoot: projectRoot(), abi: process.versions.modules, packaged: app.isPackaged });
+  if (!binding.ok) return fatal(BINDING_PROBLEM_TITLE, binding.message);
+  useNativeBinding(binding.path);
+
   const ses = session.defaultSession;
   ses.setPermissionRequestHandler(permissionRequestHandler);
   ses.setPermissionCheckHandler(permissionCheckHandler);
@@ -157,14 +202,25 @@ async function boot(): Promise<void> {
   });
   serveRenderer(ses, rendererRoot);
 
-  service = await startCore();
+  try {
+    service = await startCore();
+  } catch (err) {
+    if (err instanceof DataFolderLockedError) return folderInUse(err);
+    throw err;
+  }
   registerIpc(service);
-  menus = createShellMenus(listener, {
-    openConsole: showWindow,
-    showListenerError: () => listenerErrorDialog(win, listener),
-    quit: () => app.quit(),
-  });
+  menus = createShellMenus(
+    listener,
+    {
+      openConsole: showWindow,
+      showListenerError: () => listenerErrorDialog(win, listener),
+      quit: () => app.quit(),
+    },
+    { packaged: app.isPackaged },
+  );
+  phase = 'running';
   createWindow();
+  if (quitWhenStarted) app.quit();
 }
 
 app.on('web-contents-created', (_e, contents) => hardenContents(contents));
@@ -172,33 +228,40 @@ app.on('web-contents-created', (_e, contents) => hardenContents(contents));
 app.on('window-all-closed', () => app.quit());
 
 const STOP_TIMEOUT_MS = 15_000;
-let quitting = false;
 app.on('before-quit', (e) => {
-  if (quitting || !service) return;
-  // Graceful shutdown: stop accepting, let in-flight jobs and deliveries finish (service.stop awaits the worker and
-  // the dispatcher), close the store, then quit. Queued jobs are durable and resume at the next start.
+  if (phase === 'stopped') return;
+  // Every quit is held until the graceful stop has finished — a second one (tray Quit, then closing the window)
+  // included, so nothing exits in the middle of stop().
   e.preventDefault();
-  quitting = true;
+  if (phase === 'starting') {
+    quitWhenStarted = true;
+    return;
+  }
+  if (phase === 'stopping' || !service) return;
+  // Graceful shutdown: stop accepting, let in-flight jobs and deliveries finish (service.stop awaits the worker and
+  // the dispatcher), close the store, then quit. Queued jobs are durable and resume at the next start. The window
+  // goes away at once (its state saved first, which also covers the forced exit below); IPC is refused from now on.
+  phase = 'stopping';
+  saveWindowState?.();
+  win?.hide();
   const s = service;
   const timer = setTimeout(() => {
-    console.error(`Shutdown took longer than ${STOP_TIMEOUT_MS} ms; exiting (the store is transactional, nothing is lost).`);
-    app.exit(0);
+    logError(`Shutdown took longer than ${STOP_TIMEOUT_MS} ms; exiting (the store is transactional, nothing is lost).`);
+    app.exit(1);
   }, STOP_TIMEOUT_MS);
   void s
     .stop()
-    .catch((err: unknown) => console.error('Error while stopping the service:', err))
+    .catch((err: unknown) => logError('Error while stopping the service:', err))
+    .then(() => desktopLog?.close())
     .finally(() => {
       clearTimeout(timer);
       menus?.destroy();
       service = null;
+      phase = 'stopped';
       app.quit();
     });
 });
 
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => app.quit());
 
-boot().catch((err: unknown) => {
-  console.error('Verification Console failed to start:', err);
-  dialog.showErrorBox('Verification Console failed to start', err instanceof Error ? err.message : String(err));
-  app.exit(1);
-});
+boot().catch((err: unknown) => fatal('Verification Console failed to start', err instanceof Error ? err.message : String(err)));

@@ -50,9 +50,10 @@ export function encodePng(width: number, height: number, pixel: (x: number, y: n
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
 
-/** The app mark: a rounded square in the console's blue with a white check mark; `dim` greys it (listener down). */
-export function appIconPng(size: number, dim = false): Buffer {
-  const bg: Pixel = dim ? [134, 142, 150, 255] : [34, 139, 230, 255];
+type Part = 'outside' | 'square' | 'check';
+
+/** Where a pixel of the app mark falls: outside the rounded square, on it, or on the check mark. */
+function markPart(size: number, x: number, y: number): Part {
   const r = size * 0.2;
   const stroke = Math.max(1, size * 0.09);
   // The check mark as two segments, in unit coordinates.
@@ -62,13 +63,29 @@ export function appIconPng(size: number, dim = false): Buffer {
     const t = Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)));
     return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
   };
+  const cx = Math.min(Math.max(x + 0.5, r), size - r);
+  const cy = Math.min(Math.max(y + 0.5, r), size - r);
+  if (Math.hypot(x + 0.5 - cx, y + 0.5 - cy) > r) return 'outside';
+  const u = (x + 0.5) / size;
+  const v = (y + 0.5) / size;
+  const d = Math.min(seg(u, v, 0.27, 0.52, 0.43, 0.68), seg(u, v, 0.43, 0.68, 0.74, 0.34)) * size;
+  return d <= stroke / 2 ? 'check' : 'square';
+}
+
+/** The app mark: a rounded square in the console's blue with a white check mark; `dim` greys it (listener down). */
+export function appIconPng(size: number, dim = false): Buffer {
+  const bg: Pixel = dim ? [134, 142, 150, 255] : [34, 139, 230, 255];
   return encodePng(size, size, (x, y) => {
-    const cx = Math.min(Math.max(x + 0.5, r), size - r);
-    const cy = Math.min(Math.max(y + 0.5, r), size - r);
-    if (Math.hypot(x + 0.5 - cx, y + 0.5 - cy) > r) return [0, 0, 0, 0];
-    const u = (x + 0.5) / size;
-    const v = (y + 0.5) / size;
-    const d = Math.min(seg(u, v, 0.27, 0.52, 0.43, 0.68), seg(u, v, 0.43, 0.68, 0.74, 0.34)) * size;
-    return d <= stroke / 2 ? [255, 255, 255, 255] : bg;
+    const part = markPart(size, x, y);
+    return part === 'outside' ? [0, 0, 0, 0] : part === 'check' ? [255, 255, 255, 255] : bg;
   });
+}
+
+/**
+ * The same mark as a macOS menu-bar template image: black plus alpha only (macOS draws it in the menu bar's colour),
+ * the check cut out; `dim` makes it faint. Used at 16 px with a 32 px @2x representation.
+ */
+export function templateIconPng(size: number, dim = false): Buffer {
+  const alpha = dim ? 110 : 255;
+  return encodePng(size, size, (x, y) => (markPart(size, x, y) === 'square' ? [0, 0, 0, alpha] : [0, 0, 0, 0]));
 }

@@ -1,5 +1,6 @@
 // The Electron security checklist as data and small pure functions (no electron import), so unit tests assert the
 // exact handlers main.ts installs without a window. docs/packaging.md lists each checklist item and where it lives.
+import { statSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import type { BrowserWindowConstructorOptions } from 'electron';
 
@@ -69,11 +70,14 @@ export function windowOpenHandler(openExternal: (url: string) => void) {
   };
 }
 
-/** will-navigate / will-redirect: the console is a single page; any navigation away is refused. */
+/**
+ * will-navigate / will-redirect: the console is a single page; any navigation away is refused. The URL is read from
+ * the event's details (`event.url`); the positional url argument is deprecated since Electron 25.
+ */
 export function navigationGuard(openExternal: (url: string) => void) {
-  return (event: { preventDefault(): void }, url: string): void => {
+  return (event: { preventDefault(): void; url: string }): void => {
     event.preventDefault();
-    if (isAllowedExternal(url)) openExternal(url);
+    if (isAllowedExternal(event.url)) openExternal(event.url);
   };
 }
 
@@ -128,4 +132,13 @@ export function resolveAppRequest(root: string, requestUrl: string): string | nu
   const back = relative(root, file);
   if (back.startsWith('..') || back.split(sep).includes('..') || isAbsolute(back)) return null;
   return file;
+}
+
+/**
+ * The file an app-scheme request is answered with: resolveAppRequest's path, and only if it is a regular file. A
+ * directory or a missing file is null (→ 404), never a listing or a network error.
+ */
+export function servableFile(root: string, requestUrl: string, isFile: (p: string) => boolean = (p) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false): string | null {
+  const file = resolveAppRequest(root, requestUrl);
+  return file && isFile(file) ? file : null;
 }

@@ -51,3 +51,24 @@ export function trayMenuTemplate(s: ListenerState, a: TrayActions): MenuItemCons
 export function trayTooltip(s: ListenerState): string {
   return `Verification Console — ${listenerLabel(s)}`;
 }
+
+/**
+ * The application menu: on macOS the standard app menu first (About, Hide, Hide Others, Quit ⌘Q); then Service (the
+ * tray's items), Edit, View and Window. A packaged app's View menu has zoom and full screen only — no Reload, no
+ * Developer Tools; the development build keeps Electron's full View menu.
+ */
+export function applicationMenuTemplate(service: MenuItemConstructorOptions[], o: { platform: string; packaged: boolean }): MenuItemConstructorOptions[] {
+  const view: MenuItemConstructorOptions = o.packaged
+    ? {
+        label: 'View',
+        submenu: [{ role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }],
+      }
+    : { role: 'viewMenu' };
+  return [
+    ...(o.platform === 'darwin' ? [{ role: 'appMenu' } as const] : []),
+    { label: 'Service', submenu: service },
+    { role: 'editMenu' },
+    view,
+    { role: 'windowMenu' },
+  ];
+}

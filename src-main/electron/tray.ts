@@ -1,8 +1,8 @@
 // The tray icon and the application menu: both show the API listener's state (URL, or why it is not listening)
 // with Open console, Copy API URL and Quit. A desktop without a tray area still has the menu.
-import { clipboard, dialog, Menu, nativeImage, Tray, type BrowserWindow } from 'electron';
-import { appIconPng } from './png';
-import { LISTENER_HINT, trayMenuTemplate, trayTooltip, type ListenerState, type TrayActions } from './tray-menu';
+import { clipboard, dialog, Menu, nativeImage, Tray, type BrowserWindow, type NativeImage } from 'electron';
+import { appIconPng, templateIconPng } from './png';
+import { applicationMenuTemplate, LISTENER_HINT, trayMenuTemplate, trayTooltip, type ListenerState, type TrayActions } from './tray-menu';
 
 export interface ShellMenus {
   update(state: ListenerState): void;
@@ -22,22 +22,24 @@ export function listenerErrorDialog(win: BrowserWindow | null, state: ListenerSt
   void (win ? dialog.showMessageBox(win, options) : dialog.showMessageBox(options));
 }
 
-export function createShellMenus(initial: ListenerState, actions: Omit<TrayActions, 'copyApiUrl'>): ShellMenus {
+/** The tray icon: on macOS a 16 px template image with its @2x representation; elsewhere the coloured mark. */
+export function trayIcon(dim: boolean, platform: string = process.platform): NativeImage {
+  if (platform !== 'darwin') return nativeImage.createFromBuffer(appIconPng(32, dim));
+  const icon = nativeImage.createFromBuffer(templateIconPng(16, dim), { scaleFactor: 1 });
+  icon.addRepresentation({ scaleFactor: 2, buffer: templateIconPng(32, dim) });
+  icon.setTemplateImage(true);
+  return icon;
+}
+
+export function createShellMenus(initial: ListenerState, actions: Omit<TrayActions, 'copyApiUrl'>, o: { packaged: boolean }): ShellMenus {
   const all: TrayActions = { ...actions, copyApiUrl: (url) => clipboard.writeText(url) };
   let tray: Tray | null = null;
   const render = (state: ListenerState) => {
     const template = trayMenuTemplate(state, all);
-    // The application menu carries the same items under "Service", plus the standard edit roles for copy/paste.
-    Menu.setApplicationMenu(
-      Menu.buildFromTemplate([
-        { label: 'Service', submenu: template },
-        { role: 'editMenu' },
-        { role: 'viewMenu' },
-        { role: 'windowMenu' },
-      ]),
-    );
+    // The application menu carries the same items under "Service", plus the standard roles (tray-menu.ts).
+    Menu.setApplicationMenu(Menu.buildFromTemplate(applicationMenuTemplate(template, { platform: process.platform, packaged: o.packaged })));
     try {
-      const icon = nativeImage.createFromBuffer(appIconPng(32, state.kind !== 'listening'));
+      const icon = trayIcon(state.kind !== 'listening');
       if (!tray) tray = new Tray(icon);
       else tray.setImage(icon);
       tray.setToolTip(trayTooltip(state));

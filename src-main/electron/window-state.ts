@@ -156,7 +156,7 @@ export function captureWindowState(win: TrackedWindow, screen: ScreenLike): Wind
   return { bounds, maximized: win.isMaximized(), displayId: screen.getDisplayMatching(bounds).id };
 }
 
-/** Saves the state debounced on move/resize, and at once on close. Returns the debounced saver. */
+/** Saves the state debounced on move/resize, and at once on close. Returns the debounced saver, with saveNow(). */
 export function trackWindowState(win: TrackedWindow, file: string, screen: ScreenLike, delayMs = 500, timers: Timers = realTimers) {
   let last: WindowState | null = null;
   const save = debounce(
@@ -177,9 +177,11 @@ export function trackWindowState(win: TrackedWindow, file: string, screen: Scree
     save();
   };
   for (const ev of ['resize', 'move', 'maximize', 'unmaximize'] as const) win.on(ev, note);
-  win.on('close', () => {
+  const saveNow = () => {
     note();
     save.flush();
-  });
-  return save;
+  };
+  win.on('close', saveNow);
+  // saveNow(): at the start of a shutdown too, so a forced exit (app.exit, no 'close' event) keeps the state.
+  return Object.assign(save, { saveNow });
 }

@@ -2,7 +2,7 @@
 // use inject() or a real socket. Every response follows interface §7.1; the OpenAPI document is generated from
 // the same zod schemas that validate requests.
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import swagger from '@fastify/swagger';
 import {
   jsonSchemaTransform,
@@ -43,6 +43,8 @@ export interface BuildAppOptions {
   /** Filled once the port is known, for the Host check. */
   port: () => number | null;
   logger?: FastifyServerOptions['logger'];
+  /** A logger shared with the core (one file in the Electron door); replaces `logger`. */
+  loggerInstance?: FastifyBaseLogger;
   /** Extra plugins mounted on the same listener (the web console bridge). */
   extensions?: ((app: FastifyInstance) => Promise<void> | void)[];
   /** Extra route groups under /api/v1 (added by later features). */
@@ -54,7 +56,7 @@ const SINGLE_VALUE_HEADERS = ['idempotency-key', 'x-api-key', 'x-environment'];
 
 export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: o.logger ?? false,
+    ...(o.loggerInstance ? { loggerInstance: o.loggerInstance } : { logger: o.logger ?? false }),
     bodyLimit: 1024 * 1024,
     // Error responses carry no stack; proto poisoning is refused outright.
     onProtoPoisoning: 'error',

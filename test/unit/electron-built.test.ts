@@ -69,8 +69,16 @@ describe.skipIf(buildError !== null)('built main process (out/main/index.js)', (
     expect(main).toMatch(/APP_ENTRY_URL\s*=\s*`\$\{APP_ORIGIN\}\/index\.html`|app:\/\/console\/index\.html/);
   });
 
-  it('opens external links only through the allow-list', () => {
-    for (const m of main.matchAll(/shell\.openExternal\(([^)]*)\)/g)) expect(m[1]).toMatch(/^url$/);
+  it('opens external links only through the allow-list, or a loopback console URL after its check', () => {
+    const calls = [...main.matchAll(/^.*shell\.openExternal\(([^)]*)\).*$/gm)];
+    expect(calls.length).toBeGreaterThan(0);
+    for (const m of calls) {
+      // The renderer's links: only the `openExternal` passed to the guards (which call isAllowedExternal first).
+      if (m[1] === 'url') continue;
+      // The folder-in-use dialog: the holder's console, on the same line after isLoopbackHttpUrl of the same value.
+      expect(m[1]).toBe('d.consoleUrl');
+      expect(m[0]).toMatch(/isLoopbackHttpUrl\(d\.consoleUrl\)\)\s*await shell\.openExternal\(d\.consoleUrl\)/);
+    }
     expect(main).toContain('isAllowedExternal(');
   });
 });

@@ -1,6 +1,7 @@
 // The electron-builder configuration is complete and checked even where packaging itself cannot run (no Electron
 // download here): electron-builder's own schema validation, the targets per OS, files/asar, and every file it names.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +50,9 @@ describe('electron-builder.yml', () => {
     expect(files).toEqual(expect.arrayContaining(['out/**', 'resources/**', 'package.json']));
     expect(files.filter((f) => !f.startsWith('!'))).toHaveLength(3);
     expect(c['asar']).toBe(true);
-    expect(c['asarUnpack']).toContain('**/node_modules/better-sqlite3/**/*.node');
+    // better-sqlite3's Node build is not shipped: Electron refuses it, and nothing in the package may load it.
+    expect(files).toContain('!**/node_modules/better-sqlite3/{build,deps,src}/**');
+    expect(c['asarUnpack'] ?? []).not.toContain('**/node_modules/better-sqlite3/**/*.node');
     expect(pkg.main).toBe('out/main/index.js');
     expect(pkg.dependencies['better-sqlite3']).toBeDefined();
   });
@@ -64,6 +67,49 @@ describe('electron-builder.yml', () => {
     expect(script).toContain("'better_sqlite3.json'");
     // main.ts looks for it where electron-builder puts it.
     expect(readFileSync(join(root, 'src-main/electron/native-binding.ts'), 'utf8')).toContain("join(l.resourcesPath, 'native')");
+  });
+
+  it('refuses to package without the Electron-ABI binding for the target (beforePack hook)', async () => {
+    const c = await load();
+    expect(c['beforePack']).toBe('./scripts/before-pack.mjs');
+    // electron-builder imports the module and takes its `beforePack` export.
+    const mod = (await import(join(root, 'scripts/before-pack.mjs'))) as { beforePack(ctx: unknown): Promise<void>; bindingProblem(dir: string, want: object): string | null };
+    const hook = Object.assign(mod.beforePack, { bindingProblem: mod.bindingProblem });
+    const dir = mkdtempSync(join(tmpdir(), 'vc-before-pack-'));
+    try {
+      const want = { electron: '41.10.0', platform: 'linux', arch: 'x64' };
+      expect(hook.bindingProblem(dir, want)).toMatch(/better_sqlite3\.node is missing\. Run `npm run rebuild:electron-sqlite`/);
+      writeFileSync(join(dir, 'better_sqlite3.node'), 'x');
+      expect(hook.bindingProblem(dir, want)).toMatch(/stamp\) is missing/);
+      writeFileSync(join(dir, 'better_sqlite3.json'), JSON.stringify({ electron: '41.10.0', platform: 'linux', arch: 'arm64' }));
+      expect(hook.bindingProblem(dir, want)).toMatch(/built for arch arm64, the package is for x64/);
+      writeFileSync(join(dir, 'better_sqlite3.json'), JSON.stringify({ electron: '41.10.0', platform: 'linux', arch: 'x64' }));
+      expect(hook.bindingProblem(dir, want)).toBeNull();
+      // As electron-builder calls it: the project's own build/native/electron, for the packaged Electron version.
+      const ctx = (projectDir: string) => ({ packager: { projectDir, config: { electronVersion: '41.10.0' } }, electronPlatformName: 'linux', arch: 1 });
+      await expect(hook(ctx(dir))).rejects.toThrow(/^Not packaging: .*better_sqlite3\.node is missing/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('macOS: unsigned builds re-signed ad hoc after the fuses flip; hardened runtime with the entitlements better-sqlite3 needs', async () => {
+    const c = await load();
+    expect(c['electronFuses'].resetAdHocDarwinSignature).toBe(true);
+    expect(c['mac'].hardenedRuntime).toBe(true);
+    for (const key of ['entitlements', 'entitlementsInherit']) {
+      const plist = readFileSync(join(root, c['mac'][key]), 'utf8');
+      for (const ent of ['com.apple.security.cs.allow-jit', 'com.apple.security.cs.disable-library-validation']) {
+        expect(plist).toMatch(new RegExp(`<key>${ent.replace(/\./g, '\\.')}</key>\\s*<true/>`));
+      }
+    }
+  });
+
+  it('Linux: deb first (the recommended package: it installs an AppArmor profile), AppImage second', async () => {
+    const c = await load();
+    expect(targets(c, 'linux')).toEqual(['deb', 'AppImage']);
+    // electron-builder's deb after-install is what sets the profile up (Ubuntu 23.10+ blocks the sandbox otherwise).
+    expect(readFileSync(require.resolve('app-builder-lib/templates/linux/after-install.tpl'), 'utf8')).toMatch(/apparmor/i);
   });
 
   it('pins the Electron version it packages to the installed one, and hardens the fuses', async () => {

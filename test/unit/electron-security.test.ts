@@ -1,6 +1,8 @@
 // The Electron security checklist, asserted on the exact functions main.ts installs (no Electron binary needed):
 // hardened webPreferences, CSP, window.open / navigation / permission handlers, the openExternal allow-list, IPC
 // sender checks and the app:// file mapping (docs/packaging.md lists each item).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -15,6 +17,7 @@ import {
   resolveAppRequest,
   secureWebPreferences,
   securityHeaders,
+  servableFile,
   windowOpenHandler,
 } from '../../src-main/electron/security';
 
@@ -101,7 +104,7 @@ describe('window.open and navigation', () => {
     const guard = navigationGuard((u) => opened.push(u));
     for (const url of ['https://evil.example/', 'https://github.com/x', 'app://console/index.html', 'file:///etc/passwd']) {
       let prevented = false;
-      guard({ preventDefault: () => (prevented = true) }, url);
+      guard({ preventDefault: () => (prevented = true), url });
       expect(prevented, url).toBe(true);
     }
     expect(opened).toEqual(['https://github.com/x']);
@@ -171,5 +174,23 @@ describe('app:// file mapping', () => {
     'https://console/index.html',
   ])('refuses %s', (url) => {
     expect(resolveAppRequest(root, url)).toBeNull();
+  });
+});
+
+describe('app:// answers only regular files', () => {
+  it('a file is served; a directory, the root folder itself or a missing file is null (→ 404)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'vc-renderer-'));
+    try {
+      mkdirSync(join(root, 'assets'));
+      writeFileSync(join(root, 'index.html'), '<!doctype html>');
+      writeFileSync(join(root, 'assets', 'a.js'), '');
+      expect(servableFile(root, 'app://console/')).toBe(join(root, 'index.html'));
+      expect(servableFile(root, 'app://console/assets/a.js')).toBe(join(root, 'assets', 'a.js'));
+      for (const url of ['app://console/assets', 'app://console/assets/', 'app://console/missing.js', 'app://console/assets/missing/']) {
+        expect(servableFile(root, url), url).toBeNull();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -5,10 +5,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_NAMES } from '../../src-shared/channels';
 import { buildConsoleBridge } from '../../src-main/electron/preload-api';
-import { listenerFailure, listenerLabel, LISTENER_HINT, trayMenuTemplate, trayTooltip, type ListenerState } from '../../src-main/electron/tray-menu';
-import { createSafeStorageBox, type SafeStorageLike } from '../../src-main/electron/safe-storage-box';
-import { chooseElectronBinding } from '../../src-main/electron/native-binding';
-import { appIconPng, crc32 } from '../../src-main/electron/png';
+import { applicationMenuTemplate, listenerFailure, listenerLabel, LISTENER_HINT, trayMenuTemplate, trayTooltip, type ListenerState } from '../../src-main/electron/tray-menu';
+import { createSafeStorageBox, KeyringLockedError, type SafeStorageLike } from '../../src-main/electron/safe-storage-box';
+import { chooseElectronBinding, loadElectronBinding } from '../../src-main/electron/native-binding';
+import { appIconPng, crc32, templateIconPng } from '../../src-main/electron/png';
+import { folderInUseDialog, isLoopbackHttpUrl } from '../../src-main/electron/startup-problems';
+import type { MenuItemConstructorOptions } from 'electron';
+import { isAppError } from '../../src-shared/app-error';
 import type { SecretBox } from '../../src-main/core/providers/secret-box';
 
 describe('preload surface (window.vc)', () => {
@@ -98,10 +101,42 @@ describe('safeStorage SecretBox', () => {
     expect(box.open(sealed)).toBe('sk_live_secret_1234');
     expect(box.open('gcm1:older')).toBe('older');
   });
-  it('is not used where it protects nothing', () => {
-    expect(createSafeStorageBox(fake(false), nodeBox, 'darwin')).toBeNull();
-    expect(createSafeStorageBox(fake(true, 'basic_text'), nodeBox, 'linux')).toBeNull();
-    expect(createSafeStorageBox(fake(true, 'basic_text'), nodeBox, 'win32')).not.toBeNull();
+  it('seals with the key-file box where safeStorage protects nothing', () => {
+    for (const box of [createSafeStorageBox(fake(false), nodeBox, 'darwin'), createSafeStorageBox(fake(true, 'basic_text'), nodeBox, 'linux')]) {
+      expect(box.seal('k')).toBe('gcm1:k');
+      expect(box.kind).toBe('fallback');
+    }
+    expect(createSafeStorageBox(fake(true, 'basic_text'), nodeBox, 'win32').seal('k').startsWith('ss1:')).toBe(true);
+  });
+  it('a value sealed with the keychain on an earlier launch, keychain locked now: "keyring locked", not a generic error', () => {
+    const sealed = createSafeStorageBox(fake(), nodeBox, 'linux').seal('sk_live_secret_1234');
+    // Locked or absent keyring: safeStorage is unavailable in this session.
+    const locked = createSafeStorageBox(fake(false), nodeBox, 'linux');
+    expect(() => locked.open(sealed)).toThrow(KeyringLockedError);
+    expect(() => locked.open(sealed)).toThrow(/keyring locked — unlock it or re-enter the credential/);
+    // An AppError: the console bridge and the API pass its message on instead of "an unexpected error occurred".
+    let thrown: unknown;
+    try {
+      locked.open(sealed);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(isAppError(thrown) && thrown.toBody()).toMatchObject({ code: 'SERVICE_NOT_ENABLED', message: expect.stringMatching(/keyring locked/) });
+    // Key-file values still open.
+    expect(locked.open('gcm1:older')).toBe('older');
+    // A keychain that refuses to decrypt (another login's key) says the same.
+    const refusing = createSafeStorageBox({ ...fake(), decryptString: () => { throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.'); } }, nodeBox, 'linux');
+    expect(() => refusing.open(sealed)).toThrow(/keyring locked.*decrypting/);
+  });
+  it('uses the keychain again once it is unlocked while the app runs', () => {
+    let available = false;
+    const ss = { ...fake(), isEncryptionAvailable: () => available };
+    const box = createSafeStorageBox(ss, nodeBox, 'linux');
+    expect(box.seal('a')).toBe('gcm1:a');
+    available = true;
+    const sealed = box.seal('b');
+    expect(sealed.startsWith('ss1:')).toBe(true);
+    expect(box.open(sealed)).toBe('b');
   });
 });
 
@@ -128,7 +163,93 @@ describe('better-sqlite3 binding for Electron', () => {
   });
 });
 
+describe('loading the binding before the store opens', () => {
+  const stamp = (abi: string) => ({ exists: () => true, read: () => JSON.stringify({ abi }) });
+  it('loads the chosen file once; a load failure names the file, the reason and the fix', () => {
+    const loaded: string[] = [];
+    expect(loadElectronBinding({ projectRoot: '/opt/vc', abi: '145', packaged: false, ...stamp('145'), load: (p) => loaded.push(p) })).toMatchObject({ ok: true });
+    expect(loaded).toHaveLength(1);
+    const r = loadElectronBinding({
+      projectRoot: '/opt/vc',
+      abi: '145',
+      packaged: false,
+      ...stamp('145'),
+      load: () => {
+        throw new Error("The module was compiled against a different Node.js version using NODE_MODULE_VERSION 115.\nstack…");
+      },
+    });
+    expect(!r.ok && r.message).toMatch(/cannot be loaded: The module was compiled against a different Node\.js version using NODE_MODULE_VERSION 115\.\n\nRun: npm run rebuild:electron-sqlite/);
+    expect(!r.ok && r.message).not.toMatch(/stack/);
+  });
+  it('a stale build is never loaded; packaged, the fix is to reinstall', () => {
+    const r = loadElectronBinding({ resourcesPath: '/app/resources', projectRoot: '/opt/vc', abi: '145', packaged: true, ...stamp('133'), load: () => expect.fail('loaded') });
+    expect(!r.ok && r.message).toMatch(/ABI 133.*ABI 145\.\n\nThis installation is incomplete or damaged: reinstall/s);
+  });
+});
+
+describe('application menu', () => {
+  const service: MenuItemConstructorOptions[] = [{ id: 'quit', label: 'Quit' }];
+  const roles = (t: MenuItemConstructorOptions[]) => t.map((i) => i.role ?? i.label);
+  it('macOS gets the app menu (About, Hide, Quit ⌘Q) first', () => {
+    expect(roles(applicationMenuTemplate(service, { platform: 'darwin', packaged: true }))).toEqual(['appMenu', 'Service', 'editMenu', 'View', 'windowMenu']);
+    expect(roles(applicationMenuTemplate(service, { platform: 'linux', packaged: true }))).toEqual(['Service', 'editMenu', 'View', 'windowMenu']);
+  });
+  it('packaged: a View menu without Reload or Developer Tools; development keeps the full one', () => {
+    const view = applicationMenuTemplate(service, { platform: 'win32', packaged: true }).find((i) => i.label === 'View')!;
+    const items = (view.submenu as MenuItemConstructorOptions[]).map((i) => i.role ?? i.type);
+    expect(items).toEqual(['resetZoom', 'zoomIn', 'zoomOut', 'separator', 'togglefullscreen']);
+    expect(JSON.stringify(view)).not.toMatch(/reload|toggleDevTools|forceReload/i);
+    expect(roles(applicationMenuTemplate(service, { platform: 'win32', packaged: false }))).toContain('viewMenu');
+  });
+});
+
+describe('data folder in use (dialog)', () => {
+  const holder = (door: 'serve' | 'electron', url: string | null) => ({ pid: 42, door, startedAt: '2026-01-01T00:00:00Z', url, host: null, port: null });
+  it('vconsole serve with a listener: offers its console page and says where the one-time link is', () => {
+    const d = folderInUseDialog('The data folder /d is in use…', holder('serve', 'http://127.0.0.1:4010'));
+    expect(d.consoleUrl).toBe('http://127.0.0.1:4010/console/');
+    expect(d.options.buttons).toEqual(['Open its console in the browser', 'Quit']);
+    expect(d.options.cancelId).toBe(1);
+    expect(d.options.detail).toMatch(/^The data folder \/d is in use…\n\n/);
+    expect(d.options.detail).toMatch(/"Console:" link that `vconsole serve` printed/);
+  });
+  it('no console to open: another desktop app, no listener, unknown holder, or a non-loopback URL', () => {
+    for (const h of [holder('electron', 'http://127.0.0.1:4010'), holder('serve', null), null, holder('serve', 'http://evil.example:4010')]) {
+      const d = folderInUseDialog('m', h);
+      expect(d.consoleUrl).toBeNull();
+      expect(d.options.buttons).toEqual(['Quit']);
+    }
+    expect(folderInUseDialog('m', holder('electron', null)).options.detail).toMatch(/its window or its tray icon/);
+  });
+  it('isLoopbackHttpUrl', () => {
+    expect(isLoopbackHttpUrl('http://127.0.0.1:4010/console/')).toBe(true);
+    expect(isLoopbackHttpUrl('http://localhost:4010/')).toBe(true);
+    expect(isLoopbackHttpUrl('http://[::1]:4010/')).toBe(true);
+    for (const u of ['http://127.0.0.1.evil.example/', 'file:///etc/passwd', 'http://u:p@127.0.0.1/', 'javascript:alert(1)', 'nonsense']) expect(isLoopbackHttpUrl(u), u).toBe(false);
+  });
+});
+
 describe('generated icon PNG', () => {
+  it('the macOS template image is black + alpha only, 16 px with a distinct 32 px @2x', () => {
+    for (const size of [16, 32]) {
+      const png = templateIconPng(size);
+      expect(png.readUInt32BE(16)).toBe(size);
+      const raw = inflateSync(png.subarray(41, 41 + png.readUInt32BE(33)));
+      let opaque = 0;
+      for (let y = 0; y < size; y++) {
+        for (let x = 0; x < size; x++) {
+          const o = y * (size * 4 + 1) + 1 + x * 4;
+          expect([raw[o], raw[o + 1], raw[o + 2]]).toEqual([0, 0, 0]);
+          if (raw[o + 3]! > 0) opaque++;
+        }
+      }
+      // The mark is drawn (the square minus the check cut out), not an empty or a full square.
+      expect(opaque).toBeGreaterThan(size * size * 0.3);
+      expect(opaque).toBeLessThan(size * size * 0.95);
+    }
+    expect(templateIconPng(16, true).equals(templateIconPng(16))).toBe(false);
+  });
+
   it('computes the standard CRC-32 (check value of "123456789" is CBF43926, per the CRC catalogue)', () => {
     expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
   });
