@@ -13,6 +13,7 @@ import { dashboardFeature } from './feature-dashboard';
 import { settingsFeature } from './feature-settings';
 import { verificationFeature } from './feature-verification';
 import { backupsFeature } from './feature-backups';
+import { auditFeature } from './feature-audit';
 
 export interface FeatureRuntime {
   rt: CoreRuntime;
@@ -44,4 +45,5 @@ export const FEATURES: readonly Feature[] = [
   dashboardFeature,
   settingsFeature,
   backupsFeature,
+  auditFeature,
 ];

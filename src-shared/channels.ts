@@ -13,6 +13,7 @@ import { webhookChannels } from './channels-webhooks';
 import { dashboardChannels } from './channels-dashboard';
 import { settingsChannels } from './channels-settings';
 import { backupChannels } from './channels-backups';
+import { auditChannels } from './channels-audit';
 import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './schemas/auth';
 import { channel, type ChannelDef } from './channel-def';
 
@@ -80,7 +81,7 @@ const verifyChannels = {
   ),
 };
 
-export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels, backupChannels);
+export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels, backupChannels, auditChannels);
 export type Channels = typeof CHANNELS;
 export type ChannelName = keyof Channels & string;
 export const CHANNEL_NAMES = Object.keys(CHANNELS) as ChannelName[];

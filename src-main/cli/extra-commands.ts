@@ -10,6 +10,7 @@ import { providersCommand } from './providers-commands';
 import { configCommand } from './config-commands';
 import { simulatorCommand } from './simulator-command';
 import { dbCommand } from './db-commands';
+import { auditCommand } from './audit-commands';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 export interface CliKit {
@@ -28,4 +29,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand, dbCommand];
+export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand, dbCommand, auditCommand];

@@ -1,8 +1,8 @@
 // Crash points for the reliability suites (docs/reliability.md): VC_FAULT_POINT=<point> makes the process SIGKILL
 // itself there (on the VC_FAULT_AFTER-th pass, default the first), so a test can crash it at an exact moment.
-export type FaultPoint = 'after-charge' | 'after-claim' | 'after-upstream' | 'after-commit-before-response';
+export type FaultPoint = 'after-charge' | 'after-claim' | 'after-upstream' | 'after-commit-before-response' | 'before-audit-entry';
 
-export const FAULT_POINTS: readonly FaultPoint[] = ['after-charge', 'after-claim', 'after-upstream', 'after-commit-before-response'];
+export const FAULT_POINTS: readonly FaultPoint[] = ['after-charge', 'after-claim', 'after-upstream', 'after-commit-before-response', 'before-audit-entry'];
 
 /** The armed point, read once at load; null (the normal case) turns every hook into a call to an empty function. */
 export function readFaultConfig(env: Record<string, string | undefined>): { point: FaultPoint; after: number } | null {

@@ -132,7 +132,15 @@ describe('secrets at rest and in logs', () => {
     const logs = Buffer.from(child.output() + cliOutput, 'utf8');
     child = null;
     const stopped = fileBytes(prep.dataDir);
-    const store = Buffer.concat([running, stopped]);
+    // The audit trail's exports (issue 15) are read by people outside the store: no secret may reach them either.
+    const exports: string[] = [];
+    for (const format of ['json', 'csv']) {
+      const x = spawnSync(process.execPath, [...serveEntry().args, 'audit', 'export', '--format', format, '--data-dir', prep.dataDir], { cwd: ROOT, encoding: 'utf8' });
+      expect(x.status, x.stderr).toBe(0);
+      exports.push(x.stdout);
+    }
+    expect(exports[0]).toContain('"action": "key.revoked"');
+    const store = Buffer.concat([running, stopped, Buffer.from(exports.join('\n'), 'utf8')]);
 
     const report: Record<string, { values: number; inStore: number; inLogs: number }> = {};
     for (const [name, values] of Object.entries(secrets)) {
@@ -234,6 +242,10 @@ describe('constant-time comparison of secrets', () => {
       'store/database.ts: migrationHash(m) !== row.hash',
       'core/routing/csv-batch.ts: 2] !== hash',
       'core/routing/csv-batch.ts: this.hashes[i] === hash',
+      // The audit chain's hashes are public (they are exported for anyone to verify): no secret to time.
+      'core/audit/audit-log.ts: e.prevHash !== prev.hash',
+      'core/audit/audit-log.ts: entryHash(rest) !== hash',
+      'core/audit/audit-log.ts: r.head.hash !== x.head.hash',
     ]);
     const clean = (x: string) => x.replace(/^[(!]+/, '');
     const files: string[] = [];

@@ -258,6 +258,7 @@ const KNOWN_GOOD: Record<string, (o: Operation, fixtures: Fixture[]) => Promise<
   'POST /api/v1/verifications/routing-codes': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
   'POST /api/v1/verifications/correspondents': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
   'POST /api/v1/verifications/batch': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
+  'GET /api/v1/client/audit-events': () => ({ headers: owner() }),
 };
 
 beforeAll(async () => {

@@ -7,6 +7,7 @@ import { canonicalJson } from '../idempotency/idempotency';
 import type { CoreDeps } from '../context';
 import { iso } from '../clock';
 import { newId } from '../ids';
+import { faultPoint } from '../fault-points';
 import { currentAuditContext, type AuditActor, type AuditDoor } from './audit-context';
 import type { Db } from '../../store/database';
 import type { Principal } from '../principal';
@@ -122,6 +123,8 @@ export function appendAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId
     prevHash: h.hash,
   };
   const entry: AuditEntry = { ...base, hash: entryHash(base) };
+  // The change is written but not committed: a crash here must leave neither (test/integration/audit).
+  faultPoint('before-audit-entry');
   db.prepare(
     `INSERT INTO audit_events (organization_id, seq, id, at, actor_type, actor_id, actor_label, door, action, target_type, target_id, detail, prev_hash, hash)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

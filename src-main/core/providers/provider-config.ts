@@ -242,7 +242,7 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
         appendInstallationAudit(deps, {
           action: existing ? 'provider.updated' : 'provider.created',
           target: { type: 'provider', id: v.id },
-          detail: { adapter: v.adapter, baseUrl: v.baseUrl, routes: [...new Set(v.routes)], credential: v.secret !== undefined ? 'replaced' : v.clearSecret ? 'cleared' : 'unchanged', caCert: givenCa ? 'replaced' : v.clearCaCert ? 'cleared' : 'unchanged' },
+          detail: { adapter: v.adapter, baseUrl: v.baseUrl, routes: [...new Set(v.routes)], sealedValue: v.secret !== undefined ? 'replaced' : v.clearSecret ? 'cleared' : 'unchanged', caCert: givenCa ? 'replaced' : v.clearCaCert ? 'cleared' : 'unchanged' },
         });
       })();
       return api.get(v.id)!;

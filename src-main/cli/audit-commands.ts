@@ -1,0 +1,78 @@
+// `vconsole audit verify [--file EXPORT]`, `audit export [--format json|csv] [--out F]`, `audit list`: the audit trail
+// from the command line (docs/audit.md). `verify --file` checks an export offline, without any store.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { auditCsv, exportAudit, listAudit, verifyExport, verifyStore, type AuditExport, type VerifyResult } from '../core/audit/audit-log';
+import type { ExtraCommand } from './extra-commands';
+
+const USAGE = [
+  'vconsole audit verify [--file EXPORT.json] [--data-dir DIR] [--json]',
+  'vconsole audit export [--format json|csv] [--out FILE] [--data-dir DIR]',
+  'vconsole audit list [--action A] [--actor A] [--limit N] [--data-dir DIR] [--json]',
+].join('\n  ');
+
+function usage(message: string): number {
+  process.stderr.write(`vconsole: ${message}\nUsage: ${USAGE}\n`);
+  return 2;
+}
+
+function describe(r: VerifyResult): string {
+  if (r.ok) return `Organization ${r.organizationId}: ${r.entries} entries verified. Head: #${r.head.seq} ${r.head.hash} (keep it to detect a later truncation).`;
+  return `Organization ${r.organizationId}: NOT VERIFIED at entry #${r.firstBad!.seq} (${r.firstBad!.id}): ${r.firstBad!.reason}. The ${r.entries - 1} entries before it verify.`;
+}
+
+export const auditCommand: ExtraCommand = {
+  name: 'audit',
+  usage: USAGE,
+  async run(args, kit) {
+    const [sub, ...rest] = args;
+    if (sub === 'verify') {
+      const { values } = kit.parse(rest, { file: { type: 'string' } });
+      let results: VerifyResult[];
+      if (typeof values['file'] === 'string') {
+        let x: AuditExport;
+        try {
+          x = JSON.parse(readFileSync(values['file'], 'utf8')) as AuditExport;
+        } catch (e) {
+          return usage(`cannot read ${values['file']} as an audit export: ${(e as Error).message}`);
+        }
+        try {
+          results = [verifyExport(x)];
+        } catch (e) {
+          return usage((e as Error).message);
+        }
+      } else {
+        results = await kit.withCore(values, (core) => verifyStore(core.deps.db));
+      }
+      kit.print(values, { ok: results.every((r) => r.ok), chains: results }, results.length === 0 ? 'The audit trail is empty.' : results.map(describe).join('\n'));
+      return results.every((r) => r.ok) ? 0 : 1;
+    }
+    if (sub === 'export') {
+      const { values } = kit.parse(rest, { format: { type: 'string' }, out: { type: 'string' } });
+      const format = values['format'] ?? 'json';
+      if (format !== 'json' && format !== 'csv') return usage('--format is json or csv');
+      const x = await kit.withCore(values, (core) => exportAudit(core.deps.db, kit.ownerPrincipal(core).organizationId, core.deps.clock.now()));
+      const text = format === 'json' ? `${JSON.stringify(x, null, 2)}\n` : auditCsv(x.entries);
+      if (typeof values['out'] === 'string' && values['out'] !== '') {
+        writeFileSync(values['out'], text);
+        process.stderr.write(`${x.entries.length} entries written to ${values['out']}.\n`);
+      } else process.stdout.write(text);
+      return 0;
+    }
+    if (sub === 'list') {
+      const { values } = kit.parse(rest, { action: { type: 'string' }, actor: { type: 'string' }, limit: { type: 'string' } });
+      const limit = values['limit'] === undefined ? 20 : Number(values['limit']);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return usage('--limit is a whole number from 1 to 1000');
+      const page = await kit.withCore(values, (core) =>
+        listAudit(core.deps.db, kit.ownerPrincipal(core).organizationId, {
+          limit,
+          offset: 0,
+          ...(typeof values['action'] === 'string' ? { action: values['action'] } : {}),
+          ...(typeof values['actor'] === 'string' ? { actor: values['actor'] } : {}),
+        }),
+      );
+      kit.print(values, page, page.data.map((e) => `#${e.seq}  ${e.at}  ${e.action.padEnd(26)} ${e.actor.label} (${e.door})${e.target.id ? `  → ${e.target.id}` : ''}`).join('\n') || 'No entries.');
+      return 0;
+    }
+    return usage(sub ? `unknown audit command: ${sub}` : 'audit needs a command');
+  },
+};

@@ -1,0 +1,120 @@
+// The audit trail (issue 15, docs/audit.md): `GET /client/audit-events` for owners and admins, the console's Audit
+// page channels, and retention (a daily prune that keeps the chain verifiable from a checkpoint).
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import type { AuditChannels } from '../src-shared/channels-audit';
+import { AUDIT_RETENTION_DAYS_DEFAULT, AuditEventSchema, AuditQuerySchema } from '../src-shared/schemas/audit';
+import { ErrorBodySchema, listEnvelope, toEnvelope, withPage } from '../src-shared/schemas/common';
+import { owner, type ConsoleContext } from './console/handlers';
+import { audited, auditCsv, chainStart, exportAudit, listAudit, pruneAudit, verifyStore } from './core/audit/audit-log';
+import { requireRole } from './core/principal';
+import type { CoreRuntime } from './core/runtime';
+import type { Feature } from './features';
+import { principalOf } from './http/auth';
+import type { HttpDoor } from './http/app';
+
+const RETENTION_KEY = 'audit.retention_days';
+
+export function auditRetentionDays(rt: CoreRuntime): number {
+  const row = rt.deps.db.prepare('SELECT value FROM settings WHERE key = ?').get(RETENTION_KEY) as { value: string } | undefined;
+  const n = row ? Number(JSON.parse(row.value)) : NaN;
+  return Number.isInteger(n) && n > 0 ? n : AUDIT_RETENTION_DAYS_DEFAULT;
+}
+
+function registerAuditRoutes(door: HttpDoor): void {
+  const { app, rt } = door;
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/client/audit-events',
+    {
+      onRequest: door.auth('bearer'),
+      schema: {
+        summary: 'The audit trail (extension; owners and admins)',
+        description:
+          'An extension to the interface (docs/api-decisions.md): the organization\'s append-only, hash-chained audit trail, newest first. Filters: actor (id or part of the label), action (or its start), target id, time range.',
+        tags: ['audit'],
+        security: [{ bearer: [] }],
+        querystring: AuditQuerySchema,
+        response: { 200: listEnvelope(AuditEventSchema), 401: ErrorBodySchema, 403: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema },
+      },
+    },
+    async (req) => {
+      const p = principalOf(req);
+      requireRole(p, ['OWNER', 'ADMIN']);
+      return toEnvelope(listAudit(rt.deps.db, p.organizationId, req.query), req.query);
+    },
+  );
+}
+
+type AuditHandlers = {
+  [K in keyof AuditChannels]: (input: z.output<AuditChannels[K]['input']>) => Promise<z.input<AuditChannels[K]['output']>>;
+};
+
+function auditConsoleHandlers(ctx: ConsoleContext): AuditHandlers {
+  const { rt } = ctx;
+  return {
+    'audit:list': async (q) => {
+      const page = withPage(q);
+      return toEnvelope(listAudit(rt.deps.db, owner(ctx).organizationId, page), page);
+    },
+    'audit:export': async ({ format }) => {
+      const organizationId = owner(ctx).organizationId;
+      const x = exportAudit(rt.deps.db, organizationId, rt.deps.clock.now());
+      const stamp = x.exportedAt.replace(/[:.]/g, '-');
+      return format === 'json'
+        ? { filename: `audit-${stamp}.json`, mediaType: 'application/json', content: `${JSON.stringify(x, null, 2)}\n` }
+        : { filename: `audit-${stamp}.csv`, mediaType: 'text/csv', content: auditCsv(x.entries) };
+    },
+    'audit:verify': async () => {
+      const organizationId = owner(ctx).organizationId;
+      const r = verifyStore(rt.deps.db).find((x) => x.organizationId === organizationId);
+      const start = chainStart(rt.deps.db, organizationId);
+      return {
+        ok: r?.ok ?? true,
+        entries: r?.entries ?? 0,
+        head: r?.head ?? start,
+        firstBad: r?.firstBad ?? null,
+        retentionDays: auditRetentionDays(rt),
+        checkpoint: start.seq > 0 ? start : null,
+      };
+    },
+    'audit:setRetention': async ({ days }) => {
+      const organizationId = owner(ctx).organizationId;
+      const before = auditRetentionDays(rt);
+      audited(
+        rt.deps,
+        organizationId,
+        () => rt.deps.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(RETENTION_KEY, JSON.stringify(days)),
+        () => ({ action: 'settings.updated', target: { type: 'settings', id: RETENTION_KEY }, detail: { auditRetentionDays: { from: before, to: days } } }),
+      );
+      return { days };
+    },
+  };
+}
+
+/** Prunes once an hour after start (cheap when nothing is due); entries live `retention` days. */
+function startRetentionLoop(rt: CoreRuntime): { stop(): Promise<void> } {
+  const run = () => {
+    try {
+      const removed = pruneAudit(rt.deps, auditRetentionDays(rt));
+      const n = Object.values(removed).reduce((a, b) => a + b, 0);
+      if (n > 0) rt.deps.log.info({ removed: n }, 'audit retention: old entries pruned, chain kept from a checkpoint');
+    } catch (err) {
+      rt.deps.log.error({ err: (err as Error).message }, 'audit retention failed; the next run tries again');
+    }
+  };
+  const first = setTimeout(run, 60_000).unref();
+  const every = setInterval(run, 3_600_000).unref();
+  return {
+    async stop() {
+      clearTimeout(first);
+      clearInterval(every);
+    },
+  };
+}
+
+export const auditFeature: Feature = {
+  name: 'audit',
+  httpRoutes: (door) => registerAuditRoutes(door),
+  consoleHandlers: (ctx) => auditConsoleHandlers(ctx),
+  start: (f) => startRetentionLoop(f.rt),
+};

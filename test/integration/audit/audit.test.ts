@@ -1,0 +1,250 @@
+// The audit trail (issue 15): every listed action writes exactly one entry in the commit of its change, with the
+// right actor and door; a crash between the change and its entry leaves neither; UPDATE and DELETE are refused;
+// editing, deleting or reordering rows with another tool is detected and named; an export verifies offline and a
+// modified one does not; retention keeps the chain verifiable from a checkpoint; a DEVELOPER cannot read it.
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src-main/core/clock';
+import { createUser } from '../../../src-main/core/orgs/organizations';
+import { dispatch } from '../../../src-main/console/handlers';
+import { allEntries, exportAudit, pruneAudit, verifyStore, type AuditEntry } from '../../../src-main/core/audit/audit-log';
+import { api, login, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { prepareDataDir, removeDataDirs, ROOT, serveEntry, startChild, type ChildService } from '../../reliability/child-service';
+
+function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [...serveEntry().args, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    p.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+let ts: TestService;
+let ownerToken: string;
+const clock = new ManualClock(Date.parse('2026-01-05T10:00:00.000Z'));
+const entries = (): AuditEntry[] => allEntries(ts.service.deps.db, ts.org!.organizationId);
+const byAction = (a: string) => entries().filter((e) => e.action === a);
+
+beforeAll(async () => {
+  ts = await startTestService({ clock });
+  ownerToken = (await login(ts.url, ts.email)).accessToken;
+}, 60_000);
+afterAll(async () => {
+  await ts?.stop();
+  removeDataDirs();
+});
+
+describe('what is recorded', () => {
+  it('setup records the organization, its owner and both keys, in the console-less system door', () => {
+    expect(entries().map((e) => e.action)).toEqual(['organization.created', 'user.created', 'key.created', 'key.created', 'auth.login_succeeded']);
+    expect(byAction('user.created')[0]!.detail).toEqual({ email: ts.email, role: 'OWNER' });
+  });
+
+  it('each action writes exactly one entry, with its actor and door, and never a secret', async () => {
+    const before = entries().length;
+    // API door, as the signed-in owner.
+    const key = await api(ts.url, 'POST', '/client/api-keys', { token: ownerToken, body: { name: 'ci', environment: 'sandbox' } });
+    expect(key.status).toBe(201);
+    expect((await api(ts.url, 'DELETE', `/client/api-keys/${key.body.id}`, { token: ownerToken })).status).toBe(200);
+    // Sign-in failures (wrong password, unknown email) and a refresh-token reuse.
+    expect((await api(ts.url, 'POST', '/auth/login', { body: { email: ts.email, password: 'Hunter2-typo' } })).status).toBe(401);
+    expect((await api(ts.url, 'POST', '/auth/login', { body: { email: 'nobody@example.com', password: 'Hunter2-typo' } })).status).toBe(401);
+    const pair = await login(ts.url, ts.email);
+    expect((await api(ts.url, 'POST', '/auth/refresh', { body: { refreshToken: pair.refreshToken } })).status).toBe(200);
+    expect((await api(ts.url, 'POST', '/auth/refresh', { body: { refreshToken: pair.refreshToken } })).status).toBe(401);
+    // Console door: billing, settings, users, providers, configuration.
+    const h = ts.service.handlers;
+    const ok = async (channel: string, input: unknown) => {
+      const r = await dispatch(h, channel, input);
+      expect(r, channel).toMatchObject({ ok: true });
+      return (r as { value: unknown }).value;
+    };
+    await ok('prices:set', { service: 'account:NG', amount: 150, currency: 'USD' });
+    await ok('services:enable', { service: 'account:NG' });
+    await ok('services:disable', { service: 'account:NG' });
+    await ok('wallet:topUp', { amount: 10_000, currency: 'USD' });
+    await ok('settings:update', { rateLimitPerMinute: 500 });
+    const user = (await ok('users:create', { email: 'analyst@example.com', password: TEST_PASSWORD, role: 'DEVELOPER' })) as { id: string };
+    await ok('users:setRole', { id: user.id, role: 'ADMIN' });
+    await ok('users:deactivate', { id: user.id });
+    await ok('providers:set', { id: 'bank-a', adapter: 'generic', baseUrl: 'https://bank-a.example.com', authScheme: 'bearer', secret: 'super-secret-credential-123', routes: ['account:NG'] });
+    await ok('providers:remove', { id: 'bank-a' });
+    const exported = (await ok('config:export', {})) as unknown;
+    await ok('config:import', { file: exported });
+    const added = entries().slice(before);
+    const counts: Record<string, number> = {};
+    for (const e of added) counts[e.action] = (counts[e.action] ?? 0) + 1;
+    expect(counts).toEqual({
+      'key.created': 1,
+      'key.revoked': 1,
+      'auth.login_failed': 2,
+      'auth.login_succeeded': 1,
+      'auth.refresh_reuse_detected': 1,
+      'price.set': 1,
+      'service.enabled': 1,
+      'service.disabled': 1,
+      'wallet.topped_up': 1,
+      'settings.updated': 1,
+      'user.created': 1,
+      'user.role_changed': 1,
+      'user.deactivated': 1,
+      'provider.created': 1,
+      'provider.removed': 1,
+      'config.imported': 1,
+    });
+    const created = added.find((e) => e.action === 'key.created')!;
+    expect(created).toMatchObject({ door: 'api', actor: { type: 'user', label: ts.email }, target: { type: 'apiKey', id: key.body.id } });
+    const topUp = added.find((e) => e.action === 'wallet.topped_up')!;
+    expect(topUp).toMatchObject({ door: 'console', actor: { type: 'console' } });
+    const failed = added.filter((e) => e.action === 'auth.login_failed').map((e) => e.detail);
+    expect(failed).toEqual([
+      { email: ts.email, reason: 'wrong password' },
+      { email: 'nobody@example.com', reason: 'unknown email' },
+    ]);
+    expect(added.find((e) => e.action === 'provider.created')!.detail).toMatchObject({ sealedValue: 'replaced' });
+    const text = JSON.stringify(entries());
+    for (const secret of ['super-secret-credential-123', 'Hunter2-typo', TEST_PASSWORD, pair.refreshToken, key.body.key as string]) expect(text).not.toContain(secret);
+    expect(verifyStore(ts.service.deps.db).every((r) => r.ok)).toBe(true);
+  });
+
+  it('a change that fails writes no entry', async () => {
+    const before = entries().length;
+    const r = await dispatch(ts.service.handlers, 'users:create', { email: ts.email, password: TEST_PASSWORD, role: 'DEVELOPER' });
+    expect(r.ok).toBe(false);
+    expect(entries().length).toBe(before);
+  });
+});
+
+describe('integrity', () => {
+  it('the store refuses UPDATE and DELETE of entries', () => {
+    const db = ts.service.deps.db;
+    expect(() => db.prepare("UPDATE audit_events SET action = 'x' WHERE seq = 1").run()).toThrow(/append-only/);
+    expect(() => db.prepare('DELETE FROM audit_events WHERE seq = 1').run()).toThrow(/append-only/);
+  });
+
+  it('editing, deleting or reordering rows with another tool is detected and named', async () => {
+    const tamper = async (sql: string): Promise<{ ok: boolean; firstBad: { seq: number; reason: string } | null }> => {
+      const dir = mkdtempSync(join(tmpdir(), 'vc-tamper-'));
+      try {
+        const copy = join(dir, 'verification-console.sqlite');
+        await ts.service.deps.db.backup(copy);
+        const db = new Database(copy);
+        db.exec(`DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete; ${sql}`);
+        const r = verifyStore(db).find((x) => x.organizationId === ts.org!.organizationId)!;
+        db.close();
+        return r;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const edited = await tamper(`UPDATE audit_events SET detail = '{"amount":1000000}' WHERE action = 'wallet.topped_up'`);
+    expect(edited.ok).toBe(false);
+    expect(edited.firstBad!.reason).toMatch(/edited/);
+    const deleted = await tamper("DELETE FROM audit_events WHERE action = 'key.revoked'");
+    expect(deleted.ok).toBe(false);
+    expect(deleted.firstBad!.reason).toMatch(/deleted, inserted or moved/);
+    const swapped = await tamper('UPDATE audit_events SET seq = -seq WHERE seq IN (3, 4); UPDATE audit_events SET seq = CASE seq WHEN -3 THEN 4 ELSE 3 END WHERE seq IN (-3, -4)');
+    expect(swapped.ok).toBe(false);
+    expect(swapped.firstBad).toMatchObject({ seq: 3 });
+    // The untouched store still verifies.
+    expect(verifyStore(ts.service.deps.db).every((r) => r.ok)).toBe(true);
+  });
+
+  it('an export verifies offline with `vconsole audit verify --file`; a modified export does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vc-export-'));
+    try {
+      const r = await dispatch(ts.service.handlers, 'audit:export', { format: 'json' });
+      const file = join(dir, 'audit.json');
+      writeFileSync(file, (r as { value: { content: string } }).value.content);
+      const good = await runCli(['audit', 'verify', '--file', file, '--json']);
+      expect(good.code, good.stderr).toBe(0);
+      expect(JSON.parse(good.stdout)).toMatchObject({ ok: true });
+      const x = JSON.parse(readFileSync(file, 'utf8')) as { entries: { action: string; detail: Record<string, unknown> }[] };
+      x.entries.find((e) => e.action === 'wallet.topped_up')!.detail['amount'] = 1;
+      writeFileSync(file, JSON.stringify(x));
+      const bad = await runCli(['audit', 'verify', '--file', file]);
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toMatch(/NOT VERIFIED at entry #\d+ .*edited/);
+      // Dropping the newest entries is caught by the export's stated head.
+      const y = exportAudit(ts.service.deps.db, ts.org!.organizationId, clock.now());
+      y.entries.pop();
+      writeFileSync(file, JSON.stringify(y));
+      const cut = await runCli(['audit', 'verify', '--file', file]);
+      expect(cut.code).toBe(1);
+      expect(cut.stdout).toMatch(/removed from the end/);
+      const csv = await dispatch(ts.service.handlers, 'audit:export', { format: 'csv' });
+      expect((csv as { value: { content: string } }).value.content.split('\r\n')[0]).toBe('seq,id,at,actor_type,actor_id,actor,door,action,target_type,target_id,detail,prev_hash,hash');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('retention prunes old entries and keeps the chain verifiable from a checkpoint', async () => {
+    const total = entries().length;
+    clock.advance(30 * 86_400_000);
+    expect(await dispatch(ts.service.handlers, 'wallet:topUp', { amount: 500, currency: 'USD' })).toMatchObject({ ok: true });
+    const removed = pruneAudit(ts.service.deps, 10);
+    expect(removed[ts.org!.organizationId]).toBe(total);
+    const left = entries();
+    expect(left.map((e) => e.action)).toEqual(['wallet.topped_up', 'audit.pruned']);
+    expect(left[0]!.seq).toBe(total + 1);
+    expect(verifyStore(ts.service.deps.db).every((r) => r.ok)).toBe(true);
+    const v = await dispatch(ts.service.handlers, 'audit:verify', {});
+    expect(v).toMatchObject({ ok: true, value: { ok: true, checkpoint: { seq: total } } });
+  });
+});
+
+describe('reading it', () => {
+  it('GET /client/audit-events: owners read and filter it; a DEVELOPER and an API key cannot', async () => {
+    const devEmail = 'dev-audit@example.com';
+    await createUser(ts.service.deps, ts.org!.organizationId, { email: devEmail, password: TEST_PASSWORD, role: 'DEVELOPER' });
+    const owner = await login(ts.url, ts.email);
+    const all = await api(ts.url, 'GET', '/audit-events-not-a-route', { token: owner.accessToken });
+    expect(all.status).toBe(404);
+    const list = await api(ts.url, 'GET', '/client/audit-events?action=wallet.&limit=5', { token: owner.accessToken });
+    expect(list.status).toBe(200);
+    expect(list.body.data.length).toBeGreaterThan(0);
+    expect(list.body.data.every((e: { action: string }) => e.action.startsWith('wallet.'))).toBe(true);
+    expect(list.body.pagination).toMatchObject({ limit: 5, offset: 0 });
+    const dev = await login(ts.url, devEmail);
+    expect((await api(ts.url, 'GET', '/client/audit-events', { token: dev.accessToken })).status).toBe(403);
+    expect((await api(ts.url, 'GET', '/client/audit-events', { key: ts.sandboxKey })).status).toBe(401);
+  });
+});
+
+describe('a crash between a change and its entry', { timeout: 120_000 }, () => {
+  let child: ChildService | null = null;
+  afterAll(async () => {
+    if (child && child.proc.exitCode === null) child.proc.kill('SIGKILL');
+  });
+
+  it('leaves neither: the key is not there and no entry names it', async () => {
+    const p = await prepareDataDir();
+    // The sign-in is the first audited change (pass 1); the key is the second, where the process dies.
+    child = await startChild(p.dataDir, { env: { VC_FAULT_POINT: 'before-audit-entry', VC_FAULT_AFTER: '2' } });
+    const token = (await login(child.url, p.email)).accessToken;
+    const res = await api(child.url, 'POST', '/client/api-keys', { token, body: { name: 'never', environment: 'sandbox' } }).catch((e: unknown) => e);
+    expect(res).toBeInstanceOf(Error);
+    expect((await child.exited).signal).toBe('SIGKILL');
+    const db = new Database(join(p.dataDir, 'verification-console.sqlite'), { readonly: true });
+    try {
+      expect(db.prepare("SELECT count(*) AS n FROM api_keys WHERE name = 'never'").get()).toEqual({ n: 0 });
+      const actions = (db.prepare('SELECT action FROM audit_events ORDER BY organization_id, seq').all() as { action: string }[]).map((r) => r.action);
+      expect(actions.filter((a) => a === 'key.created')).toHaveLength(2);
+      expect(verifyStore(db).every((r) => r.ok)).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
+});
