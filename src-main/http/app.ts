@@ -104,7 +104,10 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
       const values: string[] = [];
       const raw = req.raw.rawHeaders;
       for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
-      if (values.length > 1 && name === 'idempotency-key') throw new AppError('IDEMPOTENCY_KEY_INVALID', { message: 'Send exactly one Idempotency-Key header.' });
+      if (values.length > 1 && name === 'idempotency-key') throw new AppError('IDEMPOTENCY_KEY_INVALID', {
+          message: 'Send exactly one Idempotency-Key header.',
+          details: [{ field: 'Idempotency-Key', message: `was sent ${values.length} times; send it exactly once` }],
+        });
       if (values.length > 1) req.headers[name] = values;
     }
   });

@@ -75,7 +75,10 @@ export function registerRoutingRoutes(door: HttpDoor): void {
       onRequest: door.auth('apiKey'),
       // Before schema validation, so that 101 well-formed items are BATCH_TOO_LARGE rather than VALIDATION_ERROR.
       preValidation: async (req) => {
-        if (isBatchTooLarge(req.body)) throw new AppError('BATCH_TOO_LARGE');
+        if (isBatchTooLarge(req.body)) {
+          const n = (req.body as { items: unknown[] }).items.length;
+          throw new AppError('BATCH_TOO_LARGE', { details: [{ field: 'items', message: `holds ${n} items; split it into batches of at most 100` }] });
+        }
       },
       schema: {
         ...common,
