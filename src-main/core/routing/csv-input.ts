@@ -167,19 +167,25 @@ function validIdentifier(cell: string): boolean {
   return /^\d{9}$/.test(digits) && abaChecksumValid(digits);
 }
 
-const HEADER_WORDS = /BIC|SWIFT|CODE|ROUTING|NUMBER|ABA|BANK|IDENT|CURRENCY/;
+const HEADER_WORDS = /BIC|SWIFT|CODE|ROUTING|BANK|IDENT|CURRENCY/;
 
 /**
- * A first row whose identifier-looking cells are header words (letters only, naming a column: `SWIFTBIC`,
- * `BANKCODE`), or are not valid identifiers while the rows below hold valid ones in the same column.
+ * A first row that looks like data to the engine (a cell of BIC shape) but is a header: it holds no valid
+ * identifier, and a BIC-shaped cell is a header word (`SWIFTBIC`, `BANKCODE`), a capitalised word (`Counties`),
+ * sits next to a multi-word name (`Contact Phone Number`), or is not valid while the rows below hold valid ones.
  */
 function bicLikeHeader(first: string[], below: string[][]): string | null {
+  if (below.length === 0 || first.some((c) => validIdentifier(c) && !/^[A-Za-z]+$/.test(c.trim()))) return null;
+  const multiWord = first.some((c) => /[A-Za-z]+ [A-Za-z]+/.test(c));
   for (let c = 0; c < first.length; c++) {
     const cell = (first[c] ?? '').trim();
     if (!looksLikeIdentifier(cell)) continue;
+    const letters = /^[A-Za-z]+$/.test(cell);
+    const valid = validIdentifier(cell);
+    if (letters && HEADER_WORDS.test(cell.toUpperCase())) return cell;
+    if (letters && !valid && (/^[A-Z][a-z]+$/.test(cell) || multiWord)) return cell;
     const belowValid = below.filter((r) => validIdentifier(r[c] ?? '')).length;
-    if (/^[A-Za-z]+$/.test(cell) && HEADER_WORDS.test(cell.toUpperCase()) && below.length > 0) return cell;
-    if (!validIdentifier(cell) && belowValid > 0 && belowValid >= below.length / 2) return cell;
+    if (!valid && belowValid > 0 && belowValid >= below.length / 2) return cell;
   }
   return null;
 }
@@ -197,6 +203,19 @@ function resolveColumn(column: string, header: string[] | null, width: number, s
 
 /** Reads the head of the file and decides how to read it, or refuses it with a message naming the fix. */
 export function planCsvInput(path: string, o: CsvInputOptions = {}, surface: CsvSurface = 'cli'): CsvInputPlan {
+  const { plan, problem } = inspect(path, o, surface);
+  if (problem) throw problem;
+  return plan;
+}
+
+interface Inspection {
+  plan: CsvInputPlan;
+  /** A refusal the console can still resolve in its mapping step (no identifier column). */
+  problem: CsvInputProblem | null;
+  text: string;
+}
+
+function inspect(path: string, o: CsvInputOptions, surface: CsvSurface): Inspection {
   const head = readHead(path);
   const whole = head.length < HEAD_BYTES;
   const notes: string[] = [];
@@ -246,6 +265,7 @@ export function planCsvInput(path: string, o: CsvInputOptions = {}, surface: Csv
   }
 
   let mapping = o.mapping;
+  let problem: CsvInputProblem | null = null;
   const layout = first.length > 0 ? detectLayout(first, undefined, header) : null;
   const headers = layout?.hasHeader ? layout.headers : null;
   const width = Math.max(first.length, ...below.map((r) => r.length), 1);
@@ -259,13 +279,49 @@ export function planCsvInput(path: string, o: CsvInputOptions = {}, surface: Csv
     const anyIdentifier = data.some((r) => r.some(looksLikeIdentifierLoose));
     if ((named && !hasIdentifierMapping(m)) || (!named && !anyIdentifier && data.length > 0)) {
       const seen = (headers ?? first).map((h) => `"${h.trim()}"`).join(', ');
-      throw new CsvInputProblem(
+      problem = new CsvInputProblem(
         'NO_IDENTIFIER_COLUMN',
         `No column holds BICs, routing numbers or routes (${headers ? 'header' : 'first row'}: ${seen}); ${FIX.column[surface]}.`,
       );
     }
   }
-  return { encoding, encodingTentative: tentative, delimiter, crOnly, header, mapping, notes };
+  return { plan: { encoding, encodingTentative: tentative, delimiter, crOnly, header, mapping, notes }, problem, text: asComma };
+}
+
+export interface CsvInputPreview {
+  headers: string[];
+  rows: string[][];
+  mapping: ColumnMapping;
+  hasHeader: boolean;
+  /** How the file is read (encoding, separator, line endings, header). */
+  notes: string[];
+  /** Why the detected mapping cannot run as it is (no identifier column): the user picks the columns. */
+  problem?: string;
+}
+
+/** The console's preview: the first rows as the run will read them, the detected mapping, notes and any problem. */
+export function previewCsvInput(path: string, n = 10): CsvInputPreview {
+  const { plan, problem, text } = inspect(path, {}, 'console');
+  const records = parseCsvText(text).filter((r) => !isBlankRecord(r.cells)).map((r) => r.cells);
+  const first = records[0];
+  if (!first) return { headers: [], rows: [], mapping: emptyColumnMapping(), hasHeader: false, notes: plan.notes };
+  const layout = detectLayout(first, undefined, plan.header);
+  const data = layout.hasHeader ? records.slice(1) : records;
+  let mapping = layout.mapping;
+  if (layout.sniffNextRow && data[0]) mapping = mappingFromData(data[0]);
+  if (problem) mapping = emptyColumnMapping();
+  return {
+    headers: layout.headers,
+    rows: data.slice(0, n),
+    mapping,
+    hasHeader: layout.hasHeader,
+    notes: plan.notes,
+    ...(problem ? { problem: problem.message } : {}),
+  };
+}
+
+function emptyColumnMapping(): ColumnMapping {
+  return { type: null, bic: null, routing: null, fromBic: null, toBic: null, currency: null };
 }
 
 function hasIdentifierMapping(m: Partial<ColumnMapping> | undefined): boolean {
