@@ -2,12 +2,12 @@
 // and our own cases: every corpus file, as it is and re-written with another separator, encoding or line ending,
 // comes out of `validateCsvInput` with the corpus's cells intact; each unreadable case gets its own message naming
 // the fix (CLI option or console control, worded in one place: csv-input.ts); the 64 KiB row cap holds.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src-main/cli/main';
 import { parseCsvText } from '../../src-main/core/routing/csv-reader';
 import { DEFAULT_MAX_RECORD_CHARS } from '../../src-main/core/routing/csv-reader';
 import { CsvInputProblem, planCsvInput, previewCsvInput, toCommaCsv, validateCsvInput, type CsvInputOptions } from '../../src-main/core/routing/csv-input';
@@ -217,17 +217,33 @@ describe('input rules', () => {
 });
 
 describe('vconsole batch validate', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, ['bin/vconsole.mjs', 'batch', 'validate', ...args], { encoding: 'utf8', timeout: 60_000 });
+  /** The command in this process (main of bin/vconsole.mjs), with stderr captured. */
+  async function cli(args: string[]): Promise<{ status: number; stderr: string }> {
+    let stderr = '';
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      stderr += String(chunk);
+      return true;
+    });
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      return { status: await main(['batch', 'validate', ...args]), stderr };
+    } finally {
+      spy.mockRestore();
+      out.mockRestore();
+    }
+  }
 
-  it('exits 2 naming the problem and the option, and reads a semicolon file with a note', () => {
-    const bad = cli([file('name,amount\nAlice,10\n'), '--out', join(dir, 'cli-bad.csv')]);
+  it('exits 2 naming the problem and the option, and reads a semicolon file with a note', async () => {
+    const bad = await cli([file('name,amount\nAlice,10\n'), '--out', join(dir, 'cli-bad.csv')]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('No column holds BICs, routing numbers or routes (header: "name", "amount"); name the column with --column NAME');
-    const ok = cli([file('bic;name\nDEUTDEFF;x\n'), '--out', join(dir, 'cli-ok.csv')]);
+    const ok = await cli([file('bic;name\nDEUTDEFF;x\n'), '--out', join(dir, 'cli-ok.csv')]);
     expect(ok.status).toBe(0);
     expect(ok.stderr).toContain('note: Separator: semicolon (detected); the result file is comma-separated.');
-    const badOption = cli([file('bic\nDEUTDEFF\n'), '--delimiter', 'x', '--out', join(dir, 'cli-opt.csv')]);
+    const badOption = await cli([file('bic\nDEUTDEFF\n'), '--delimiter', 'x', '--out', join(dir, 'cli-opt.csv')]);
     expect(badOption.status).toBe(2);
     expect(badOption.stderr).toContain('--delimiter must be one of , ; tab |');
+    const column = await cli([file('payee,account\nAlice,DEUTDEFF\n'), '--column', '2', '--out', join(dir, 'cli-col.csv')]);
+    expect(column.status).toBe(0);
   });
 });
