@@ -28,7 +28,8 @@ export const IdemHeaders = z.object({
     .string()
     .min(1)
     .max(255)
-    .regex(/^[\x20-\x7e]+$/)
+    // Printable ASCII, not only spaces (api-decisions): the same rule as validateIdempotencyKey.
+    .regex(/^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/)
     .meta({ description: 'A unique key per operation: 1 to 255 printable ASCII characters. A retry with the same key and body replays the first answer for 24 hours.', example: 'order-8812-verify-1' }),
 });
 
