@@ -3,6 +3,7 @@
 // (errors described from the catalogue), request-body examples taken from the sandbox catalogue, no unused
 // components, and request schemas named without the generator's `Input` suffix when only one variant is used.
 // Checked by test/conformance/openapi.test.ts with redocly's recommended ruleset (redocly.yaml).
+import { STATUS_CODES } from 'node:http';
 import type { FastifySchema } from 'fastify';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
@@ -30,12 +31,13 @@ const ERROR_MEANING: Record<number, string> = {
   429: 'Too many requests; wait for the seconds given by `Retry-After`.',
   431: 'The request line or headers are too large.',
   500: 'An unexpected error; it has been logged. Retry later.',
+  503: 'The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`.',
 };
 
 export function errorResponseDescription(status: number): string {
   const codes = (Object.keys(HTTP_ERRORS) as HttpErrorCode[]).filter((c) => HTTP_ERRORS[c].status === status);
-  const meaning = ERROR_MEANING[status];
-  if (!meaning) throw new Error(`no OpenAPI description for HTTP ${status}`);
+  // A status without a sentence here still gets its HTTP reason phrase and its codes, never "Default Response".
+  const meaning = ERROR_MEANING[status] ?? `${STATUS_CODES[status] ?? `HTTP ${status}`}.`;
   return codes.length > 0 ? `${meaning} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.` : meaning;
 }
 
