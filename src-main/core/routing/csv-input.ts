@@ -154,7 +154,7 @@ function headText(head: Buffer, encoding: CsvEncoding, whole: boolean): string {
 }
 
 function guessDelimiter(text: string): CsvDelimiter {
-  const sample = text.split(/\r\n|\n|\r/).slice(0, 50).join('\n');
+  const sample = firstLines(text.includes('\n') ? text : text.replace(/\r/g, '\n'), 50);
   const guess = Papa.parse<string[]>(sample, { preview: 50, skipEmptyLines: true, delimitersToGuess: [',', ';', '\t', '|'] }).meta.delimiter;
   return guess === ';' || guess === '\t' || guess === '|' ? guess : ',';
 }
@@ -247,8 +247,9 @@ function inspect(path: string, o: CsvInputOptions, surface: CsvSurface): Inspect
   const delimiter = o.delimiter ?? guessDelimiter(text);
   if (delimiter !== ',') notes.push(`Separator: ${DELIMITER_NAMES[delimiter]}${o.delimiter ? '' : ' (detected)'}; the result file is comma-separated.`);
 
-  // The first records as the engine will see them.
-  const asComma = toCommaCsv(crOnly ? text.replace(/\r\n?/g, '\n') : text, delimiter);
+  // The first records as the engine will see them: the first 200 lines are plenty (21 records are read), and keep
+  // the preview and a console start cheap on the main thread.
+  const asComma = toCommaCsv(firstLines(crOnly ? text.replace(/\r\n?/g, '\n') : text, 200), delimiter);
   const records = parseCsvText(asComma)
     .filter((r) => !isBlankRecord(r.cells))
     .slice(0, 21)
@@ -322,6 +323,16 @@ export function previewCsvInput(path: string, n = 10): CsvInputPreview {
 
 function emptyColumnMapping(): ColumnMapping {
   return { type: null, bic: null, routing: null, fromBic: null, toBic: null, currency: null };
+}
+
+/** The text up to and including its `n`th line break (all of it when it has fewer). */
+function firstLines(text: string, n: number): string {
+  let at = -1;
+  for (let k = 0; k < n; k++) {
+    at = text.indexOf('\n', at + 1);
+    if (at === -1) return text;
+  }
+  return text.slice(0, at + 1);
 }
 
 function hasIdentifierMapping(m: Partial<ColumnMapping> | undefined): boolean {
