@@ -41,6 +41,11 @@ export function errorResponseDescription(status: number): string {
   return codes.length > 0 ? `${meaning} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.` : meaning;
 }
 
+/** The description of a success response whose route gave none (the conformance test refuses it). */
+export function fallbackSuccessDescription(status: number, summary: string): string {
+  return `${STATUS_CODES[status] ?? `HTTP ${status}`} (no description given): ${summary}`;
+}
+
 /** The sandbox fixture kinds whose requests exemplify each operation's body. */
 const FIXTURE_KIND_OF: Record<string, string> = {
   verifyAccount: 'account',
@@ -163,9 +168,9 @@ export function openApiTransforms(o: OpenApiFinish): { transform: SwaggerTransfo
         for (const [status, response] of Object.entries((op['responses'] ?? {}) as Record<string, Json>)) {
           if (response['description'] !== 'Default Response' && response['description']) continue;
           const code = Number(status);
-          const description = code < 400 ? ok[code] : errorResponseDescription(code);
-          if (!description) throw new Error(`OpenAPI: ${id} has no description for its ${status} response (schema.responseDescriptions)`);
-          response['description'] = description;
+          // A route without its responseDescriptions still serves a document (test/conformance/openapi.test.ts
+          // fails on the fallback, so it is caught before a release).
+          response['description'] = code < 400 ? (ok[code] ?? fallbackSuccessDescription(code, String(op['summary'] ?? id))) : errorResponseDescription(code);
         }
         const media = ((op['requestBody'] as Json | undefined)?.['content'] as Record<string, Json> | undefined)?.['application/json'];
         if (!media) continue;
@@ -182,8 +187,8 @@ export function openApiTransforms(o: OpenApiFinish): { transform: SwaggerTransfo
             examples[key] = { summary: `${f.country ? `${f.country}: ` : ''}${f.description}`, value: f.request };
           }
         } else Object.assign(examples, OTHER_EXAMPLES[id] ?? {});
-        if (Object.keys(examples).length === 0) throw new Error(`OpenAPI: ${id} has a request body but no example`);
-        media['examples'] = examples;
+        // None: the conformance test names the operation.
+        if (Object.keys(examples).length > 0) media['examples'] = examples;
       }
     }
     pruneComponents(doc);

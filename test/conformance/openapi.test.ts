@@ -12,6 +12,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import createClient from 'openapi-fetch';
 import type { paths } from './generated/api';
 import { generateApiTypes } from './api-types';
+import { fallbackSuccessDescription } from '../../src-main/http/openapi';
 import { login, NG_OK, startTestService, type TestService } from '../helpers/harness';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -64,6 +65,7 @@ describe('the served OpenAPI document', () => {
       expect(String(op['description'] ?? '').length, where).toBeGreaterThan(20);
       for (const [status, response] of Object.entries(op['responses'] as Record<string, Json>)) {
         expect(response['description'], `${where} ${status}`).not.toBe('Default Response');
+        expect(response['description'], `${where} ${status}: give schema.responseDescriptions`).not.toBe(fallbackSuccessDescription(Number(status), String(op['summary'])));
         expect(String(response['description'] ?? '').length, `${where} ${status}`).toBeGreaterThan(5);
       }
     }
