@@ -8,6 +8,7 @@ import { FACE_MATCH_MESSAGES, VERIFICATION_ERRORS } from '../src-shared/errors';
 import { identityFormatFailure, identityRequestIssues } from '../src-shared/identity-rules';
 import { normalizePhone, PHONE_MARKETS, phoneFormatFailure, phoneRequestIssues } from '../src-shared/phone-markets';
 import { nubanCheckDigit } from '../src-shared/validators/nuban';
+import { norm, WRONG_BANK_MESSAGE } from '../src-main/providers/sandbox/fixtures';
 
 type Kind = 'account' | 'phone' | 'identity' | 'face' | 'address';
 interface Fixture {
@@ -124,6 +125,17 @@ add({ kind: 'account', country: 'CN', description: 'Business account: name match
   request: { country: 'CN', accountNumber: '12345678901234', bankCode: 'BKCHCNBJ', accountName: 'Acme Trading Co Ltd', accountHolderType: 'BUSINESS',
     identifiers: [{ type: 'BUSINESS_REGISTRATION', value: '91110000600037341L' }] },
   expected: { status: 'success', fields: { accountName: 'Acme Trading Co Ltd', bankName: 'Bank of China' } } });
+
+// Right account number, wrong bank (issue 18): a fixture matches on every identifying field, so a listed number sent
+// with another well-formed bank code is not found there (charged in live, like any not-found answer).
+const WRONG_BANK: Record<string, string> = { NG: '044', US: '026009593', IN: 'HDFC0000001', AU: '033000', GB: '200000' };
+for (const [country, bankCode] of Object.entries(WRONG_BANK)) {
+  const corridor = CORRIDORS.find((c) => c.country === country)!;
+  const sample = country === 'NG' ? { accountNumber: '0123456789', bankCode: NG_BANK } : corridor.sample;
+  if (norm(sample.bankCode) === norm(bankCode)) throw new Error(`${country}: the wrong bank must differ from the fixture's`);
+  add({ kind: 'account', country, description: `Right account number, wrong bank: listed at ${sample.bankCode}, sent with ${bankCode} (charged in live)`,
+    request: { country, ...sample, bankCode }, expected: { status: 'failed', errorCode: 'ACCOUNT_NOT_FOUND', fields: { message: WRONG_BANK_MESSAGE } } });
+}
 
 // ---------- phone ----------
 /** Valid numbers of the market derived from its sample by changing the last digits (libphonenumber decides). */

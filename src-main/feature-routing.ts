@@ -5,7 +5,7 @@ import { routingChannels } from '../src-shared/channels-routing';
 import type { ConsoleContext } from './console/handlers';
 import { owner } from './console/handlers';
 import { batchJobsFor } from './core/routing/batch-jobs';
-import { previewCsv } from './core/routing/csv-batch';
+import { previewCsvInput } from './core/routing/csv-input';
 import { importDirectoryCsv, listDirectoryImports } from './core/routing/directory-store';
 import type { CorrespondentsAnswer } from '../src-shared/schemas/routing';
 import { answerBatch, answerBic, answerRoutingNumber, correspondentsOnce } from './core/routing/routing-service';
@@ -35,8 +35,9 @@ export function routingConsoleHandlers(ctx: ConsoleContext): RoutingHandlers {
     'routing:directories': async () => listDirectoryImports(rt.deps, org()),
     'batch:preview': async ({ path }) => {
       try {
-        return await previewCsv(path, 10);
+        return previewCsvInput(path, 10);
       } catch (e) {
+        if (e instanceof AppError) throw e;
         throw new AppError('VALIDATION_ERROR', { details: [{ field: 'path', message: `cannot read the file: ${(e as Error).message}` }] });
       }
     },

@@ -120,7 +120,7 @@ export const ACTION_HINTS: Record<ActionType, string> = {
   CONTACT_ADMIN: 'Ask an administrator of your organization to configure this.',
   TOP_UP_WALLET: 'Top up the wallet, then retry.',
   CHECK_API_KEY: 'Check that the X-API-Key header carries an active key of this environment.',
-  FIX_INPUT: 'Correct the request (the fields listed in details, where given), then retry.',
+  FIX_INPUT: 'Correct the request, then retry.',
   RETRY_LATER: 'Retry later with exponential backoff.',
   USE_NEW_KEY: 'Send this request with a new Idempotency-Key.',
   WAIT_AND_RETRY: 'Wait for the time given by the Retry-After header, then retry.',
@@ -217,10 +217,32 @@ export interface ErrorBody {
   details?: FieldDetail[];
 }
 
+/** The FIX_INPUT hint when the body lists the fields to correct (every 422 does, decisions §1). */
+export const FIX_FIELDS_HINT = 'Correct the fields listed in details, then retry.';
+
+/**
+ * The field a 422 is about when the code alone says it (decisions §1: every 422 carries `details`). A thrower
+ * with a more precise detail passes its own; a 422 thrown with none gets this one, or the whole request.
+ */
+const DEFAULT_422_FIELD: Partial<Record<HttpErrorCode, string>> = {
+  IDEMPOTENCY_KEY_REQUIRED: 'Idempotency-Key',
+  IDEMPOTENCY_KEY_INVALID: 'Idempotency-Key',
+  BATCH_TOO_LARGE: 'items',
+  UNSUPPORTED_CORRIDOR: 'country',
+  ASYNC_NOT_SUPPORTED: 'mode',
+  INVALID_WEBHOOK_URL: 'url',
+};
+
 export function errorBody(code: HttpErrorCode, opts: { message?: string; details?: FieldDetail[]; hint?: string } = {}): ErrorBody {
   const def: HttpErrorDef = HTTP_ERRORS[code];
-  const body: ErrorBody = { message: opts.message ?? def.message, code, statusCode: def.status };
-  if (def.action) body.action = { type: def.action, hint: opts.hint ?? ACTION_HINTS[def.action] };
-  if (opts.details) body.details = opts.details;
+  const message = opts.message ?? def.message;
+  const body: ErrorBody = { message, code, statusCode: def.status };
+  let details = opts.details && opts.details.length > 0 ? opts.details : undefined;
+  if (!details && def.status === 422) details = [{ field: DEFAULT_422_FIELD[code] ?? '(request)', message }];
+  if (def.action) {
+    const hint = opts.hint ?? (def.action === 'FIX_INPUT' && details ? FIX_FIELDS_HINT : ACTION_HINTS[def.action]);
+    body.action = { type: def.action, hint };
+  }
+  if (details) body.details = details;
   return body;
 }

@@ -3,7 +3,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { DirectoryKind } from '../../src-shared/schemas/routing';
-import { validateCsvFile, type BatchProgress, type BatchSummary } from '../core/routing/csv-batch';
+import type { BatchProgress, BatchSummary } from '../core/routing/csv-batch';
+import { CsvInputProblem, parseDelimiterOption, parseEncodingOption, planCsvInput, validateCsvInput, type CsvInputOptions, type CsvInputPlan } from '../core/routing/csv-input';
 import type { RoutingDirectory } from '../core/routing/directory';
 import { createStoreDirectory, importDirectoryCsv, liveDirectoryRef } from '../core/routing/directory-store';
 import type { ExtraCommand } from './extra-commands';
@@ -100,11 +101,21 @@ function summaryText(s: BatchSummary, out: string, invalidOut: string | undefine
 
 export const batchCommand: ExtraCommand = {
   name: 'batch',
-  usage: 'vconsole batch validate FILE.csv [--out RESULT.csv] [--invalid-out FILE.csv] [--live] [--data-dir DIR] [--json]',
+  usage:
+    'vconsole batch validate FILE.csv [--out RESULT.csv] [--invalid-out FILE.csv] [--column NAME|N] [--delimiter , ; tab |] [--encoding utf8|latin1|utf16le|utf16be] [--header | --no-header] [--live] [--data-dir DIR] [--json]',
   async run(args, kit) {
     const [sub, ...rest] = args;
     if (sub !== 'validate') return usage('batch: expected `validate FILE.csv`');
-    const { values, positionals } = kit.parse(rest, { out: { type: 'string' }, 'invalid-out': { type: 'string' }, live: { type: 'boolean' } });
+    const { values, positionals } = kit.parse(rest, {
+      out: { type: 'string' },
+      'invalid-out': { type: 'string' },
+      live: { type: 'boolean' },
+      column: { type: 'string' },
+      delimiter: { type: 'string' },
+      encoding: { type: 'string' },
+      header: { type: 'boolean' },
+      'no-header': { type: 'boolean' },
+    });
     const input = positionals[0];
     if (!input) return usage('batch validate: give the CSV file to check');
     try {
@@ -117,15 +128,33 @@ export const batchCommand: ExtraCommand = {
     if (out === input || invalidOut === input) return usage('batch validate: the output must not overwrite the input');
     const json = values['json'] === true;
     const live = values['live'] === true;
+    // The input rules (csv-input.ts): how to read the file, or exit 2 naming the problem and the option that fixes it.
+    let plan: CsvInputPlan;
+    try {
+      if (values['header'] === true && values['no-header'] === true) return usage('batch validate: give --header or --no-header, not both');
+      const csv: CsvInputOptions = {
+        ...(typeof values['encoding'] === 'string' ? { encoding: parseEncodingOption(values['encoding']) } : {}),
+        ...(typeof values['delimiter'] === 'string' ? { delimiter: parseDelimiterOption(values['delimiter']) } : {}),
+        ...(typeof values['column'] === 'string' ? { column: values['column'] } : {}),
+        ...(values['header'] === true ? { header: true } : values['no-header'] === true ? { header: false } : {}),
+      };
+      plan = planCsvInput(input, csv, 'cli');
+    } catch (e) {
+      if (e instanceof CsvInputProblem) return usage(`batch validate: ${e.message}`);
+      throw e;
+    }
+    if (!json) for (const note of plan.notes) process.stderr.write(`note: ${note}\n`);
 
     const run = async (directory: RoutingDirectory | null, label: string): Promise<number> => {
       const progress = progressReporter(json);
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once('SIGINT', onSigint);
-      let summary: BatchSummary;
+      let summary: BatchSummary & { notes: string[] };
+      const notesBefore = plan.notes.length;
       try {
-        summary = await validateCsvFile({
+        summary = await validateCsvInput({
+          plan,
           input,
           output: out,
           ...(invalidOut ? { invalidOnlyOutput: invalidOut } : {}),
@@ -142,10 +171,12 @@ export const batchCommand: ExtraCommand = {
         process.off('SIGINT', onSigint);
       }
       progress.end();
+      // Notes found while reading the whole file (an encoding seen only past the head).
+      if (!json) for (const note of summary.notes.slice(notesBefore)) process.stderr.write(`note: ${note}\n`);
       const result = { ...summary, input, output: out, invalidOutput: invalidOut ?? null, directory: label, environment: live ? 'live' : 'sandbox' };
       kit.print(values, result, summaryText(summary, out, invalidOut, label));
       if (summary.rows === 0) {
-        process.stderr.write('vconsole: the file holds no row to check.\n');
+        process.stderr.write('vconsole: the file holds no row to check (it is empty, or holds only a header).\n');
         return 2;
       }
       return summary.invalid === 0 ? 0 : 1;

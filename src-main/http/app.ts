@@ -4,17 +4,14 @@
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import swagger from '@fastify/swagger';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../../src-shared/app-error';
 import type { CoreRuntime } from '../core/runtime';
 import { authHook, type AuthMode } from './auth';
 import { clientErrorHandler, documentDoorErrors, frameworkErrorHandler, installErrorHandling, sendError } from './errors';
+import { openApiTransforms } from './openapi';
 import { RateLimiter } from './rate-limit';
+import { listPublicFixtures } from '../core/sandbox-catalogue';
 import { registerAuthRoutes } from './routes/auth';
 import { registerKeyRoutes } from './routes/keys';
 import { registerMetaRoutes } from './routes/meta';
@@ -109,7 +106,10 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
       const values: string[] = [];
       const raw = req.raw.rawHeaders;
       for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
-      if (values.length > 1 && name === 'idempotency-key') throw new AppError('IDEMPOTENCY_KEY_INVALID', { message: 'Send exactly one Idempotency-Key header.' });
+      if (values.length > 1 && name === 'idempotency-key') throw new AppError('IDEMPOTENCY_KEY_INVALID', {
+          message: 'Send exactly one Idempotency-Key header.',
+          details: [{ field: 'Idempotency-Key', message: `was sent ${values.length} times; send it exactly once` }],
+        });
       if (values.length > 1) req.headers[name] = values;
     }
   });
@@ -134,7 +134,16 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
         version: '1.0.0',
         description: 'B2B account, phone and identity verification, bank routing checks and signed webhooks.',
       },
-      servers: [{ url: '/' }],
+      servers: [{ url: '/', description: 'The service that serves this document' }],
+      tags: [
+        { name: 'auth', description: 'Console sessions: sign in, rotate the refresh token, sign out (Bearer tokens).' },
+        { name: 'keys', description: 'API keys of the organization, one environment each (OWNER and ADMIN).' },
+        { name: 'verification', description: 'Account, phone, identity, address and Ghana Card facial checks; idempotent, billed in live.' },
+        { name: 'billing', description: 'The wallet and the usage records of live checks.' },
+        { name: 'webhooks', description: 'Webhook endpoints and their signed deliveries.' },
+        { name: 'routing', description: 'BIC, ABA routing number, correspondent and batch checks.' },
+        { name: 'sandbox', description: 'The documented sandbox test data.' },
+      ],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
@@ -142,8 +151,7 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
         },
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    ...openApiTransforms({ fixtures: () => listPublicFixtures(o.rt) }),
   });
 
   const limiter = new RateLimiter(() => o.rt.deps.config.rateLimitPerMinute, () => o.rt.deps.clock.now());

@@ -3,6 +3,7 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { validateCsvFile } from '../core/routing/csv-batch';
+import { validateCsvInput } from '../core/routing/csv-input';
 import { createMemoryDirectory } from '../core/routing/directory';
 import type { CsvWorkerCommand, CsvWorkerData, CsvWorkerMessage } from '../core/routing/run-batch-in-worker';
 
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
     const directory = data.directory
       ? createMemoryDirectory(data.directory.name, data.directory.importedAt, data.directory.entries)
       : null;
-    const summary = await validateCsvFile({
+    const run = data.plan ? (o: Parameters<typeof validateCsvFile>[0]) => validateCsvInput({ ...o, plan: data.plan, surface: 'console' }) : validateCsvFile;
+    const summary = await run({
       input: data.input,
       output: data.output,
       ...(data.invalidOnlyOutput !== undefined ? { invalidOnlyOutput: data.invalidOnlyOutput } : {}),

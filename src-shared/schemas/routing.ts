@@ -242,6 +242,10 @@ export const BatchPreviewSchema = z.object({
   rows: z.array(z.array(z.string())),
   mapping: ColumnMappingSchema,
   hasHeader: z.boolean(),
+  /** How the file is read: encoding, separator, line endings, header (issue 18: detected and handled). */
+  notes: z.array(z.string()).optional(),
+  /** Why the detected columns cannot run as they are (no identifier column): the user maps them. */
+  problem: z.string().optional(),
 });
 
 export const BatchResultRowsSchema = z.object({

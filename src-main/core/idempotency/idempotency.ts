@@ -9,11 +9,24 @@ import { faultPoint } from '../fault-points';
 export const RETENTION_MS = 24 * 3600 * 1000;
 const KEY_RE = /^[\x20-\x7e]{1,255}$/;
 
+const FIELD = 'Idempotency-Key';
+
+/** Why a key is refused, in words that say what to change (decisions §1: every 422 carries details). */
+function keyProblem(raw: string): string | null {
+  if (raw.length === 0) return 'is empty; send 1 to 255 printable ASCII characters';
+  if (raw.length > 255) return `is ${raw.length} characters long; at most 255`;
+  const bad = [...raw].findIndex((c) => c < '\x20' || c > '\x7e');
+  if (bad >= 0) return `holds a character outside printable ASCII (0x20-0x7E) at position ${bad + 1}`;
+  if (raw.trim() === '') return 'holds only spaces';
+  return null;
+}
+
 export function validateIdempotencyKey(raw: string | string[] | undefined): string {
-  if (raw === undefined) throw new AppError('IDEMPOTENCY_KEY_REQUIRED');
+  if (raw === undefined) throw new AppError('IDEMPOTENCY_KEY_REQUIRED', { details: [{ field: FIELD, message: 'is required on this request; send a unique key per operation' }] });
   // Two headers arrive as an array (or a comma-joined string): ambiguous, so invalid.
-  if (Array.isArray(raw)) throw new AppError('IDEMPOTENCY_KEY_INVALID');
-  if (!KEY_RE.test(raw) || raw.trim() === '') throw new AppError('IDEMPOTENCY_KEY_INVALID');
+  if (Array.isArray(raw)) throw new AppError('IDEMPOTENCY_KEY_INVALID', { message: 'Send exactly one Idempotency-Key header.', details: [{ field: FIELD, message: 'was sent more than once; send it exactly once' }] });
+  const problem = KEY_RE.test(raw) && raw.trim() !== '' ? null : keyProblem(raw) ?? 'is not 1 to 255 printable ASCII characters';
+  if (problem) throw new AppError('IDEMPOTENCY_KEY_INVALID', { details: [{ field: FIELD, message: problem }] });
   return raw;
 }
 

@@ -10,6 +10,7 @@ import { newId } from '../ids';
 import type { Principal } from '../principal';
 import type { ColumnMapping } from './csv-batch';
 import { CsvRecordParser } from './csv-reader';
+import { planCsvInput } from './csv-input';
 import { exportDirectoryEntries, liveDirectoryRef } from './directory-store';
 import { runCsvBatchInWorker, type CsvBatchHandle, type CsvWorkerData } from './run-batch-in-worker';
 
@@ -70,6 +71,8 @@ export class BatchJobs {
     } catch {
       throw new AppError('VALIDATION_ERROR', { details: [{ field: 'path', message: 'no readable CSV file at this path' }] });
     }
+    // The input rules (csv-input.ts): a file whose columns cannot be read is refused before a job exists.
+    const plan = planCsvInput(input.path, { mapping: input.mapping }, 'console');
     const id = newId('bat');
     const dir = join(this.dataDir, 'batches', id);
     mkdirSync(dir, { recursive: true });
@@ -92,6 +95,7 @@ export class BatchJobs {
       output: resultPath,
       invalidOnlyOutput: invalidOnlyPath,
       ...(input.mapping ? { mapping: input.mapping } : {}),
+      plan,
       sandbox: p.environment === 'sandbox',
       directory,
       ...(this.workerUrl ? { workerUrl: this.workerUrl } : {}),

@@ -56,6 +56,11 @@ export interface ValidateCsvOptions {
    * direct line path is tested against. Default true.
    */
   directLines?: boolean;
+  /**
+   * Whether the first non-blank row is a header; undefined detects it (a known column name, or nothing that looks
+   * like an identifier). Set by the input check (csv-input.ts) when a header looks like a BIC.
+   */
+  header?: boolean;
 }
 
 export const RESULT_COLUMNS = [
@@ -94,7 +99,7 @@ function emptyMapping(): ColumnMapping {
   return { type: null, bic: null, routing: null, fromBic: null, toBic: null, currency: null };
 }
 
-function normaliseHeader(s: string): string {
+export function normaliseHeader(s: string): string {
   return s.trim().toLowerCase().replace(/[\s\-./]+/g, '_');
 }
 
@@ -146,7 +151,7 @@ export function mappingFromData(cells: readonly string[]): ColumnMapping {
   return m;
 }
 
-interface Layout {
+export interface Layout {
   hasHeader: boolean;
   headers: string[];
   mapping: ColumnMapping;
@@ -154,15 +159,15 @@ interface Layout {
   sniffNextRow: boolean;
 }
 
-function looksLikeIdentifier(cell: string): boolean {
+export function looksLikeIdentifier(cell: string): boolean {
   const v = cell.trim();
   return BIC_SHAPE.test(v) || /^\d{8,10}$/.test(v);
 }
 
-function detectLayout(first: readonly string[], override: Partial<ColumnMapping> | undefined): Layout {
-  const fromHeader = mappingFromHeader(first);
+export function detectLayout(first: readonly string[], override: Partial<ColumnMapping> | undefined, header?: boolean): Layout {
+  const fromHeader = header === false ? null : mappingFromHeader(first);
   // A first row with no known column name and nothing that looks like a BIC or routing number is a header too.
-  const unknownHeader = fromHeader === null && !first.some(looksLikeIdentifier);
+  const unknownHeader = fromHeader === null && (header === true || (header === undefined && !first.some(looksLikeIdentifier)));
   const hasHeader = fromHeader !== null || unknownHeader;
   const headers = hasHeader ? first.map((h) => h.trim()) : first.map((_, i) => `column_${i + 1}`);
   const mapping = { ...(fromHeader ?? (unknownHeader ? emptyMapping() : mappingFromData(first))), ...definedOnly(override) };
@@ -625,6 +630,7 @@ class BatchEngine {
     private readonly override: Partial<ColumnMapping> | undefined,
     private readonly out: ByteSink,
     private readonly bad: ByteSink | null,
+    private readonly header?: boolean,
   ) {
     this.dir = directoryOf(ctx);
     this.miss =
@@ -709,7 +715,7 @@ class BatchEngine {
     if (record.error === null && isBlankRecord(rc)) return;
     let l = this.layout;
     if (l === null) {
-      l = detectLayout(rc, this.override);
+      l = detectLayout(rc, this.override, this.header);
       this.setMapping(l);
       this.writeHeader(l.headers);
       if (l.hasHeader) return;
@@ -1129,7 +1135,7 @@ export async function validateCsvFile(opts: ValidateCsvOptions): Promise<BatchSu
   const invalidOut = opts.invalidOnlyOutput
     ? new ByteSink(createWriteStream(opts.invalidOnlyOutput, { highWaterMark: SINK_HIGH_WATER }))
     : null;
-  const engine = new BatchEngine(ctx, opts.mapping, out, invalidOut);
+  const engine = new BatchEngine(ctx, opts.mapping, out, invalidOut, opts.header);
   out.beforeSwap = () => engine.flushInvalidRows();
   const summary = engine.summary;
   const directLines = opts.directLines !== false;

@@ -117,6 +117,13 @@ export class CsvRecordParser {
       if (nextQuote >= nl) {
         let end = nl;
         if (end > pos && text.charCodeAt(end - 1) === CR) end--;
+        if (end - pos > this.maxRecordChars) {
+          // The cap holds whatever the chunking: a whole over-long line in one chunk is as too long as a split one.
+          this.onRecord({ cells: text.slice(pos, pos + 256).split(','), error: 'ROW_TOO_LONG', line: this.line, raw: null });
+          this.line++;
+          pos = nl + 1;
+          continue;
+        }
         if (this.onPlainLine === null || !this.onPlainLine(text, pos, end)) {
           const raw = text.slice(pos, end);
           this.onRecord({ cells: raw.split(','), error: null, line: this.line, raw });
@@ -135,6 +142,13 @@ export class CsvRecordParser {
         }
       }
       const r = this.parseSlow(text, pos, final);
+      if (r.kind === 'record' && recordEnd(text, r.next) - pos > this.maxRecordChars) {
+        // A record (quoted newlines included) beyond the cap: reported on its first line, whatever the chunking.
+        this.onRecord({ cells: text.slice(pos, pos + 256).split(','), error: 'ROW_TOO_LONG', line: this.line, raw: null });
+        this.line += countNewlines(text, pos, Math.min(r.next, n));
+        pos = r.next;
+        continue;
+      }
       if (r.kind === 'record') {
         this.onRecord({ cells: r.cells, error: r.error, line: this.line, raw: null });
         this.line += countNewlines(text, pos, Math.min(r.next, n));
@@ -236,6 +250,14 @@ export class CsvRecordParser {
     cells.push(field);
     return { kind: 'record', next: n, cells, error };
   }
+}
+
+/** Where a record ending at `next` (just past its line break, if any) ends without that line break. */
+function recordEnd(text: string, next: number): number {
+  let end = Math.min(next, text.length);
+  if (end > 0 && text.charCodeAt(end - 1) === LF) end--;
+  if (end > 0 && text.charCodeAt(end - 1) === CR) end--;
+  return end;
 }
 
 function stripCr(s: string): string {

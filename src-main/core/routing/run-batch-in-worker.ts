@@ -1,5 +1,6 @@
 // Runs a batch-CSV validation in a worker thread so the main process stays responsive, with progress and cancel.
 // Results cross the thread boundary as messages; errors come back as values and are turned into rejections here.
+import type { CsvInputPlan } from './csv-input';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,8 @@ export interface CsvWorkerData {
   output: string;
   invalidOnlyOutput?: string;
   mapping?: Partial<ColumnMapping>;
+  /** How to read the file (csv-input.ts); the worker then runs validateCsvInput, which rewrites it when needed. */
+  plan?: CsvInputPlan;
   sandbox: boolean;
   /** Live directory as plain entries; null in sandbox (the worker uses the bundled fixtures) or without a directory. */
   directory: { name: string; importedAt: string | null; entries: DirectoryEntries } | null;

@@ -15,7 +15,12 @@ export function registerAuthRoutes(door: HttpDoor): void {
     {
       schema: {
         summary: 'Sign in',
+        operationId: 'login',
+        description:
+          'Exchanges the email and password of a console user for an access token (Bearer, 15 minutes) and a refresh token. Unknown emails and wrong passwords get the same answer; repeated failures for one account answer 429 `TOO_MANY_LOGIN_ATTEMPTS`.',
         tags: ['auth'],
+        security: [],
+        responseDescriptions: { 200: 'Signed in: the token pair and the user.' },
         body: LoginRequestSchema,
         response: { 200: TokenPairSchema, 401: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema },
       },
@@ -27,7 +32,12 @@ export function registerAuthRoutes(door: HttpDoor): void {
     {
       schema: {
         summary: 'Rotate the refresh token',
+        operationId: 'refreshSession',
+        description:
+          'Trades a refresh token for a new token pair. Each refresh token works once: a reused one revokes its whole session (401 `TOKEN_INVALID`).',
         tags: ['auth'],
+        security: [],
+        responseDescriptions: { 200: 'A new token pair; the refresh token sent is now spent.' },
         body: RefreshRequestSchema,
         response: { 200: TokenPairSchema, 401: ErrorBodySchema, 422: ErrorBodySchema },
       },
@@ -38,7 +48,15 @@ export function registerAuthRoutes(door: HttpDoor): void {
     '/auth/logout',
     {
       onRequest: door.auth('bearer'),
-      schema: { summary: 'Sign out', tags: ['auth'], security: [{ bearer: [] }], response: { 204: zod.null().meta({ description: 'Signed out' }), 401: ErrorBodySchema } },
+      schema: {
+        summary: 'Sign out',
+        operationId: 'logout',
+        description: 'Ends the session of the Bearer token: its access tokens and its refresh token stop working at once.',
+        tags: ['auth'],
+        security: [{ bearer: [] }],
+        responseDescriptions: { 204: 'Signed out; the session is revoked.' },
+        response: { 204: zod.null().meta({ description: 'Signed out' }), 401: ErrorBodySchema },
+      },
     },
     async (req, reply) => {
       logout(rt.deps, principalOf(req));

@@ -28,6 +28,9 @@ export function registerBillingRoutes(door: HttpDoor): void {
       onRequest: door.auth('either'),
       schema: {
         summary: 'The organization wallet (live billing)',
+        operationId: 'getWallet',
+        description: 'The balance and status of the wallet that live checks are charged to. A sandbox key gets 403: billing is live-only.',
+        responseDescriptions: { 200: 'The wallet.' },
         tags: ['billing'],
         security: [{ apiKey: [] }, { bearer: [] }],
         response: { 200: WalletSchema, ...errors },
@@ -42,6 +45,9 @@ export function registerBillingRoutes(door: HttpDoor): void {
       onRequest: door.auth('either'),
       schema: {
         summary: 'Usage records: one per charge or reversal, newest first',
+        operationId: 'listUsage',
+        description: 'One record per live charge or reversal, newest first, filtered by service, kind, verification or dates. A sandbox key gets 403.',
+        responseDescriptions: { 200: 'One page of usage records.' },
         tags: ['billing'],
         security: [{ apiKey: [] }, { bearer: [] }],
         querystring: UsageQuerySchema,

@@ -15,7 +15,14 @@ export function registerKeyRoutes(door: HttpDoor): void {
     '/client/api-keys',
     {
       onRequest: door.auth('either'),
-      schema: { summary: 'Create an API key', tags: ['keys'], security: [{ bearer: [] }], body: CreateKeyRequestSchema, response: { 201: CreatedKeySchema, ...errors } },
+      schema: {
+        summary: 'Create an API key',
+        operationId: 'createApiKey',
+        description: 'Creates a key for one environment (sandbox or live). The full key is in this answer only; store it now. OWNER and ADMIN only.',
+        tags: ['keys'],
+        security: [{ bearer: [] }],
+        responseDescriptions: { 201: 'The key, with its secret `key` shown this once.' },
+        body: CreateKeyRequestSchema, response: { 201: CreatedKeySchema, ...errors } },
     },
     async (req, reply) => reply.code(201).send(createKey(rt.deps, principalOf(req), req.body)),
   );
@@ -23,7 +30,14 @@ export function registerKeyRoutes(door: HttpDoor): void {
     '/client/api-keys',
     {
       onRequest: door.auth('either'),
-      schema: { summary: 'List API keys', tags: ['keys'], security: [{ bearer: [] }], querystring: PageQuerySchema, response: { 200: listEnvelope(ApiKeySchema), ...errors } },
+      schema: {
+        summary: 'List API keys',
+        operationId: 'listApiKeys',
+        description: 'The keys of the organization, newest first, without their secrets. OWNER and ADMIN only.',
+        tags: ['keys'],
+        security: [{ bearer: [] }],
+        responseDescriptions: { 200: 'One page of keys.' },
+        querystring: PageQuerySchema, response: { 200: listEnvelope(ApiKeySchema), ...errors } },
     },
     async (req) => {
       return toEnvelope(listKeysFor(rt.deps, principalOf(req), req.query), req.query);
@@ -33,7 +47,14 @@ export function registerKeyRoutes(door: HttpDoor): void {
     '/client/api-keys/:id',
     {
       onRequest: door.auth('either'),
-      schema: { summary: 'Revoke an API key', tags: ['keys'], security: [{ bearer: [] }], params: z.object({ id: z.string().max(100) }), response: { 200: RevokedKeySchema, 404: ErrorBodySchema, ...errors } },
+      schema: {
+        summary: 'Revoke an API key',
+        operationId: 'revokeApiKey',
+        description: 'Revokes a key at once: requests that carry it get 401 `API_KEY_REVOKED`. OWNER and ADMIN only.',
+        tags: ['keys'],
+        security: [{ bearer: [] }],
+        responseDescriptions: { 200: 'The key is revoked.' },
+        params: z.object({ id: z.string().max(100) }), response: { 200: RevokedKeySchema, 404: ErrorBodySchema, ...errors } },
     },
     async (req) => revokeKeyFor(rt.deps, principalOf(req), req.params.id),
   );

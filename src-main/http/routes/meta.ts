@@ -24,6 +24,10 @@ export function registerMetaRoutes(door: HttpDoor): void {
       onRequest: door.auth('apiKey'),
       schema: {
         summary: 'List the documented sandbox test identifiers',
+        operationId: 'listSandboxFixtures',
+        description:
+          'Every documented sandbox test identifier (decisions §10): a request body that can be POSTed as it is to the endpoint of its `kind`, and the result it gives. Any API key.',
+        responseDescriptions: { 200: 'The whole catalogue (not paginated).' },
         tags: ['sandbox'],
         security: [{ apiKey: [] }],
         response: { 200: SandboxFixtureListSchema, 401: ErrorBodySchema },

@@ -1,6 +1,6 @@
 // Verification routes (interface §4.1): submit with an Idempotency-Key, poll one, list. The reads send the stored
 // record JSON as it is (sendJsonText).
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../../src-shared/app-error';
@@ -18,7 +18,25 @@ import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
 
 const errors = { 401: ErrorBodySchema, 409: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
-export const IdemHeaders = z.object({ 'idempotency-key': z.string().optional().meta({ description: 'Required: 1 to 255 printable ASCII characters.' }) });
+/**
+ * Required on every idempotent POST. The document says so (generated clients make it mandatory); the check itself
+ * runs in `requireIdempotencyKey` before schema validation, so a missing or bad key answers its own catalogue code
+ * (IDEMPOTENCY_KEY_REQUIRED / _INVALID, with details) rather than a generic VALIDATION_ERROR.
+ */
+export const IdemHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    // Printable ASCII, not only spaces (api-decisions): the same rule as validateIdempotencyKey.
+    .regex(/^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/)
+    .meta({ description: 'A unique key per operation: 1 to 255 printable ASCII characters. A retry with the same key and body replays the first answer for 24 hours.', example: 'order-8812-verify-1' }),
+});
+
+/** preValidation hook of the idempotent POSTs (see IdemHeaders). */
+export async function requireIdempotencyKey(req: FastifyRequest): Promise<void> {
+  validateIdempotencyKey(req.headers['idempotency-key']);
+}
 
 /**
  * Sends JSON text we built from stored records without the route's serializer: the response schema still
@@ -42,7 +60,7 @@ export function submitRoute(
   kind: VerificationKind,
   body: z.ZodType,
   summary: string,
-  opts: { bodyLimit?: number } = {},
+  opts: { bodyLimit?: number; operationId: string; description: string },
 ) {
   const { app, rt } = door;
   app.withTypeProvider<ZodTypeProvider>().post(
@@ -50,8 +68,15 @@ export function submitRoute(
     {
       onRequest: door.auth('apiKey'),
       ...(opts.bodyLimit ? { bodyLimit: opts.bodyLimit } : {}),
+      preValidation: requireIdempotencyKey,
       schema: {
         summary,
+        operationId: opts.operationId,
+        description: `${opts.description} Idempotent: the \`Idempotency-Key\` header is required, and a retry with the same key and body replays the first answer (\`Idempotent-Replayed: true\`). Billed in live when the check gives an answer; never in the sandbox.`,
+        responseDescriptions: {
+          200: 'The finished verification (status success, failed or error).',
+          202: 'Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event.',
+        },
         tags: ['verification'],
         security: [{ apiKey: [] }],
         headers: IdemHeaders,
@@ -75,7 +100,10 @@ export function submitRoute(
 
 export function registerVerifyRoutes(door: HttpDoor): void {
   const { app, rt } = door;
-  submitRoute(door, 'account', AccountRequestSchema, 'Verify a bank account');
+  submitRoute(door, 'account', AccountRequestSchema, 'Verify a bank account', {
+    operationId: 'verifyAccount',
+    description: 'Checks a bank account in its corridor (bank lookup, name match, existence or format). `mode: async` answers 202 where the corridor allows it.',
+  });
 
   app.withTypeProvider<ZodTypeProvider>().get(
     '/verify',
@@ -83,6 +111,9 @@ export function registerVerifyRoutes(door: HttpDoor): void {
       onRequest: door.auth('apiKey'),
       schema: {
         summary: 'List past verifications',
+        operationId: 'listVerifications',
+        description: 'The verifications of the credential\'s environment, newest first, filtered by type, status, country or dates.',
+        responseDescriptions: { 200: 'One page of verification records.' },
         tags: ['verification'],
         security: [{ apiKey: [] }],
         querystring: VerificationListQuerySchema,
@@ -104,6 +135,9 @@ export function registerVerifyRoutes(door: HttpDoor): void {
       onRequest: door.auth('apiKey'),
       schema: {
         summary: 'Get one verification (poll while pending)',
+        operationId: 'getVerification',
+        description: 'One verification record; poll it while its status is `pending`.',
+        responseDescriptions: { 200: 'The verification record.' },
         tags: ['verification'],
         security: [{ apiKey: [] }],
         params: z.object({ id: z.string().max(100) }),

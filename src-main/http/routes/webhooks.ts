@@ -36,7 +36,14 @@ export function registerWebhookRoutes(door: HttpDoor): void {
     '/client/webhooks',
     {
       onRequest: auth,
-      schema: { summary: 'Register a webhook endpoint (the secret is shown only here)', tags, security, body: CreateWebhookRequestSchema, response: { 201: WebhookWithSecretSchema, ...errors } },
+      schema: {
+        summary: 'Register a webhook endpoint (the secret is shown only here)',
+        operationId: 'createWebhook',
+        description: 'Registers an https:// endpoint for the events given. Deliveries are signed (Standard Webhooks); the signing secret is in this answer only.',
+        tags,
+        security,
+        responseDescriptions: { 201: 'The endpoint, with its signing `secret` shown this once.' },
+        body: CreateWebhookRequestSchema, response: { 201: WebhookWithSecretSchema, ...errors } },
     },
     async (req, reply) => reply.code(201).send(await createWebhook(rt, principalOf(req), req.body)),
   );
@@ -44,13 +51,28 @@ export function registerWebhookRoutes(door: HttpDoor): void {
     '/client/webhooks',
     {
       onRequest: auth,
-      schema: { summary: 'List webhook endpoints', tags, security, querystring: WebhookListQuerySchema, response: { 200: listEnvelope(WebhookSchema), ...errors } },
+      schema: {
+        summary: 'List webhook endpoints',
+        operationId: 'listWebhooks',
+        description: 'The endpoints of the credential\'s environment, newest first, filtered by status or event.',
+        tags,
+        security,
+        responseDescriptions: { 200: 'One page of endpoints.' },
+        querystring: WebhookListQuerySchema, response: { 200: listEnvelope(WebhookSchema), ...errors } },
     },
     async (req) => toEnvelope(listWebhooks(rt.deps, principalOf(req), req.query), req.query),
   );
   r.get(
     '/client/webhooks/:id',
-    { onRequest: auth, schema: { summary: 'Get one webhook endpoint', tags, security, params: Id, response: { 200: WebhookSchema, ...errors } } },
+    { onRequest: auth, schema: {
+        summary: 'Get one webhook endpoint',
+        operationId: 'getWebhook',
+        description: 'One endpoint, without its secret.',
+        tags,
+        security,
+        responseDescriptions: { 200: 'The endpoint.' },
+        params: Id,
+        response: { 200: WebhookSchema, ...errors } } },
     async (req) => getWebhook(rt.deps, principalOf(req), req.params.id),
   );
   r.patch(
@@ -59,6 +81,10 @@ export function registerWebhookRoutes(door: HttpDoor): void {
       onRequest: auth,
       schema: {
         summary: 'Update a webhook endpoint (url, events, status, description; rotateSecret returns the new secret once)',
+        operationId: 'updateWebhook',
+        description:
+          'Changes the fields given. `status: active` re-enables a failed endpoint; `rotateSecret: true` issues a new secret (returned once) and signs with both for 24 hours.',
+        responseDescriptions: { 200: 'The updated endpoint; `secret` is present only after a rotation.' },
         tags,
         security,
         params: Id,
@@ -70,7 +96,15 @@ export function registerWebhookRoutes(door: HttpDoor): void {
   );
   r.delete(
     '/client/webhooks/:id',
-    { onRequest: auth, schema: { summary: 'Delete a webhook endpoint; pending deliveries stop', tags, security, params: Id, response: { 204: z.null().describe('No content'), ...errors } } },
+    { onRequest: auth, schema: {
+        summary: 'Delete a webhook endpoint; pending deliveries stop',
+        operationId: 'deleteWebhook',
+        description: 'Deletes the endpoint; deliveries still waiting are not attempted.',
+        tags,
+        security,
+        responseDescriptions: { 204: 'Deleted.' },
+        params: Id,
+        response: { 204: z.null().describe('No content'), ...errors } } },
     async (req, reply) => {
       deleteWebhook(rt.deps, principalOf(req), req.params.id);
       return reply.code(204).send(null);
@@ -80,7 +114,15 @@ export function registerWebhookRoutes(door: HttpDoor): void {
     '/client/webhooks/:id/deliveries',
     {
       onRequest: auth,
-      schema: { summary: 'List deliveries of a webhook', tags, security, params: Id, querystring: DeliveryListQuerySchema, response: { 200: listEnvelope(DeliverySchema), ...errors } },
+      schema: {
+        summary: 'List deliveries of a webhook',
+        operationId: 'listWebhookDeliveries',
+        description: 'The deliveries to one endpoint, newest first, filtered by status.',
+        tags,
+        security,
+        responseDescriptions: { 200: 'One page of deliveries.' },
+        params: Id,
+        querystring: DeliveryListQuerySchema, response: { 200: listEnvelope(DeliverySchema), ...errors } },
     },
     async (req) => toEnvelope(listDeliveries(rt.deps, principalOf(req), req.params.id, req.query), req.query),
   );
@@ -88,7 +130,15 @@ export function registerWebhookRoutes(door: HttpDoor): void {
     '/client/webhooks/:id/deliveries/:deliveryId',
     {
       onRequest: auth,
-      schema: { summary: 'Get one delivery with its attempt log', tags, security, params: DeliveryParams, response: { 200: DeliveryDetailSchema, ...errors } },
+      schema: {
+        summary: 'Get one delivery with its attempt log',
+        operationId: 'getWebhookDelivery',
+        description: 'One delivery: the event payload and every attempt with its HTTP status, latency and error.',
+        tags,
+        security,
+        responseDescriptions: { 200: 'The delivery and its attempts.' },
+        params: DeliveryParams,
+        response: { 200: DeliveryDetailSchema, ...errors } },
     },
     async (req) => getDelivery(rt.deps, principalOf(req), req.params.deliveryId, req.params.id),
   );

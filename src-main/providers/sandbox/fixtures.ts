@@ -24,6 +24,12 @@ export function loadFixtures(resourcesDir: string): Fixture[] {
   return list;
 }
 
+/**
+ * The answer to a listed account number sent with another bank code than its fixture's (issue 18: a fixture matches
+ * on every identifying field). Documented by the "right account, wrong bank" fixtures of the catalogue.
+ */
+export const WRONG_BANK_MESSAGE = 'This account number is not held at this bank: the sandbox test data lists it at another bank code.';
+
 /** Normalises an identifier so spacing and letter case do not change which fixture answers. */
 export function norm(v: unknown): string {
   return typeof v === 'string' ? v.replace(/[\s-]/g, '').toUpperCase() : '';

@@ -5,7 +5,7 @@ import { getCorridor } from '../../../src-shared/corridors';
 import { normalizePhone } from '../../../src-shared/phone-markets';
 import type { ProviderAnswer, ProviderContext, VerificationKind } from '../../core/verification/types';
 import type { ProviderRegistry } from '../../core/verification/engine';
-import { loadFixtures, norm, normName, type Fixture } from './fixtures';
+import { loadFixtures, norm, normName, WRONG_BANK_MESSAGE, type Fixture } from './fixtures';
 
 type Req = Record<string, unknown>;
 
@@ -23,9 +23,14 @@ function fieldsOf(f: Fixture): ProviderAnswer['fields'] {
 export function answerAccount(fixtures: Fixture[], req: Req): ProviderAnswer {
   const country = String(req['country'] ?? '');
   const corridor = getCorridor(country);
-  const matches = fixtures.filter(
+  const sameNumber = fixtures.filter(
     (f) => f.kind === 'account' && f.country === country && norm(f.request['accountNumber']) === norm(req['accountNumber']),
   );
+  // A fixture matches on every identifying field: the bank code too, when both the fixture and the request give one.
+  const matches = sameNumber.filter((f) => f.request['bankCode'] === undefined || req['bankCode'] === undefined || norm(f.request['bankCode']) === norm(req['bankCode']));
+  if (sameNumber.length > 0 && matches.length === 0 && corridor?.checkType !== 'FORMAT_CHECK') {
+    return { outcome: 'failed', errorCode: 'ACCOUNT_NOT_FOUND', message: WRONG_BANK_MESSAGE };
+  }
   // An account-level outcome (not found, inactive, outage, ...) answers whatever name was given.
   const accountLevel = matches.find((f) => f.expected.status !== 'success' && f.expected.errorCode !== 'VERIFICATION_FAILED');
   if (accountLevel) return failedAnswer(accountLevel);

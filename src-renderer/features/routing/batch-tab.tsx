@@ -210,6 +210,23 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
                 {preview.hasHeader ? 'First line read as headers' : 'No header line detected'} · first {preview.rows.length} rows
               </Text>
             </Group>
+            {/* How the file is read and why its columns need mapping: the same words as `vconsole batch validate` (csv-input.ts). */}
+            {preview.notes && preview.notes.length > 0 && (
+              <Alert color="gray" variant="light" title="Read as detected" data-testid="batch-preview-notes">
+                <Stack gap={2}>
+                  {preview.notes.map((n) => (
+                    <Text key={n} size="sm">
+                      {n}
+                    </Text>
+                  ))}
+                </Stack>
+              </Alert>
+            )}
+            {preview.problem && (
+              <Alert color="yellow" variant="light" title="Choose the identifier column" data-testid="batch-preview-problem">
+                {preview.problem}
+              </Alert>
+            )}
             <PreviewTable preview={preview} mapping={mapping} />
             <Title order={6}>Column mapping</Title>
             <Text size="xs" c="dimmed">
