@@ -29,6 +29,8 @@ function registerAuditRoutes(door: HttpDoor): void {
       onRequest: door.auth('bearer'),
       schema: {
         summary: 'The audit trail (extension; owners and admins)',
+        operationId: 'listAuditEvents',
+        responseDescriptions: { 200: 'One page of audit events, newest first; each carries its hash and the previous entry\'s.' },
         description:
           'An extension to the interface (docs/api-decisions.md): the organization\'s append-only, hash-chained audit trail, newest first. Filters: actor (id or part of the label), action (or its start), target id, time range.',
         tags: ['audit'],

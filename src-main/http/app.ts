@@ -143,6 +143,7 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
         { name: 'webhooks', description: 'Webhook endpoints and their signed deliveries.' },
         { name: 'routing', description: 'BIC, ABA routing number, correspondent and batch checks.' },
         { name: 'sandbox', description: 'The documented sandbox test data.' },
+        { name: 'audit', description: 'The append-only, hash-chained audit trail of the organization (an extension; OWNER and ADMIN).' },
       ],
       components: {
         securitySchemes: {

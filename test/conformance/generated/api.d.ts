@@ -477,6 +477,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/client/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail (extension; owners and admins)
+         * @description An extension to the interface (docs/api-decisions.md): the organization's append-only, hash-chained audit trail, newest first. Filters: actor (id or part of the label), action (or its start), target id, time range.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -524,6 +544,30 @@ export interface components {
             lastUsedAt: string | null;
             expiresAt: null;
             revokedAt: string | null;
+        };
+        AuditEvent: {
+            id: string;
+            organizationId: string;
+            seq: number;
+            at: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "apiKey" | "console" | "cli" | "system";
+                id: string | null;
+                label: string;
+            };
+            /** @enum {string} */
+            door: "api" | "console" | "cli" | "system";
+            action: string;
+            target: {
+                type: string | null;
+                id: string | null;
+            };
+            detail: {
+                [key: string]: unknown;
+            };
+            prevHash: string;
+            hash: string;
         };
         BicCheckAnswer: {
             /** @enum {string} */
@@ -4113,6 +4157,105 @@ export interface operations {
             };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed validation; `details` lists each field to correct. Codes: `VALIDATION_ERROR`, `UNSUPPORTED_CORRIDOR`, `ASYNC_NOT_SUPPORTED`, `INVALID_WEBHOOK_URL`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `BATCH_TOO_LARGE`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line or headers are too large. Codes: `HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                actor?: string;
+                action?: string;
+                target?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of audit events, newest first; each carries its hash and the previous entry's. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEvent"][];
+                        pagination: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or the request is malformed. Codes: `INVALID_JSON`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential was sent. Codes: `API_KEY_MISSING`, `API_KEY_INVALID`, `API_KEY_REVOKED`, `TOKEN_INVALID`, `TOKEN_EXPIRED`, `INVALID_CREDENTIALS`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential may not do this (role, environment, service not enabled, or a foreign Host header). Codes: `FORBIDDEN`, `SERVICE_NOT_ENABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
