@@ -5,6 +5,7 @@ import { ActionIcon, Alert, AppShell, Button, Code, CopyButton, Group, Kbd, NavL
 import { spotlight } from '@mantine/spotlight';
 import {
   IconAlertTriangle,
+  IconShieldCheck,
   IconKeyboard,
   IconSearch,
   IconBuildingBank,
@@ -36,6 +37,7 @@ import { ENV_LABEL, EnvBadge, EnvironmentSwitch, LiveConfirmModal } from './envi
 import { useConsole, type Section } from './store';
 import { ENV_COLOR } from './theme';
 import { StorageBanner } from './storage-banner';
+import { AuditPage } from '../features/audit/audit-page';
 
 /** Navigation order is also the Alt+1…9 order and the palette's page order. */
 const NAV: { section: Section; label: string; icon: ReactNode }[] = [
@@ -48,6 +50,7 @@ const NAV: { section: Section; label: string; icon: ReactNode }[] = [
   { section: 'wallet', label: 'Wallet', icon: <IconWallet size={18} /> },
   { section: 'providers', label: 'Providers', icon: <IconPlugConnected size={18} /> },
   { section: 'settings', label: 'Settings', icon: <IconSettings size={18} /> },
+  { section: 'audit', label: 'Audit', icon: <IconShieldCheck size={18} /> },
 ];
 
 function Page({ section, info }: { section: Section; info: AppInfo }) {
@@ -68,6 +71,8 @@ function Page({ section, info }: { section: Section; info: AppInfo }) {
       return <WalletPage />;
     case 'providers':
       return <ProvidersPage />;
+    case 'audit':
+      return <AuditPage />;
     case 'settings':
       return <SettingsPage />;
     default:

@@ -5,7 +5,7 @@ import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
 import type { Environment } from '../../src-shared/schemas/common';
 
-export const SECTIONS = ['dashboard', 'verify', 'history', 'keys', 'webhooks', 'routing', 'wallet', 'providers', 'settings'] as const;
+export const SECTIONS = ['dashboard', 'verify', 'history', 'keys', 'webhooks', 'routing', 'wallet', 'providers', 'audit', 'settings'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** The History filters a link may preset (the dashboard's bars and tiles); the page's own Clear still clears them. */

@@ -1,0 +1,221 @@
+// The Audit page (docs/audit.md): the organization's hash-chained audit trail, newest first, filtered by actor,
+// action, target and time; the chain's verification at a glance; exports as CSV (to read) and JSON (to verify
+// offline with `vconsole audit verify --file`).
+import { useCallback, useEffect, useState } from 'react';
+import { Alert, Badge, Button, Code, Group, Pagination, Paper, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { IconDownload, IconShieldCheck, IconShieldX } from '@tabler/icons-react';
+import type { AuditEvent } from '../../../src-shared/schemas/audit';
+import { call } from '../../client/bridge';
+import { formatTime } from '../../app/format';
+import { notifyError } from '../../app/notify';
+import { PageTitle } from '../../app/page-title';
+
+const PAGE = 25;
+
+interface Filters {
+  actor: string;
+  action: string;
+  target: string;
+  from: string;
+  to: string;
+}
+
+const EMPTY: Filters = { actor: '', action: '', target: '', from: '', to: '' };
+
+type Verify = Awaited<ReturnType<typeof call<'audit:verify'>>>;
+
+function download(filename: string, mediaType: string, content: string) {
+  const url = URL.createObjectURL(new Blob([content], { type: mediaType }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** A date input (YYYY-MM-DD) as the start of that day in UTC, for the API's datetime filters. */
+function dayStart(d: string): string | undefined {
+  return /^\d{4}-\d{2}-\d{2}$/.test(d) ? `${d}T00:00:00.000Z` : undefined;
+}
+
+function nextDay(d: string): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) return undefined;
+  const t = new Date(`${d}T00:00:00.000Z`);
+  t.setUTCDate(t.getUTCDate() + 1);
+  return t.toISOString();
+}
+
+function DetailText({ e }: { e: AuditEvent }) {
+  const entries = Object.entries(e.detail);
+  if (entries.length === 0) return <Text size="xs" c="dimmed">—</Text>;
+  return (
+    <Text size="xs" style={{ wordBreak: 'break-word' }}>
+      {entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ')}
+    </Text>
+  );
+}
+
+export function AuditPage() {
+  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const [applied, setApplied] = useState<Filters>(EMPTY);
+  const [page, setPage] = useState(1);
+  const [rows, setRows] = useState<AuditEvent[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [verify, setVerify] = useState<Verify | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const load = useCallback(async () => {
+    setError(null);
+    try {
+      const f = applied;
+      const r = await call('audit:list', {
+        limit: PAGE,
+        offset: (page - 1) * PAGE,
+        ...(f.actor.trim() ? { actor: f.actor.trim() } : {}),
+        ...(f.action.trim() ? { action: f.action.trim() } : {}),
+        ...(f.target.trim() ? { target: f.target.trim() } : {}),
+        ...(dayStart(f.from) ? { from: dayStart(f.from)! } : {}),
+        ...(nextDay(f.to) ? { to: nextDay(f.to)! } : {}),
+      });
+      setRows(r.data);
+      setTotal(r.pagination.total);
+      setVerify(await call('audit:verify', {}));
+    } catch (e) {
+      setError(e);
+    }
+  }, [applied, page]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  async function exportAs(format: 'json' | 'csv') {
+    try {
+      const x = await call('audit:export', { format });
+      download(x.filename, x.mediaType, x.content);
+    } catch (e) {
+      notifyError(e, 'The export failed');
+    }
+  }
+
+  const set = (k: keyof Filters) => (e: React.ChangeEvent<HTMLInputElement>) => setFilters({ ...filters, [k]: e.currentTarget.value });
+
+  return (
+    <Stack gap="md" data-testid="audit-page">
+      <PageTitle title="Audit" />
+      {verify && (
+        <Alert
+          color={verify.ok ? 'teal' : 'red'}
+          icon={verify.ok ? <IconShieldCheck size={18} aria-hidden /> : <IconShieldX size={18} aria-hidden />}
+          title={verify.ok ? `The audit trail verifies: ${verify.entries} entries, unbroken` : 'The audit trail does not verify'}
+          data-testid="audit-verify"
+        >
+          {verify.ok ? (
+            <Text size="sm">
+              Head #{verify.head.seq} <Code>{verify.head.hash.slice(0, 16)}…</Code>. Entries older than {verify.retentionDays} days are pruned
+              {verify.checkpoint ? `; the chain starts from checkpoint #${verify.checkpoint.seq}` : ''}.
+            </Text>
+          ) : (
+            <Text size="sm">
+              Entry #{verify.firstBad?.seq} ({verify.firstBad?.id}): {verify.firstBad?.reason}. Someone changed the store outside the service.
+            </Text>
+          )}
+        </Alert>
+      )}
+      <Paper withBorder p="sm">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            setPage(1);
+            setApplied(filters);
+          }}
+        >
+          <Group align="flex-end" gap="sm" wrap="wrap">
+            <TextInput label="Actor" placeholder="email, key name or id" value={filters.actor} onChange={set('actor')} w={200} />
+            <TextInput label="Action" placeholder="e.g. key. or user.created" value={filters.action} onChange={set('action')} w={180} />
+            <TextInput label="Target id" placeholder="key_…, usr_…" value={filters.target} onChange={set('target')} w={170} />
+            <TextInput label="From" type="date" value={filters.from} onChange={set('from')} w={150} />
+            <TextInput label="To" type="date" value={filters.to} onChange={set('to')} w={150} />
+            <Button type="submit">Filter</Button>
+            <Button
+              variant="default"
+              onClick={() => {
+                setFilters(EMPTY);
+                setApplied(EMPTY);
+                setPage(1);
+              }}
+            >
+              Clear
+            </Button>
+            <Group gap="xs" ml="auto">
+              <Tooltip label="The whole chain, for vconsole audit verify --file">
+                <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} onClick={() => void exportAs('json')}>
+                  Export JSON
+                </Button>
+              </Tooltip>
+              <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} onClick={() => void exportAs('csv')}>
+                Export CSV
+              </Button>
+            </Group>
+          </Group>
+        </form>
+      </Paper>
+      {error !== null && (
+        <Alert color="red" title="The audit trail could not be loaded">
+          {(error as Error).message}
+        </Alert>
+      )}
+      {rows && rows.length === 0 && <Text c="dimmed">No entry matches.</Text>}
+      {rows && rows.length > 0 && (
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped data-testid="audit-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>#</Table.Th>
+                <Table.Th>When</Table.Th>
+                <Table.Th>Action</Table.Th>
+                <Table.Th>Who</Table.Th>
+                <Table.Th>Target</Table.Th>
+                <Table.Th>Detail</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((e) => (
+                <Table.Tr key={e.id}>
+                  <Table.Td>{e.seq}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(e.at)}</Table.Td>
+                  <Table.Td>
+                    <Code>{e.action}</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{e.actor.label}</Text>
+                    <Badge size="xs" variant="light" color="gray">
+                      {e.door}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {e.target.id ? (
+                      <Text size="xs" ff="monospace" truncate="end" maw={200} title={e.target.id}>
+                        {e.target.id}
+                      </Text>
+                    ) : (
+                      <Text size="xs" c="dimmed">
+                        {e.target.type ?? '—'}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <DetailText e={e} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {total > PAGE && <Pagination total={Math.ceil(total / PAGE)} value={page} onChange={setPage} />}
+    </Stack>
+  );
+}
