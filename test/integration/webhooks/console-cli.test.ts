@@ -45,11 +45,14 @@ describe('console channels', () => {
 
     const rotated = await h['webhooks:rotate'](input('webhooks:rotate', { id: created.id }));
     expect(rotated.secret).not.toBe(created.secret);
+    // The console's rotation hands over both secrets: the receiver verifies against the list during the overlap.
+    expect(rotated.previousSecret).toBe(created.secret);
+    expect(webhookChannels['webhooks:rotate'].output.safeParse(rotated).success).toBe(true);
     const updated = await h['webhooks:update'](input('webhooks:update', { id: created.id, patch: { description: 'from console' } }));
     expect(updated).not.toHaveProperty('secret');
     expect(updated.description).toBe('from console');
 
-    const local = await startTestReceiver({ secrets: [rotated.secret] });
+    const local = await startTestReceiver({ secrets: [rotated.secret, rotated.previousSecret!] });
     try {
       await expect(h['webhooks:setForward'](input('webhooks:setForward', { url: `${ts.url}/api/v1` }))).rejects.toMatchObject({ code: 'INVALID_WEBHOOK_URL' });
       const fwd = await h['webhooks:setForward'](input('webhooks:setForward', { url: `http://localhost:${local.port}/fwd` }));
@@ -92,7 +95,20 @@ describe('console channels', () => {
 
 describe('vconsole webhooks', () => {
   it('parses its arguments', () => {
-    expect(parseListenArgs(['--port', '4100', '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:3000/h'])).toEqual({ port: 4100, secret: 'whsec_x', forwardTo: 'http://127.0.0.1:3000/h' });
+    expect(parseListenArgs(['--port', '4100', '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:3000/h'])).toEqual({ port: 4100, secrets: ['whsec_x'], verify: 'both', forwardTo: 'http://127.0.0.1:3000/h' });
+    // --secret repeats and --secrets-file adds one secret per line (comments and blanks ignored, duplicates once).
+    const files: Record<string, string> = { '/s.txt': '# rotation\nwhsec_new\n\nwhsec_old\n', '/bad.txt': 'hello\n', '/empty.txt': '# none\n' };
+    const read = (f: string) => {
+      const t = files[f];
+      if (t === undefined) throw new Error('ENOENT');
+      return t;
+    };
+    expect(parseListenArgs(['--secret', 'whsec_old', '--secrets-file', '/s.txt', '--verify', 'x-signature'], read)).toEqual({ port: 0, secrets: ['whsec_old', 'whsec_new'], verify: 'x-signature' });
+    expect(() => parseListenArgs(['--secrets-file', '/bad.txt'], read)).toThrow(/line 1/);
+    expect(() => parseListenArgs(['--secrets-file', '/empty.txt'], read)).toThrow(/no secret/);
+    expect(() => parseListenArgs(['--secrets-file', '/missing.txt'], read)).toThrow(/missing/);
+    expect(() => parseListenArgs(['--secret', 'plain'])).toThrow(/whsec_/);
+    expect(() => parseListenArgs(['--verify', 'either'])).toThrow(/--verify/);
     expect(() => parseListenArgs(['--port', 'x'])).toThrow();
     expect(() => parseListenArgs(['--bogus'])).toThrow();
     expect(parseReplayArgs(['del_0a', '--resign'])).toEqual({ deliveryId: 'del_0a', resign: true });
@@ -104,7 +120,7 @@ describe('vconsole webhooks', () => {
     const target = await startTestReceiver();
     const lines: string[] = [];
     const secret = 'whsec_' + 'ab'.repeat(32);
-    const listener = await webhooksListen({ port: 0, secret, forwardTo: `${target.url}/fwd` }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+    const listener = await webhooksListen({ port: 0, secrets: [secret], verify: 'both', forwardTo: `${target.url}/fwd` }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
     try {
       const body = '{"event":"verification.completed", "x":1}';
       const good = await fetch(`${listener.url}/`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': xSignature(secret, body) }, body });
