@@ -90,5 +90,5 @@ export function DashboardWebhookAlerts({ reloadKey = 0 }: { reloadKey?: number }
   const environment = useConsole((s) => s.environment);
   const openWebhook = useConsole((s) => s.openWebhook);
   const { alerts } = useWebhookAlerts(environment, reloadKey);
-  return <WebhookFailureAlerts alerts={alerts} onOpen={(a) => openWebhook({ webhookId: a.webhookId, status: 'failed' })} />;
+  return <WebhookFailureAlerts alerts={alerts} onOpen={(a) => openWebhook({ webhookId: a.webhookId })} />;
 }
