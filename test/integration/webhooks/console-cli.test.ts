@@ -1,5 +1,6 @@
 // The console channels of the webhooks domain and the `vconsole webhooks listen|replay` commands, against a real
 // service and real local receivers.
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeChannels } from '../../../src-shared/channels';
 import { webhookChannels } from '../../../src-shared/channels-webhooks';
@@ -171,5 +172,45 @@ describe('vconsole webhooks', () => {
     } finally {
       await local.close();
     }
+  });
+});
+
+describe('webhook operations from the console and the command line', () => {
+  it('console channels: sample event, recovery preview and recovery, alerts', async () => {
+    const created = await h['webhooks:create'](input('webhooks:create', { request: { url: `${receiver.url}/ops`, events: ['verification.failed'] } }));
+    const before = receiver.requests.length;
+    const sent = await h['webhooks:trigger'](input('webhooks:trigger', { event: 'verification.failed', id: created.id }));
+    expect(webhookChannels['webhooks:trigger'].output.safeParse(sent).success).toBe(true);
+    await receiver.waitFor(before + 1);
+    expect(receiver.requests.at(-1)!.headers['x-delivery-id']).toBe(sent.deliveries[0]!.deliveryId);
+    // Never failed: a recovery needs its period.
+    await expect(h['webhooks:recoverPreview'](input('webhooks:recoverPreview', { id: created.id }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    const preview = await h['webhooks:recoverPreview'](input('webhooks:recoverPreview', { id: created.id, period: { since: '2026-01-01T00:00:00Z' } }));
+    expect(preview.reenables).toBe(false);
+    const done = await h['webhooks:recover'](input('webhooks:recover', { id: created.id, period: { since: '2026-01-01T00:00:00Z' } }));
+    expect(done.queued).toBe(preview.toDeliver);
+    expect(await h['webhooks:alerts'](input('webhooks:alerts', {}))).toEqual({ data: [] });
+  });
+
+  it('`vconsole webhooks trigger|recover` run as a user runs them, beside the running service', async () => {
+    const run = (...args: string[]) => {
+      const r = spawnSync(process.execPath, ['bin/vconsole.mjs', 'webhooks', ...args, '--data-dir', ts.dataDir], { encoding: 'utf8' });
+      return { code: r.status, out: r.stdout, err: r.stderr };
+    };
+    const bad = run('recover', 'nope');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('usage: vconsole webhooks recover');
+    const unknown = run('recover', 'whk_00', '--since', '2026-01-01');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('No webhook');
+    const none = run('trigger', 'verification.completed', '--environment', 'live');
+    expect(none.code).toBe(1);
+    expect(none.err).toContain('No active live webhook');
+    const sent = run('trigger', 'verification.failed');
+    expect(sent.code).toBe(0);
+    expect(sent.out).toMatch(/Sample verification\.failed queued for whk_[0-9a-f]+ as del_[0-9a-f]+/);
+    // The running service (another store connection) picks the CLI's delivery up and sends it.
+    const deliveryId = /as (del_[0-9a-f]+)/.exec(sent.out)![1]!;
+    await until(() => receiver.requests.some((q) => q.headers['x-delivery-id'] === deliveryId), 'the CLI sample delivered by the service');
   });
 });
