@@ -14,6 +14,12 @@ import { fanOut } from './deliveries';
 import { countEventsInPeriod, lastFailureStartMs, resolveWebhookFailure } from './failures';
 import { getRow, toWebhook, type Scope, type WebhookRow } from './webhooks-service';
 
+/**
+ * Most events one recovery queues. Its rows are written in one transaction (what makes "once each" hold), which
+ * takes about 1 s per 10,000 events here and holds the store's write lock meanwhile; a longer period is split.
+ */
+export const MAX_RECOVERY_EVENTS = 50_000;
+
 interface Period {
   sinceMs: number;
   untilMs: number;
@@ -50,8 +56,10 @@ function periodOf(deps: CoreDeps, hook: WebhookRow, req: RecoveryRequest): Perio
 
 // An event counts as taken care of when this webhook acknowledged it (2xx on its original delivery or on an earlier
 // recovery's) or still has a pending delivery for it; everything else in the period is sent again.
-const HANDLED = `EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = @webhookId AND d.status IN ('success','pending')
-  AND (d.event_id = e.id OR d.original_event_id = e.id))`;
+// Two EXISTS rather than one with OR, so that each probes its own index ((webhook_id, event_id) and
+// (webhook_id, original_event_id)): the check stays linear in the period's events, not events × deliveries.
+const HANDLED = `(EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = @webhookId AND d.event_id = e.id AND d.status IN ('success','pending'))
+  OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = @webhookId AND d.original_event_id = e.id AND d.status IN ('success','pending')))`;
 const PERIOD = `e.organization_id = @org AND e.environment = @env AND e.created_at >= @since AND e.created_at < @until
   AND e.event_type IN (SELECT value FROM json_each(@events))`;
 
@@ -123,6 +131,11 @@ export async function recoverWebhook(
            ORDER BY e.created_at, e.rowid`,
         )
         .all(params(hook, p)) as { id: string; event_type: string; verification_id: string; payload: string }[];
+      if (todo.length > MAX_RECOVERY_EVENTS) {
+        throw new AppError('VALIDATION_ERROR', {
+          details: [{ field: 'until', message: `the period holds ${todo.length} events to redeliver; at most ${MAX_RECOVERY_EVENTS} per recovery: recover it in parts` }],
+        });
+      }
       for (const e of todo) {
         // event_id must be unique per webhook; the recovery's id keeps it so while original_event_id links back.
         insert.run(newId('del'), hook.id, hook.organization_id, hook.environment, `${recoveryId}:${e.id}`, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now, e.id, recoveryId);
