@@ -262,8 +262,8 @@ export function WebhooksPage() {
                     <Stack gap={0}>
                       <Code>{w.secretPrefix}…</Code>
                       {w.previousSecretExpiresAt && (
-                        <Text size="xs" c="dimmed">
-                          old secret valid until {formatTime(w.previousSecretExpiresAt)}
+                        <Text size="xs" c="dimmed" data-testid={`webhook-overlap-${w.id}`}>
+                          old secret still signs X-Signature (and webhook-signature, beside the new one) until {formatTime(w.previousSecretExpiresAt)}
                         </Text>
                       )}
                     </Stack>
