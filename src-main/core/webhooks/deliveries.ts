@@ -279,7 +279,7 @@ export async function runScheduledAttempt(
           `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, lease_until_ms = NULL, last_error = ?, dropped_reason = ?,
              dropped_at_ms = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
         )
-        .run(hook?.deleted_at ? 'webhook deleted' : `dropped: webhook ${hook?.status ?? 'missing'}`, reason, nowMs, iso(nowMs), d.id);
+        .run(hook?.deleted_at ? 'webhook deleted' : `webhook ${hook?.status ?? 'missing'}`, reason, nowMs, iso(nowMs), d.id);
     }
     return;
   }

@@ -276,7 +276,7 @@ export function markWebhookFailed(
     .prepare(`UPDATE webhooks SET status = 'failed', updated_at = ? WHERE id = ? AND status = 'active' AND deleted_at IS NULL`)
     .run(now, webhookId).changes;
   if (changed === 0) return null;
-  const dropped = cancelPendingDeliveries(deps, webhookId, 'dropped: webhook failed (retries exhausted on another delivery)', 'webhook_failed');
+  const dropped = cancelPendingDeliveries(deps, webhookId, 'webhook failed: retries exhausted on another delivery', 'webhook_failed');
   const hook = deps.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(webhookId) as WebhookRow;
   deps.log.warn({ webhookId, deliveryId: cause.deliveryId, dropped }, 'webhook failed');
   return recordWebhookFailure(deps, hook, cause, dropped);
