@@ -40,6 +40,14 @@ const RECOVERY_NOTE =
   'A failed webhook is re-enabled first; a paused one is refused (422). OWNER or ADMIN only (403 otherwise).';
 const recoveryErrors = { ...errors, 403: ErrorBodySchema };
 
+// The success descriptions for the OpenAPI document. main's src-main/http/openapi.ts declares this same field (and
+// reads it); the identical declaration here keeps this branch compiling before that merge, and may go after it.
+declare module 'fastify' {
+  interface FastifySchema {
+    responseDescriptions?: Partial<Record<number, string>>;
+  }
+}
+
 export function registerWebhookRoutes(door: HttpDoor): void {
   const { rt } = door;
   const r = door.app.withTypeProvider<ZodTypeProvider>();
@@ -113,6 +121,7 @@ export function registerWebhookRoutes(door: HttpDoor): void {
         operationId: 'previewWebhookRecovery',
         summary: 'Preview a recovery: how many events of the period would be redelivered',
         description: RECOVERY_NOTE,
+        responseDescriptions: { 200: 'What a recovery of the period would queue now; nothing is changed.' },
         tags,
         security: [{ bearer: [] }],
         params: Id,
@@ -134,6 +143,7 @@ export function registerWebhookRoutes(door: HttpDoor): void {
         operationId: 'recoverWebhookEvents',
         summary: 'Recover a period: redeliver its events to this webhook as new deliveries',
         description: RECOVERY_NOTE,
+        responseDescriptions: { 202: 'The recovery is queued: its new deliveries go out on the normal retry schedule.' },
         tags,
         security: [{ bearer: [] }],
         params: Id,
