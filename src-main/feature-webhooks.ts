@@ -5,7 +5,10 @@ import { webhookChannels } from '../src-shared/channels-webhooks';
 import type { ConsoleContext } from './console/handlers';
 import { owner } from './console/handlers';
 import { getDelivery, getForward, listDeliveries, replayDelivery, retryNow, setForward } from './core/webhooks/deliveries';
-import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from './core/webhooks/webhooks-service';
+import { listWebhookAlerts } from './core/webhooks/failures';
+import { previewRecovery, recoverWebhook } from './core/webhooks/recovery';
+import { triggerSampleEvent } from './core/webhooks/triggers';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './core/webhooks/webhooks-service';
 import type { Feature } from './features';
 import { registerWebhookRoutes } from './http/routes/webhooks';
 import { WebhookDispatcher } from './jobs/webhook-dispatcher';
@@ -29,10 +32,7 @@ export function webhookConsoleHandlers(ctx: ConsoleContext): WebhookHandlers {
       const { secret: _none, ...hook } = await updateWebhook(rt, owner(ctx, environment), id, patch);
       return hook;
     },
-    'webhooks:rotate': async ({ environment, id }) => {
-      const res = await updateWebhook(rt, owner(ctx, environment), id, { rotateSecret: true });
-      return { ...res, secret: res.secret! };
-    },
+    'webhooks:rotate': async ({ environment, id }) => rotateWebhookSecret(rt, owner(ctx, environment), id),
     'webhooks:delete': async ({ environment, id }) => {
       deleteWebhook(rt.deps, owner(ctx, environment), id);
       return { id, deleted: true as const };
@@ -47,6 +47,10 @@ export function webhookConsoleHandlers(ctx: ConsoleContext): WebhookHandlers {
     'webhooks:retryNow': async ({ environment, id }) => retryNow(rt, owner(ctx, environment), id),
     'webhooks:setForward': async ({ url }) => setForward(rt, owner(ctx).organizationId, url),
     'webhooks:getForward': async () => ({ url: getForward(rt.deps, owner(ctx).organizationId) }),
+    'webhooks:alerts': async ({ environment }) => ({ data: listWebhookAlerts(rt.deps, owner(ctx, environment)) }),
+    'webhooks:recoverPreview': async ({ environment, id, period }) => previewRecovery(rt.deps, owner(ctx, environment), id, period ?? {}),
+    'webhooks:recover': async ({ environment, id, period }) => recoverWebhook(rt, owner(ctx, environment), id, period ?? {}, 'console'),
+    'webhooks:trigger': async ({ environment, event, id }) => triggerSampleEvent(rt, owner(ctx, environment), event, id),
   };
 }
 

@@ -1,5 +1,6 @@
 // Console channels of the webhooks domain (merged into CHANNELS by channels.ts): management, delivery history
-// and the developer tools of decisions §7 (replay, retry now, forwarding to a local receiver).
+// and the developer tools of decisions §7 (replay, retry now, forwarding to a local receiver), plus the operations
+// of docs/webhooks.md: failure alerts, recovery and sample events.
 import { z } from 'zod';
 import { PaginationSchema } from './schemas/common';
 import {
@@ -8,8 +9,15 @@ import {
   DeliveryListQuerySchema,
   DeliverySchema,
   ForwardSettingSchema,
+  RecoveryPreviewSchema,
+  RecoveryRequestSchema,
+  RecoveryResultSchema,
   ReplayResultSchema,
+  RotatedWebhookSchema,
+  TriggerResultSchema,
   UpdateWebhookRequestSchema,
+  WebhookAlertSchema,
+  WebhookEventSchema,
   WebhookListQuerySchema,
   WebhookSchema,
   WebhookWithSecretSchema,
@@ -26,7 +34,7 @@ export const webhookChannels = {
   ),
   'webhooks:create': channel(z.object({ ...Env, request: CreateWebhookRequestSchema }), WebhookWithSecretSchema),
   'webhooks:update': channel(z.object({ ...Env, id: Id, patch: UpdateWebhookRequestSchema.omit({ rotateSecret: true }) }), WebhookSchema),
-  'webhooks:rotate': channel(z.object({ ...Env, id: Id }), WebhookWithSecretSchema),
+  'webhooks:rotate': channel(z.object({ ...Env, id: Id }), RotatedWebhookSchema),
   'webhooks:delete': channel(z.object({ ...Env, id: Id }), z.object({ id: z.string(), deleted: z.literal(true) })),
   'webhooks:deliveries': channel(
     z.object({ ...Env, webhookId: Id, query: DeliveryListQuerySchema.partial().optional() }),
@@ -46,4 +54,10 @@ export const webhookChannels = {
   'webhooks:retryNow': channel(z.object({ ...Env, id: Id }), DeliveryDetailSchema),
   'webhooks:setForward': channel(z.object({ url: z.string().trim().max(2048).nullable() }), ForwardSettingSchema),
   'webhooks:getForward': channel(z.object({}).strict(), ForwardSettingSchema),
+  /** Open failures of the environment (the dashboard's and the webhooks page's alert). */
+  'webhooks:alerts': channel(z.object({ ...Env }), z.object({ data: z.array(WebhookAlertSchema) })),
+  'webhooks:recoverPreview': channel(z.object({ ...Env, id: Id, period: RecoveryRequestSchema.optional() }), RecoveryPreviewSchema),
+  'webhooks:recover': channel(z.object({ ...Env, id: Id, period: RecoveryRequestSchema.optional() }), RecoveryResultSchema),
+  /** A sample event through the normal signed path; id omitted: every active webhook subscribed to it. */
+  'webhooks:trigger': channel(z.object({ ...Env, event: WebhookEventSchema, id: Id.optional() }), TriggerResultSchema),
 };

@@ -1,10 +1,15 @@
-// `vconsole webhooks listen` (a local receiver that checks signatures and can forward) and `vconsole webhooks
-// replay` (send a stored delivery again). Argument parsing and the work are separate so the CLI wires them in.
+// `vconsole webhooks listen` (a local receiver that checks signatures and can forward), `replay` (send a stored
+// delivery again), `recover` (redeliver a period's events) and `trigger` (send a sample event).
+// Argument parsing and the work are separate so the CLI wires them in.
+import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import type { CoreRuntime } from '../core/runtime';
 import { deliveryScope, replayDelivery } from '../core/webhooks/deliveries';
 import { startTestReceiver, type ReceivedRequest, type TestReceiver } from '../core/webhooks/test-receiver';
-import type { ReplayResult } from '../../src-shared/schemas/webhooks';
+import { WEBHOOK_EVENTS, type RecoveryRequest, type RecoveryResult, type ReplayResult, type TriggerResult, type WebhookEvent } from '../../src-shared/schemas/webhooks';
+import { previewRecovery, recoverWebhook } from '../core/webhooks/recovery';
+import { triggerSampleEvent } from '../core/webhooks/triggers';
+import { webhookScope, type Scope } from '../core/webhooks/webhooks-service';
 
 export interface Output {
   out(line: string): void;
@@ -17,9 +22,14 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** Which signature a delivery must carry to be accepted (each checked against every secret given). */
+export type VerifyMode = 'both' | 'x-signature' | 'webhook-signature';
+
 export interface ListenArgs {
   port: number;
-  secret?: string;
+  /** Every secret to accept: --secret (repeatable) and the lines of --secrets-file, in that order. */
+  secrets: string[];
+  verify: VerifyMode;
   forwardTo?: string;
 }
 
@@ -35,19 +45,50 @@ function valueOf(argv: string[], i: number, flag: string): string {
   return v;
 }
 
-/** Parses the arguments after `webhooks listen`. */
-export function parseListenArgs(argv: string[]): ListenArgs {
-  const a: ListenArgs = { port: 0 };
+/** A secrets file: one `whsec_…` per line; blank lines and lines starting with # are ignored. */
+export function parseSecretsFile(text: string, name: string): string[] {
+  const out: string[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    if (!/^whsec_\S+$/.test(line)) throw new UsageError(`${name} line ${i + 1}: expected a secret starting with whsec_`);
+    out.push(line);
+  });
+  if (out.length === 0) throw new UsageError(`${name} holds no secret`);
+  return out;
+}
+
+/** Parses the arguments after `webhooks listen`; `readFile` reads --secrets-file (injected for tests). */
+export function parseListenArgs(argv: string[], readFile: (path: string) => string = (f) => readFileSync(f, 'utf8')): ListenArgs {
+  const a: ListenArgs = { port: 0, secrets: [], verify: 'both' };
+  const fromFiles: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i]!;
     if (f === '--port') {
       const n = Number(valueOf(argv, i++, f));
       if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError('--port must be 0 to 65535');
       a.port = n;
-    } else if (f === '--secret') a.secret = valueOf(argv, i++, f);
-    else if (f === '--forward-to') a.forwardTo = valueOf(argv, i++, f);
+    } else if (f === '--secret') {
+      const v = valueOf(argv, i++, f);
+      if (!v.startsWith('whsec_')) throw new UsageError('--secret must start with whsec_');
+      a.secrets.push(v);
+    } else if (f === '--secrets-file') {
+      const file = valueOf(argv, i++, f);
+      let text: string;
+      try {
+        text = readFile(file);
+      } catch (e) {
+        throw new UsageError(`--secrets-file ${file}: ${(e as Error).message}`);
+      }
+      fromFiles.push(...parseSecretsFile(text, file));
+    } else if (f === '--verify') {
+      const v = valueOf(argv, i++, f);
+      if (v !== 'both' && v !== 'x-signature' && v !== 'webhook-signature') throw new UsageError('--verify must be both, x-signature or webhook-signature');
+      a.verify = v;
+    } else if (f === '--forward-to') a.forwardTo = valueOf(argv, i++, f);
     else throw new UsageError(`unknown option ${f}`);
   }
+  a.secrets = [...new Set([...a.secrets, ...fromFiles])];
   if (a.forwardTo !== undefined) {
     try {
       new URL(a.forwardTo);
@@ -96,27 +137,39 @@ function verdict(v: boolean | null): string {
   return v === null ? 'unchecked' : v ? 'valid' : 'INVALID';
 }
 
+/** Whether a delivery is accepted under the chosen mode (signatures already checked against every secret). */
+export function accepted(mode: VerifyMode, x: boolean | null, standard: boolean | null): boolean {
+  if (x === null || standard === null) return true; // no secrets: nothing to check
+  if (mode === 'x-signature') return x;
+  if (mode === 'webhook-signature') return standard;
+  return x && standard;
+}
+
 /**
- * Runs a local receiver on 127.0.0.1 that prints each delivery with both signature verdicts (when a secret is
- * given) and optionally forwards the exact bytes and headers to another URL. Invalid signatures get a 401, as a
- * real receiver should answer (interface §6 rule 3).
+ * Runs a local receiver on 127.0.0.1 that prints each delivery with both signature verdicts (when secrets are
+ * given; any of them may match, per scheme, as during a rotation) and optionally forwards the exact bytes and
+ * headers to another URL. Rejected deliveries get a 401, as a real receiver should answer (interface §6 rule 3).
  */
 export async function webhooksListen(args: ListenArgs, io: Output = consoleOutput): Promise<TestReceiver> {
-  const secrets = args.secret ? [args.secret] : [];
+  const { secrets } = args;
   const receiver = await startTestReceiver({
     port: args.port,
     secrets,
     responder: async (req) => {
-      const bad = secrets.length > 0 && !(req.xSignatureValid && req.standardSignatureValid);
+      const ok = accepted(args.verify, req.xSignatureValid, req.standardSignatureValid);
       const id = req.headers['x-delivery-id'] ?? '-';
       const event = req.headers['x-event-type'] ?? '-';
       let line = `${new Date(req.receivedAtMs).toISOString()} ${req.method} ${req.path} ${String(event)} ${String(id)} X-Signature ${verdict(req.xSignatureValid)}, webhook-signature ${verdict(req.standardSignatureValid)}`;
+      if (!ok) line += ' → 401';
       if (args.forwardTo) line += `; ${await forward(args.forwardTo, req)}`;
       io.out(line);
-      return bad ? { status: 401, body: 'invalid signature' } : { status: 200, body: 'ok' };
+      return ok ? { status: 200, body: 'ok' } : { status: 401, body: 'invalid signature' };
     },
   });
-  io.out(`Listening for webhook deliveries on ${receiver.url}${secrets.length ? ' (verifying signatures)' : ''}`);
+  const checking = secrets.length
+    ? ` (verifying ${args.verify === 'both' ? 'both signatures' : args.verify} against ${secrets.length} secret${secrets.length > 1 ? 's' : ''}: ${secrets.map((s) => `${s.slice(0, 10)}…`).join(', ')})`
+    : '';
+  io.out(`Listening for webhook deliveries on ${receiver.url}${checking}`);
   if (args.forwardTo) io.out(`Forwarding each delivery to ${args.forwardTo}`);
   return receiver;
 }
@@ -128,4 +181,93 @@ export async function webhooksReplay(rt: CoreRuntime, args: ReplayArgs, io: Outp
   const what = result.ok ? `${result.statusCode}` : result.statusCode !== null ? `${result.statusCode} (${result.error ?? 'failed'})` : (result.error ?? 'failed');
   io.out(`Replayed ${result.deliveryId} to ${result.url} with ${result.signature} signatures: ${what} in ${result.durationMs} ms`);
   return { exitCode: result.ok ? 0 : 1, result };
+}
+
+export interface RecoverArgs {
+  webhookId: string;
+  since?: string;
+  until?: string;
+  /** Only show what would be redelivered. */
+  dryRun: boolean;
+}
+
+const WEBHOOK_ID = /^whk_[0-9a-f]+$/;
+
+/** Parses the arguments after `webhooks recover`. */
+export function parseRecoverArgs(argv: string[]): RecoverArgs {
+  let webhookId: string | undefined;
+  const a: Omit<RecoverArgs, 'webhookId'> = { dryRun: false };
+  for (let i = 0; i < argv.length; i++) {
+    const f = argv[i]!;
+    if (f === '--since') a.since = valueOf(argv, i++, f);
+    else if (f === '--until') a.until = valueOf(argv, i++, f);
+    else if (f === '--dry-run') a.dryRun = true;
+    else if (f.startsWith('--')) throw new UsageError(`unknown option ${f}`);
+    else if (webhookId === undefined) webhookId = f;
+    else throw new UsageError(`unexpected argument ${f}`);
+  }
+  if (!webhookId || !WEBHOOK_ID.test(webhookId)) throw new UsageError('usage: vconsole webhooks recover WEBHOOK_ID [--since ISO] [--until ISO] [--dry-run]');
+  return { webhookId, ...a };
+}
+
+function periodOf(args: { since?: string; until?: string }): RecoveryRequest {
+  return { ...(args.since !== undefined ? { since: args.since } : {}), ...(args.until !== undefined ? { until: args.until } : {}) };
+}
+
+/** Shows the recovery's preview, then (unless --dry-run) queues it; exit 0 when queued (or previewed). */
+export async function webhooksRecover(rt: CoreRuntime, args: RecoverArgs, io: Output = consoleOutput): Promise<{ exitCode: number; result: RecoveryResult | null }> {
+  const scope = webhookScope(rt.deps, args.webhookId);
+  const preview = previewRecovery(rt.deps, scope, args.webhookId, periodOf(args));
+  io.out(
+    `Period ${preview.since} – ${preview.until}: ${preview.events} event(s) of subscribed types; ${preview.skipped} already delivered or pending; ${preview.toDeliver} to redeliver.` +
+      (preview.reenables ? ' The webhook is failed: recovering re-enables it.' : ''),
+  );
+  if (args.dryRun) return { exitCode: 0, result: null };
+  const result = await recoverWebhook(rt, scope, args.webhookId, periodOf(args), 'cli');
+  io.out(
+    `Recovery ${result.recoveryId}: ${result.queued} new deliveries queued on the normal retry schedule${result.reenabled ? '; webhook re-enabled' : ''}.`,
+  );
+  io.out('The running service sends them now; if none is running, they go out when `vconsole serve` or the app starts.');
+  return { exitCode: 0, result };
+}
+
+export interface TriggerArgs {
+  event: WebhookEvent;
+  webhookId?: string;
+  environment: 'sandbox' | 'live';
+}
+
+/** Parses the arguments after `webhooks trigger`. */
+export function parseTriggerArgs(argv: string[]): TriggerArgs {
+  let event: string | undefined;
+  let webhookId: string | undefined;
+  let environment: 'sandbox' | 'live' = 'sandbox';
+  for (let i = 0; i < argv.length; i++) {
+    const f = argv[i]!;
+    if (f === '--webhook') webhookId = valueOf(argv, i++, f);
+    else if (f === '--environment') {
+      const v = valueOf(argv, i++, f);
+      if (v !== 'sandbox' && v !== 'live') throw new UsageError('--environment must be sandbox or live');
+      environment = v;
+    } else if (f.startsWith('--')) throw new UsageError(`unknown option ${f}`);
+    else if (event === undefined) event = f;
+    else throw new UsageError(`unexpected argument ${f}`);
+  }
+  const usage = `usage: vconsole webhooks trigger ${WEBHOOK_EVENTS.join('|')} [--webhook WEBHOOK_ID] [--environment sandbox|live]`;
+  if (!event || !(WEBHOOK_EVENTS as readonly string[]).includes(event)) throw new UsageError(usage);
+  if (webhookId !== undefined && !WEBHOOK_ID.test(webhookId)) throw new UsageError(`--webhook must be a webhook id (whk_…); ${usage}`);
+  return { event: event as WebhookEvent, environment, ...(webhookId !== undefined ? { webhookId } : {}) };
+}
+
+/** Queues a sample event; exit 1 when no webhook would receive it. `scope` is used when no webhook is named. */
+export async function webhooksTrigger(rt: CoreRuntime, args: TriggerArgs, ownerScope: () => Scope, io: Output = consoleOutput): Promise<{ exitCode: number; result: TriggerResult }> {
+  const scope = args.webhookId !== undefined ? webhookScope(rt.deps, args.webhookId) : ownerScope();
+  const result = await triggerSampleEvent(rt, scope, args.event, args.webhookId);
+  if (result.deliveries.length === 0) {
+    io.err(`No active ${scope.environment} webhook subscribes to ${args.event}: nothing sent.`);
+    return { exitCode: 1, result };
+  }
+  for (const d of result.deliveries) io.out(`Sample ${args.event} queued for ${d.webhookId} as ${d.deliveryId} (verification ${String(result.payload['verificationId'])}).`);
+  io.out('The running service sends it now, signed like every delivery; if none is running, it goes out when the service starts.');
+  return { exitCode: 0, result };
 }

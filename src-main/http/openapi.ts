@@ -64,6 +64,10 @@ const OTHER_EXAMPLES: Record<string, Record<string, { summary: string; value: un
   login: { owner: { summary: 'Sign in with the email and password of a console user', value: { email: 'owner@example.com', password: 'correct horse battery staple' } } },
   refreshSession: { rotate: { summary: 'Trade the refresh token of a pair for a new pair', value: { refreshToken: 'rt_3f6c0b9e4d2a4f0c8e1b7a5d9c2e6f10' } } },
   createApiKey: { sandbox: { summary: 'A sandbox key for a CI pipeline', value: { name: 'CI pipeline', environment: 'sandbox' } } },
+  recoverWebhookEvents: {
+    sinceFailure: { summary: 'Redeliver what the endpoint missed since it failed', value: {} },
+    period: { summary: 'Redeliver one period', value: { since: '2026-11-24T09:00:00Z', until: '2026-11-24T12:00:00Z' } },
+  },
   createWebhook: {
     all: {
       summary: 'Receive every verification event',

@@ -10,6 +10,7 @@ import { ConsoleError, call } from '../client/bridge';
 import { CountryCard, RatesCard, StatusCard } from '../features/dashboard/verification-cards';
 import { WalletTile, WebhookHealthCard } from '../features/dashboard/health-cards';
 import { PERIODS, periodStart, type Period } from '../features/dashboard/period';
+import { DashboardWebhookAlerts } from '../features/webhooks/failure-alerts';
 import { formatTime } from './format';
 import { PageTitle } from './page-title';
 import { useConsole } from './store';
@@ -75,6 +76,7 @@ export function DashboardPage({ info }: { info: AppInfo }) {
           Since {from} 00:00 UTC · updated {formatTime(current.generatedAt)}
         </Text>
       )}
+      <DashboardWebhookAlerts reloadKey={current?.generatedAt ? Date.parse(current.generatedAt) : 0} />
       {error && (
         <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title={error.message} data-testid="dash-error">
           {error.hint ?? 'Use Refresh to try again.'}

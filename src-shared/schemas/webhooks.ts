@@ -66,6 +66,11 @@ export const WebhookListQuerySchema = PageQuerySchema.extend({
 });
 export type WebhookListQuery = z.infer<typeof WebhookListQuerySchema>;
 
+export const DeliveryOriginSchema = z.enum(['event', 'recovery', 'trigger']);
+export type DeliveryOrigin = z.infer<typeof DeliveryOriginSchema>;
+export const DropReasonSchema = z.enum(['webhook_failed', 'webhook_paused', 'webhook_deleted']);
+export type DropReason = z.infer<typeof DropReasonSchema>;
+
 export const DeliveryListQuerySchema = PageQuerySchema.extend({ status: DeliveryStatusSchema.optional() });
 export type DeliveryListQuery = z.infer<typeof DeliveryListQuerySchema>;
 
@@ -108,6 +113,13 @@ export const DeliverySchema = z
     payload: z.record(z.string(), z.unknown()),
     response: DeliveryResponseSchema.nullable(),
     error: z.string().nullable(),
+    /** `event`: fanned out when the event happened; `recovery`: a redelivery (recoveryId); `trigger`: a sample event. */
+    origin: DeliveryOriginSchema,
+    /** The recovery that created this delivery (origin `recovery`); eventId is then the original event's id. */
+    recoveryId: z.string().nullable(),
+    /** Why a delivery ended without its attempts (its webhook failed, was paused or deleted), and when. */
+    dropReason: DropReasonSchema.nullable(),
+    droppedAt: IsoTimestamp.nullable(),
     createdAt: IsoTimestamp,
     updatedAt: IsoTimestamp,
   })
@@ -132,3 +144,84 @@ export type ReplayResult = z.infer<typeof ReplayResultSchema>;
 
 export const ForwardSettingSchema = z.object({ url: z.string().nullable() });
 export type ForwardSetting = z.infer<typeof ForwardSettingSchema>;
+
+/** The console's rotation answer: both secrets, so a receiver can be given the list it verifies against. */
+export const RotatedWebhookSchema = WebhookWithSecretSchema.extend({
+  /** The secret rotated out; it keeps signing until previousSecretExpiresAt. Null when it could not be opened. */
+  previousSecret: z.string().nullable(),
+});
+export type RotatedWebhook = z.infer<typeof RotatedWebhookSchema>;
+
+/** An open failure of a webhook (docs/webhooks.md "When an endpoint fails"): what the alerts show. */
+export const WebhookAlertSchema = z
+  .object({
+    failureId: z.string(),
+    webhookId: z.string(),
+    url: z.string(),
+    description: z.string().nullable(),
+    environment: EnvironmentSchema,
+    failedAt: IsoTimestamp,
+    /** The delivery whose fifth attempt failed, and that attempt's status code / error. */
+    deliveryId: z.string(),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    /** Pending deliveries stopped by the failure (each shows "dropped — webhook failed"). */
+    droppedDeliveries: z.number().int(),
+    /** Events of subscribed types since the failure, never queued for this endpoint (recoverable). */
+    eventsNotSent: z.number().int(),
+  })
+  .meta({ id: 'WebhookAlert' });
+export type WebhookAlert = z.infer<typeof WebhookAlertSchema>;
+
+/** The period of a recovery; as a query string (the preview) it must stay a plain object without a component id. */
+export const RecoveryPeriodSchema = z
+  .object({
+    /** Start of the period (inclusive); default: when the webhook last failed. */
+    since: IsoTimestamp.optional(),
+    /** End of the period (exclusive); default and upper bound: now. */
+    until: IsoTimestamp.optional(),
+  })
+  .strict();
+export const RecoveryRequestSchema = RecoveryPeriodSchema.meta({ id: 'WebhookRecoveryRequest' });
+export type RecoveryRequest = z.infer<typeof RecoveryPeriodSchema>;
+
+export const RecoveryPreviewSchema = z
+  .object({
+    webhookId: z.string(),
+    since: IsoTimestamp,
+    until: IsoTimestamp,
+    /** Events of the period, of types the webhook subscribes to. */
+    events: z.number().int(),
+    /** Of those, already acknowledged by the endpoint or still pending: not sent again. */
+    skipped: z.number().int(),
+    /** What a recovery now would queue: events − skipped. */
+    toDeliver: z.number().int(),
+    /** True when the webhook is `failed`: recovering re-enables it first. */
+    reenables: z.boolean(),
+  })
+  .meta({ id: 'WebhookRecoveryPreview' });
+export type RecoveryPreview = z.infer<typeof RecoveryPreviewSchema>;
+
+export const RecoveryResultSchema = z
+  .object({
+    recoveryId: z.string(),
+    webhookId: z.string(),
+    since: IsoTimestamp,
+    until: IsoTimestamp,
+    /** New deliveries created (origin `recovery`), each on the normal retry schedule. */
+    queued: z.number().int(),
+    skipped: z.number().int(),
+    reenabled: z.boolean(),
+    webhook: WebhookSchema,
+  })
+  .meta({ id: 'WebhookRecoveryResult' });
+export type RecoveryResult = z.infer<typeof RecoveryResultSchema>;
+
+export const TriggerResultSchema = z.object({
+  eventType: WebhookEventSchema,
+  /** One new delivery per webhook it was sent to (origin `trigger`). */
+  deliveries: z.array(z.object({ webhookId: z.string(), deliveryId: z.string() })),
+  /** The sample event's body (built from a sandbox fixture). */
+  payload: z.record(z.string(), z.unknown()),
+});
+export type TriggerResult = z.infer<typeof TriggerResultSchema>;

@@ -198,6 +198,7 @@ interface Fixture {
 
 interface KnownGood {
   params?: Record<string, string>;
+  query?: Record<string, string>;
   headers: Record<string, string>;
   body?: unknown;
 }
@@ -259,6 +260,8 @@ const KNOWN_GOOD: Record<string, (o: Operation, fixtures: Fixture[]) => Promise<
   'POST /api/v1/verifications/correspondents': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
   'POST /api/v1/verifications/batch': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
   'GET /api/v1/client/audit-events': () => ({ headers: owner() }),
+  'GET /api/v1/client/webhooks/{id}/recoveries/preview': () => ({ headers: owner(), params: { id: f.a.webhooks.sandbox }, query: { since: '2020-01-01T00:00:00Z' } }),
+  'POST /api/v1/client/webhooks/{id}/recoveries': () => ({ headers: owner(), params: { id: f.a.webhooks.sandbox }, body: { since: '2020-01-01T00:00:00Z' } }),
 };
 
 beforeAll(async () => {
@@ -336,7 +339,7 @@ describe('schema-driven fuzzing of every route (issue 9 item 3)', () => {
         continue;
       }
       const k = await make(o, fixtures.data);
-      const r: Req = { path: fillPath(o.path, k.params ?? {}), query: {}, headers: { ...k.headers, ...extraHeaders(o) }, body: k.body, how: 'known good' };
+      const r: Req = { path: fillPath(o.path, k.params ?? {}), query: k.query ?? {}, headers: { ...k.headers, ...extraHeaders(o) }, body: k.body, how: 'known good' };
       const before = failures.length;
       const res = await send(o, r);
       check(o, r, res, false);

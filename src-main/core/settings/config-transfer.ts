@@ -3,6 +3,7 @@
 // file twice leaves the same state; everything is checked before anything is written, and the writes share one
 // transaction. Imported webhooks get new signing secrets: the file never holds one.
 import { AppError } from '../../../src-shared/app-error';
+import { resolveWebhookFailure } from '../webhooks/failures';
 import type { FieldDetail } from '../../../src-shared/errors';
 import type { Environment } from '../../../src-shared/schemas/common';
 import {
@@ -247,7 +248,8 @@ function applyOps(rt: CoreRuntime, organizationId: string, ops: Op[]): void {
              active_since_ms = CASE WHEN ? THEN ? ELSE active_since_ms END
            WHERE id = ?`,
         ).run(JSON.stringify(op.hook.events), op.hook.description, op.hook.status === 'inactive' && op.wasStatus === 'failed' ? 'failed' : op.hook.status, now, reEnabled ? 1 : 0, nowMs, op.id);
-        if (op.hook.status !== 'active') cancelPendingDeliveries(rt.deps, op.id, 'webhook paused by a configuration import');
+        if (op.hook.status !== 'active') cancelPendingDeliveries(rt.deps, op.id, 'webhook paused by a configuration import', 'webhook_paused');
+        if (reEnabled && op.wasStatus === 'failed') resolveWebhookFailure(rt.deps, op.id, 'reenabled');
         break;
       }
       case 'price':

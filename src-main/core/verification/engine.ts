@@ -141,7 +141,16 @@ export async function submitVerification(
       source: 'live',
       error: { code: format.code, message: messageFor(format.code, format.message) },
     };
-    return { statusCode: 200, body: rec, persist: () => insertVerification(deps.db, { ...stored, record: rec }) };
+    return {
+      statusCode: 200,
+      body: rec,
+      persist: () => {
+        insertVerification(deps.db, { ...stored, record: rec });
+        // An async submission that ends at once still tells its webhooks (docs/api-decisions.md): integrations that
+        // wait only for events must finish too.
+        if (isAsync) insertOutboxEvent(deps, p.organizationId, rec, now);
+      },
+    };
   }
 
   const live = p.environment === 'live';
@@ -250,24 +259,23 @@ function settle(
     if (rec.charge.status === 'reversed') reverseCharge(deps.db, verificationId, nowMs);
     updateVerification(deps.db, rec);
     if (!emitEvent) return { applied: true, record: rec };
-    const event = rec.status === 'success' ? 'verification.completed' : 'verification.failed';
-    const payload = {
-      event,
-      verificationId,
-      organizationId: fresh.organizationId,
-      timestamp: iso(nowMs),
-      data: rec,
-    };
-    deps.db
-      .prepare(
-        `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(newId('evt'), fresh.organizationId, rec.environment, event, verificationId, JSON.stringify(payload), iso(nowMs));
-    // Wakes the webhook dispatcher once this transaction has committed, instead of it polling the outbox.
-    signalWork(deps.db, 'outbox');
+    insertOutboxEvent(deps, fresh.organizationId, rec, nowMs);
     return { applied: true, record: rec };
   }).immediate();
+}
+
+/** The verification's event (interface §6) into the outbox, in the caller's transaction. */
+function insertOutboxEvent(deps: CoreDeps, organizationId: string, rec: VerificationRecord, nowMs: number): void {
+  const event = rec.status === 'success' ? 'verification.completed' : 'verification.failed';
+  const payload = { event, verificationId: rec.id, organizationId, timestamp: iso(nowMs), data: rec };
+  deps.db
+    .prepare(
+      `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(newId('evt'), organizationId, rec.environment, event, rec.id, JSON.stringify(payload), iso(nowMs));
+  // Wakes the webhook dispatcher once this transaction has committed, instead of it polling the outbox.
+  signalWork(deps.db, 'outbox');
 }
 
 /** Completes a pending async verification; safe to run twice (at-least-once queue). */

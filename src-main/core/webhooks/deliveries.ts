@@ -7,7 +7,9 @@ import type {
   DeliveryAttempt,
   DeliveryDetail,
   DeliveryListQuery,
+  DeliveryOrigin,
   DeliveryStatus,
+  DropReason,
   ReplayResult,
   WebhookEvent,
 } from '../../../src-shared/schemas/webhooks';
@@ -16,6 +18,7 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { CoreRuntime } from '../runtime';
 import { deliveryHeaders, isLocalReceiverUrl, localReceiverUrl, send, type SendOutcome, type SentHeaders } from './sender';
+import { emitWebhookFailed, type WebhookFailedEvent } from './failures';
 import { checkWebhookUrlForRegistration } from './url-policy';
 import {
   getRow,
@@ -53,6 +56,11 @@ export interface DeliveryRow {
   last_response_headers: string | null;
   last_error: string | null;
   sent_headers: string | null;
+  origin: DeliveryOrigin;
+  original_event_id: string | null;
+  recovery_id: string | null;
+  dropped_reason: DropReason | null;
+  dropped_at_ms: number | null;
   created_at_ms: number;
   created_at: string;
   updated_at: string;
@@ -264,9 +272,14 @@ export async function runScheduledAttempt(
   const hook = webhookRowById(deps, d.webhook_id);
   if (!hook || hook.deleted_at !== null || (kind === 'scheduled' && hook.status !== 'active')) {
     if (d.status === 'pending') {
+      const nowMs = deps.clock.now();
+      const reason: DropReason = !hook || hook.deleted_at ? 'webhook_deleted' : hook.status === 'failed' ? 'webhook_failed' : 'webhook_paused';
       deps.db
-        .prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, lease_until_ms = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'`)
-        .run(hook?.deleted_at ? 'webhook deleted' : `webhook ${hook?.status ?? 'missing'}`, iso(deps.clock.now()), d.id);
+        .prepare(
+          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, lease_until_ms = NULL, last_error = ?, dropped_reason = ?,
+             dropped_at_ms = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
+        )
+        .run(hook?.deleted_at ? 'webhook deleted' : `webhook ${hook?.status ?? 'missing'}`, reason, nowMs, iso(nowMs), d.id);
     }
     return;
   }
@@ -281,6 +294,7 @@ export async function runScheduledAttempt(
     : [UNSIGNABLE];
   const endMs = deps.clock.now();
   let failedWebhook = false;
+  let failure: WebhookFailedEvent | null = null;
   await commit(() => {
     const fresh = deliveryRow(deps, d.id);
     if (!fresh) return;
@@ -326,8 +340,9 @@ export async function runScheduledAttempt(
           d.id,
         );
     }
-    if (failedWebhook) markWebhookFailed(deps, hook.id);
+    if (failedWebhook) failure = markWebhookFailed(deps, hook.id, { deliveryId: d.id, statusCode: outcome.statusCode, error: outcome.error });
   });
+  if (failure) emitWebhookFailed(deps, failure);
   deps.log.info(
     { deliveryId: d.id, webhookId: hook.id, kind, ok: outcome.ok, statusCode: outcome.statusCode, error: outcome.error },
     'webhook delivery attempt',
@@ -352,7 +367,8 @@ export function toDelivery(r: DeliveryRow): Delivery {
     id: r.id,
     webhookId: r.webhook_id,
     verificationId: r.verification_id,
-    eventId: r.event_id,
+    // A recovered delivery's own event_id only keeps it unique; the event it carries is the original one.
+    eventId: r.original_event_id ?? r.event_id,
     eventType: r.event_type as WebhookEvent,
     status: r.status,
     attempts: r.attempts,
@@ -363,6 +379,10 @@ export function toDelivery(r: DeliveryRow): Delivery {
       ? { statusCode: r.last_status_code, body: r.last_response_body, headers: parseJson<Record<string, string>>(r.last_response_headers) }
       : null,
     error: r.last_error,
+    origin: r.origin,
+    recoveryId: r.recovery_id,
+    dropReason: r.dropped_reason,
+    droppedAt: r.dropped_at_ms === null ? null : iso(r.dropped_at_ms),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -26,8 +26,10 @@ export function deliveryHeaders(opts: {
     'user-agent': USER_AGENT,
     'x-delivery-id': opts.deliveryId,
     'x-event-type': opts.eventType,
-    // X-Signature has no room for two values; the current secret signs it (the overlap is for webhook-signature).
-    'x-signature': xSignature(opts.secrets[0]!, opts.body),
+    // X-Signature has room for one value and receivers compare it whole (interface §6), so during the 24 h
+    // overlap the PREVIOUS secret (the one every receiver holds) keeps signing it; it switches to the new secret
+    // when the overlap ends. webhook-signature carries both. secrets = [current, previous?] (signingSecrets).
+    'x-signature': xSignature(opts.secrets[1] ?? opts.secrets[0]!, opts.body),
     'webhook-id': opts.deliveryId,
     'webhook-timestamp': String(ts),
     'webhook-signature': standardWebhookHeader(opts.secrets, opts.deliveryId, ts, opts.body),

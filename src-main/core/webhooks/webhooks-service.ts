@@ -5,6 +5,8 @@ import { AppError } from '../../../src-shared/app-error';
 import type { Environment } from '../../../src-shared/schemas/common';
 import type {
   CreateWebhookRequest,
+  DropReason,
+  RotatedWebhook,
   UpdateWebhookRequest,
   Webhook,
   WebhookEvent,
@@ -21,7 +23,9 @@ import type { CoreRuntime } from '../runtime';
 import { openWebhookSecret, sealIfPlain, sealWebhookSecret, SHOWN_PREFIX_LENGTH, tryOpenWebhookSecret } from './secret-sealing';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrlForRegistration, type Resolver, type UrlPolicy } from './url-policy';
+import { recordWebhookFailure, resolveWebhookFailure, type WebhookFailedEvent } from './failures';
 import { ListFilter, listPage } from '../../store/list-query';
+import { appendAudit, audited } from '../audit/audit-log';
 
 /** How long the previous secret keeps signing after a rotation (decisions §7). */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -150,12 +154,18 @@ export async function createWebhook(rt: CoreRuntime, scope: Scope, input: Create
     updated_at: now,
     deleted_at: null,
   };
-  deps.db
-    .prepare(
-      `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, secret_prefix, active_since_ms, created_at, updated_at)
-       VALUES (@id, @organization_id, @environment, @url, @events, @status, @description, @secret, @secret_prefix, @active_since_ms, @created_at, @updated_at)`,
-    )
-    .run(row);
+  audited(
+    deps,
+    scope.organizationId,
+    () =>
+      deps.db
+        .prepare(
+          `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, secret_prefix, active_since_ms, created_at, updated_at)
+           VALUES (@id, @organization_id, @environment, @url, @events, @status, @description, @secret, @secret_prefix, @active_since_ms, @created_at, @updated_at)`,
+        )
+        .run(row),
+    () => ({ action: 'webhook.created', target: { type: 'webhook', id: row.id }, detail: { url, environment: scope.environment, events: JSON.parse(row.events) as string[] } }),
+  );
   deps.log.info({ webhookId: row.id, organizationId: scope.organizationId }, 'webhook registered');
   return { ...toWebhook(row, nowMs), secret };
 }
@@ -183,15 +193,18 @@ export function getWebhook(deps: CoreDeps, scope: Scope, id: string): Webhook {
   return toWebhook(getRow(deps, scope, id), deps.clock.now());
 }
 
-/** Ends the schedule of every pending delivery of a webhook (paused, failed or deleted: interface §3.2). */
-export function cancelPendingDeliveries(deps: CoreDeps, webhookId: string, reason: string): number {
-  const now = iso(deps.clock.now());
+/**
+ * Ends the schedule of every pending delivery of a webhook (paused, failed or deleted: interface §3.2). They stay
+ * `failed` for the API and carry why and when they were dropped, so nothing looks pending or cut short.
+ */
+export function cancelPendingDeliveries(deps: CoreDeps, webhookId: string, reason: string, dropReason: DropReason): number {
+  const nowMs = deps.clock.now();
   return deps.db
     .prepare(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, last_error = ?, updated_at = ?
-       WHERE webhook_id = ? AND status = 'pending'`,
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, last_error = ?, dropped_reason = ?, dropped_at_ms = ?,
+         updated_at = ? WHERE webhook_id = ? AND status = 'pending'`,
     )
-    .run(reason, now, webhookId).changes;
+    .run(reason, dropReason, nowMs, iso(nowMs), webhookId).changes;
 }
 
 export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, patch: UpdateWebhookRequest): Promise<WebhookUpdateResult> {
@@ -216,7 +229,8 @@ export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, p
       next.status = patch.status;
       // Only events after this moment reach a re-enabled endpoint (interface §3.2).
       if (patch.status === 'active') next.active_since_ms = nowMs;
-      else cancelPendingDeliveries(deps, id, 'webhook paused (status inactive)');
+      else cancelPendingDeliveries(deps, id, 'webhook paused (status inactive)', 'webhook_paused');
+      if (row.status === 'failed') resolveWebhookFailure(deps, id, patch.status === 'active' ? 'reenabled' : 'paused');
     }
     let secret: string | undefined;
     if (patch.rotateSecret) {
@@ -234,6 +248,18 @@ export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, p
            active_since_ms = @active_since_ms, updated_at = @updated_at WHERE id = @id`,
       )
       .run(next);
+    // One entry per kind of change, each in this transaction (docs/audit.md); never a secret.
+    const target = { type: 'webhook', id };
+    const changed: Record<string, unknown> = {};
+    if (url !== undefined && url !== row.url) changed['url'] = { from: row.url, to: url };
+    if (patch.events !== undefined && next.events !== row.events) changed['events'] = JSON.parse(next.events) as string[];
+    if (patch.description !== undefined && next.description !== row.description) changed['description'] = next.description;
+    if (Object.keys(changed).length > 0) appendAudit(deps, scope.organizationId, { action: 'webhook.updated', target, detail: changed });
+    if (patch.status !== undefined && patch.status !== row.status) {
+      const action = patch.status === 'inactive' ? 'webhook.paused' : row.status === 'failed' ? 'webhook.reenabled' : 'webhook.resumed';
+      appendAudit(deps, scope.organizationId, { action, target, detail: { from: row.status, to: patch.status } });
+    }
+    if (secret !== undefined) appendAudit(deps, scope.organizationId, { action: 'webhook.rotated', target, detail: { previousKeptUntil: iso(next.previous_secret_expires_at_ms!) } });
     return secret !== undefined ? { ...toWebhook(next, nowMs), secret } : toWebhook(next, nowMs);
   })();
 }
@@ -242,7 +268,8 @@ export function deleteWebhook(deps: CoreDeps, scope: Scope, id: string): void {
   deps.db.transaction(() => {
     getRow(deps, scope, id);
     const now = iso(deps.clock.now());
-    cancelPendingDeliveries(deps, id, 'webhook deleted');
+    cancelPendingDeliveries(deps, id, 'webhook deleted', 'webhook_deleted');
+    resolveWebhookFailure(deps, id, 'deleted');
     // The row stays for the deliveries' foreign key; its secrets are wiped so nothing can sign for it again.
     deps.db
       .prepare(
@@ -250,14 +277,53 @@ export function deleteWebhook(deps: CoreDeps, scope: Scope, id: string): void {
            previous_secret_expires_at_ms = NULL WHERE id = ?`,
       )
       .run(now, now, id);
+    appendAudit(deps, scope.organizationId, { action: 'webhook.deleted', target: { type: 'webhook', id } });
   })();
 }
 
-/** Called by the dispatcher after the last scheduled attempt failed. */
-export function markWebhookFailed(deps: CoreDeps, webhookId: string): void {
+/**
+ * Called by the dispatcher, inside the attempt's transaction, after a delivery's last scheduled attempt failed:
+ * the webhook turns `failed`, its other pending deliveries are dropped, and the failure is recorded. Returns the
+ * `webhook.failed` event to emit after commit, or null when the webhook was not active any more.
+ */
+export function markWebhookFailed(
+  deps: CoreDeps,
+  webhookId: string,
+  cause: { deliveryId: string; statusCode: number | null; error: string | null },
+): WebhookFailedEvent | null {
   const now = iso(deps.clock.now());
   const changed = deps.db
     .prepare(`UPDATE webhooks SET status = 'failed', updated_at = ? WHERE id = ? AND status = 'active' AND deleted_at IS NULL`)
     .run(now, webhookId).changes;
-  if (changed > 0) cancelPendingDeliveries(deps, webhookId, 'webhook failed: retries exhausted on another delivery');
+  if (changed === 0) return null;
+  const dropped = cancelPendingDeliveries(deps, webhookId, 'webhook failed: retries exhausted on another delivery', 'webhook_failed');
+  const hook = deps.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(webhookId) as WebhookRow;
+  deps.log.warn({ webhookId, deliveryId: cause.deliveryId, dropped }, 'webhook failed');
+  appendAudit(
+    deps,
+    hook.organization_id,
+    { action: 'webhook.failed', target: { type: 'webhook', id: webhookId }, detail: { deliveryId: cause.deliveryId, statusCode: cause.statusCode, lastError: cause.error?.slice(0, 200) ?? null, dropped } },
+    { actor: { type: 'system', id: null, label: 'webhook dispatcher' }, door: 'system' },
+  );
+  return recordWebhookFailure(deps, hook, cause, dropped);
+}
+
+/**
+ * The console's rotation: the new secret and the one rotated out (it keeps signing during the overlap), so the
+ * rotate dialog can hand a receiver both. The public API returns only the new one (decisions §7).
+ */
+export async function rotateWebhookSecret(rt: CoreRuntime, scope: Scope, id: string): Promise<RotatedWebhook> {
+  const res = await updateWebhook(rt, scope, id, { rotateSecret: true });
+  const row = getRow(rt.deps, scope, id);
+  const previousSecret = row.previous_secret ? tryOpenWebhookSecret(rt.deps, row.previous_secret) : null;
+  return { ...res, secret: res.secret!, previousSecret: previousSecret ?? null };
+}
+
+/** The webhook's organization and environment (the CLI acts as the installation's owner and has no scope). */
+export function webhookScope(deps: CoreDeps, webhookId: string): Scope {
+  const row = deps.db.prepare('SELECT organization_id, environment FROM webhooks WHERE id = ? AND deleted_at IS NULL').get(webhookId) as
+    | { organization_id: string; environment: Environment }
+    | undefined;
+  if (!row) throw new AppError('NOT_FOUND', { message: 'No webhook with this id exists.' });
+  return { organizationId: row.organization_id, environment: row.environment };
 }

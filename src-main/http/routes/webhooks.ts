@@ -8,6 +8,10 @@ import {
   DeliveryDetailSchema,
   DeliveryListQuerySchema,
   DeliverySchema,
+  RecoveryPeriodSchema,
+  RecoveryPreviewSchema,
+  RecoveryRequestSchema,
+  RecoveryResultSchema,
   UpdateWebhookRequestSchema,
   WebhookListQuerySchema,
   WebhookSchema,
@@ -15,7 +19,9 @@ import {
   WebhookWithSecretSchema,
 } from '../../../src-shared/schemas/webhooks';
 import { getDelivery, listDeliveries } from '../../core/webhooks/deliveries';
+import { previewRecovery, recoverWebhook } from '../../core/webhooks/recovery';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../core/webhooks/webhooks-service';
+import { requireRole } from '../../core/principal';
 import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
 
@@ -25,7 +31,14 @@ const errors = { 401: ErrorBodySchema, 404: ErrorBodySchema, 422: ErrorBodySchem
 const security: { [name: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
 const tags = ['webhooks'];
 
-
+// Recovery is an extension beyond the interface (docs/api-decisions.md "Webhook recovery"): OWNER and ADMIN only,
+// with a Bearer token; an API key or a DEVELOPER gets 403.
+const RECOVERY_NOTE =
+  'Extension beyond the interface (docs/api-decisions.md, "Webhook recovery"). Redelivers every event of the period ' +
+  '(default: from the first event the last failure left undelivered, until now) that the endpoint has not acknowledged, ' +
+  'each as a new delivery (origin "recovery", linked to its original eventId), signed fresh, on the normal retry schedule. ' +
+  'A failed webhook is re-enabled first; a paused one is refused (422). OWNER or ADMIN only (403 otherwise).';
+const recoveryErrors = { ...errors, 403: ErrorBodySchema };
 
 export function registerWebhookRoutes(door: HttpDoor): void {
   const { rt } = door;
@@ -141,5 +154,49 @@ export function registerWebhookRoutes(door: HttpDoor): void {
         response: { 200: DeliveryDetailSchema, ...errors } },
     },
     async (req) => getDelivery(rt.deps, principalOf(req), req.params.deliveryId, req.params.id),
+  );
+  r.get(
+    '/client/webhooks/:id/recoveries/preview',
+    {
+      onRequest: auth,
+      schema: {
+        operationId: 'previewWebhookRecovery',
+        summary: 'Preview a recovery: how many events of the period would be redelivered',
+        description: RECOVERY_NOTE,
+        responseDescriptions: { 200: 'What a recovery of the period would queue now; nothing is changed.' },
+        tags,
+        security: [{ bearer: [] }],
+        params: Id,
+        querystring: RecoveryPeriodSchema,
+        response: { 200: RecoveryPreviewSchema, ...recoveryErrors },
+      },
+    },
+    async (req) => {
+      const p = principalOf(req);
+      requireRole(p, ['OWNER', 'ADMIN']);
+      return previewRecovery(rt.deps, p, req.params.id, req.query);
+    },
+  );
+  r.post(
+    '/client/webhooks/:id/recoveries',
+    {
+      onRequest: auth,
+      schema: {
+        operationId: 'recoverWebhookEvents',
+        summary: 'Recover a period: redeliver its events to this webhook as new deliveries',
+        description: RECOVERY_NOTE,
+        responseDescriptions: { 202: 'The recovery is queued: its new deliveries go out on the normal retry schedule.' },
+        tags,
+        security: [{ bearer: [] }],
+        params: Id,
+        body: RecoveryRequestSchema,
+        response: { 202: RecoveryResultSchema, ...recoveryErrors },
+      },
+    },
+    async (req, reply) => {
+      const p = principalOf(req);
+      requireRole(p, ['OWNER', 'ADMIN']);
+      return reply.code(202).send(await recoverWebhook(rt, p, req.params.id, req.body ?? {}, `user:${p.userId ?? p.kind}`));
+    },
   );
 }

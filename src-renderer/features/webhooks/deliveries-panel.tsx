@@ -10,7 +10,7 @@ import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { AttemptTrack, TrackLegend } from './attempt-track';
-import { formatDuration } from './timeline';
+import { DROP_LABEL, formatDuration, ORIGIN_LABEL } from './timeline';
 
 const PAGE_SIZE = 10;
 
@@ -132,10 +132,21 @@ export function DeliveriesPanel(props: {
                   <Group wrap="nowrap" align="center" gap="md">
                     <Stack gap={4} w={260} style={{ flexShrink: 0 }}>
                       <Group gap="xs">
-                        <Badge color={STATUS_COLOR[d.status] ?? 'gray'} variant="light">
-                          {d.status}
-                        </Badge>
+                        {d.dropReason ? (
+                          <Badge color="gray" variant="light" data-testid={`delivery-dropped-${d.id}`}>
+                            {DROP_LABEL[d.dropReason]}
+                          </Badge>
+                        ) : (
+                          <Badge color={STATUS_COLOR[d.status] ?? 'gray'} variant="light">
+                            {d.status}
+                          </Badge>
+                        )}
                         <Code>{d.eventType}</Code>
+                        {ORIGIN_LABEL[d.origin] && (
+                          <Badge color="violet" variant="outline" size="sm" data-testid={`delivery-origin-${d.id}`}>
+                            {ORIGIN_LABEL[d.origin]}
+                          </Badge>
+                        )}
                       </Group>
                       <Text size="xs" c="dimmed">
                         {d.id} · {formatTime(d.createdAt)}
@@ -152,6 +163,11 @@ export function DeliveriesPanel(props: {
                         {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
                         {last ? ` · ${formatDuration(last.durationMs)}` : ''}
                       </Text>
+                      {d.droppedAt && (
+                        <Text size="xs" c="dimmed" data-testid={`delivery-dropped-at-${d.id}`}>
+                          dropped {formatTime(d.droppedAt)}
+                        </Text>
+                      )}
                     </Stack>
                   </Group>
                 </Card>

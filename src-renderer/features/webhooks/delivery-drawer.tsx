@@ -9,7 +9,7 @@ import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { AttemptTrack } from './attempt-track';
-import { attemptOutcome, extraError, formatDuration, localReceiverProblem, OUTCOME_COLOR, replayTarget } from './timeline';
+import { attemptOutcome, extraError, formatDuration, localReceiverProblem, OUTCOME_COLOR, replayTarget, DROP_LABEL } from './timeline';
 
 function ReplayBox({ delivery, environment, forwardUrl, onDone }: { delivery: DeliveryDetail; environment: Environment; forwardUrl: string | null; onDone: () => void }) {
   const [mode, setMode] = useState<'webhook' | 'local'>('webhook');
@@ -136,8 +136,8 @@ export function DeliveryDrawer(props: { id: string | null; environment: Environm
       ) : (
         <Stack>
           <Group gap="xs">
-            <Badge color={STATUS_COLOR[d.status] ?? 'gray'} variant="light" size="lg" data-testid="delivery-status">
-              {d.status}
+            <Badge color={d.dropReason ? 'gray' : (STATUS_COLOR[d.status] ?? 'gray')} variant="light" size="lg" data-testid="delivery-status">
+              {d.dropReason ? DROP_LABEL[d.dropReason] : d.status}
             </Badge>
             <Code>{d.eventType}</Code>
             <Text size="sm" c="dimmed">
@@ -168,8 +168,20 @@ export function DeliveryDrawer(props: { id: string | null; environment: Environm
               </Table.Tr>
               <Table.Tr>
                 <Table.Td>Next attempt</Table.Td>
-                <Table.Td>{formatTime(d.nextAttemptAt, d.status === 'pending' ? 'being sent' : 'none (finished)')}</Table.Td>
+                <Table.Td>
+                  {d.droppedAt
+                    ? `none: ${DROP_LABEL[d.dropReason ?? 'webhook_failed']} at ${formatTime(d.droppedAt)}, after ${d.attempts} of 5 attempts`
+                    : formatTime(d.nextAttemptAt, d.status === 'pending' ? 'being sent' : 'none (finished)')}
+                </Table.Td>
               </Table.Tr>
+              {d.origin !== 'event' && (
+                <Table.Tr>
+                  <Table.Td>Origin</Table.Td>
+                  <Table.Td data-testid="delivery-origin">
+                    {d.origin === 'recovery' ? `recovery ${d.recoveryId ?? ''} (a redelivery of event ${d.eventId})` : 'sample event (vconsole webhooks trigger)'}
+                  </Table.Td>
+                </Table.Tr>
+              )}
               {d.error && (
                 <Table.Tr>
                   <Table.Td>Last error</Table.Td>

@@ -1,6 +1,6 @@
 // Pure helpers of the delivery timeline: how an attempt turned out, and where each attempt sits on a delivery's
 // time axis (kept free of React so they are unit-tested).
-import type { DeliveryAttempt } from '../../../src-shared/schemas/webhooks';
+import type { DeliveryAttempt, DeliveryOrigin, DropReason } from '../../../src-shared/schemas/webhooks';
 
 export type AttemptOutcome = 'success' | 'http-error' | 'no-response';
 
@@ -110,3 +110,12 @@ export function extraError(statusCode: number | null, error: string | null): str
   if (!error) return null;
   return statusCode !== null && error.trim() === `HTTP ${statusCode}` ? null : error;
 }
+
+/** A delivery its endpoint stopped (not its own attempts) says so, never looking pending or cut short. */
+export const DROP_LABEL: Record<DropReason, string> = {
+  webhook_failed: 'dropped — webhook failed',
+  webhook_paused: 'dropped — webhook paused',
+  webhook_deleted: 'dropped — webhook deleted',
+};
+
+export const ORIGIN_LABEL: Record<DeliveryOrigin, string | null> = { event: null, recovery: 'recovery', trigger: 'sample' };

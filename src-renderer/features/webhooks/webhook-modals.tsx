@@ -1,10 +1,12 @@
-// The webhook dialogs: create/edit (URL, events, description, status), the once-only secret reveal, and a
-// confirmation used for rotating a secret and deleting a webhook.
+// The webhook dialogs: create/edit (URL, events, description, status), the once-only secret reveal (after a
+// rotation: both secrets and what each header carries until the old one stops), and a confirmation used for
+// rotating a secret and deleting a webhook.
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { Alert, Button, Checkbox, Code, Group, Modal, SegmentedControl, Stack, Text, TextInput, Textarea } from '@mantine/core';
-import { IconAlertTriangle } from '@tabler/icons-react';
+import { Alert, Button, Checkbox, Code, CopyButton, Group, Modal, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { IconAlertTriangle, IconCheck, IconCopy } from '@tabler/icons-react';
 import { WEBHOOK_EVENTS, type Webhook, type WebhookEvent, type WebhookWithSecret } from '../../../src-shared/schemas/webhooks';
 import { ConsoleError, call } from '../../client/bridge';
+import { formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
 import { SecretKey } from '../keys/secret-key';
@@ -187,7 +189,46 @@ export function WebhookFormModal(props: {
 export const SECRET_ONCE_WARNING =
   'Copy this signing secret now and store it with your receiver: you will not see it again. If you lose it, rotate the secret.';
 
-export function RevealSecretModal({ revealed, onClose }: { revealed: { webhook: WebhookWithSecret; rotated: boolean } | null; onClose: () => void }) {
+/** What each header carries during the rotation overlap (docs/webhooks.md "Secret rotation"). */
+export function RotationHeaders({ until }: { until: string | null }) {
+  return (
+    <Table withTableBorder fz="xs" data-testid="rotation-headers">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Header</Table.Th>
+          <Table.Th>Until {until ? formatTime(until) : '24 h after rotating'}</Table.Th>
+          <Table.Th>After that</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        <Table.Tr>
+          <Table.Td>
+            <Code>X-Signature</Code>
+          </Table.Td>
+          <Table.Td>old secret</Table.Td>
+          <Table.Td>new secret</Table.Td>
+        </Table.Tr>
+        <Table.Tr>
+          <Table.Td>
+            <Code>webhook-signature</Code>
+          </Table.Td>
+          <Table.Td>new and old (two values)</Table.Td>
+          <Table.Td>new secret</Table.Td>
+        </Table.Tr>
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+export function RevealSecretModal({
+  revealed,
+  onClose,
+}: {
+  revealed: { webhook: WebhookWithSecret & { previousSecret?: string | null }; rotated: boolean } | null;
+  onClose: () => void;
+}) {
+  const previous = revealed?.rotated ? (revealed.webhook.previousSecret ?? null) : null;
+  const until = revealed?.webhook.previousSecretExpiresAt ?? null;
   return (
     <Modal opened={revealed !== null} onClose={onClose} title={revealed?.rotated ? 'New signing secret' : 'Webhook created'} size="lg" closeOnClickOutside={false}>
       {revealed && (
@@ -197,14 +238,31 @@ export function RevealSecretModal({ revealed, onClose }: { revealed: { webhook: 
             <Code>webhook-signature</Code> headers of each delivery.
           </Text>
           {revealed.rotated && (
-            <Text size="sm" c="dimmed">
-              For the next 24 hours deliveries are signed with the old secret too, so you can update your receiver without losing events.
-            </Text>
+            <>
+              <Text size="sm" data-testid="rotation-until">
+                The old secret stops being used at <b>{until ? formatTime(until) : 'once (it could not be opened)'}</b>. Until then deliveries are
+                signed as below: give your receiver <b>both</b> secrets (it accepts a delivery that verifies with either), then remove the old one
+                after that moment.
+              </Text>
+              <RotationHeaders until={until} />
+            </>
           )}
           <Alert color="orange" icon={<IconAlertTriangle size={18} />} title="You will not see this secret again">
             {SECRET_ONCE_WARNING}
           </Alert>
-          <SecretKey value={revealed.webhook.secret} testId="revealed-webhook-secret" />
+          <SecretKey label={previous ? 'New secret' : undefined} value={revealed.webhook.secret} testId="revealed-webhook-secret" />
+          {previous && (
+            <>
+              <SecretKey label={`Old secret (until ${until ? formatTime(until) : 'now'})`} value={previous} testId="revealed-previous-secret" />
+              <CopyButton value={`${revealed.webhook.secret}\n${previous}\n`}>
+                {({ copied, copy }) => (
+                  <Button variant="light" size="xs" onClick={copy} data-testid="copy-both-secrets" leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />}>
+                    {copied ? 'Copied both' : 'Copy both (one per line, for --secrets-file or your receiver)'}
+                  </Button>
+                )}
+              </CopyButton>
+            </>
+          )}
           <Group justify="flex-end">
             <Button data-testid="webhook-secret-done" onClick={onClose}>
               I have copied it

@@ -1,12 +1,13 @@
 // Webhooks: the endpoints of the current environment (filter by status and event), create / edit / rotate /
 // delete, the per-webhook delivery timeline with its detail drawer, and the local-receiver forwarding setting. A link
-// (the dashboard's failure rows) may open it on one webhook's deliveries with one delivery in the drawer.
+// (the dashboard's failure rows) may open it on one webhook's deliveries with one delivery in the drawer. A failed
+// webhook raises an alert here; re-enabling it offers recovery; any webhook can be sent a sample event.
 import { useCallback, useEffect, useState } from 'react';
 import { ActionIcon, Badge, Box, Button, Code, EmptyState, Group, Menu, Select, Stack, Text } from '@mantine/core';
-import { IconDots, IconKey, IconPencil, IconPlus, IconRefresh, IconTrash, IconWebhook } from '@tabler/icons-react';
+import { IconDots, IconHistory, IconKey, IconPencil, IconPlus, IconRefresh, IconSend, IconTrash, IconWebhook } from '@tabler/icons-react';
 import { DataTable } from 'mantine-datatable';
 import type { Environment } from '../../../src-shared/schemas/common';
-import { WEBHOOK_EVENTS, WebhookEventSchema, WebhookStatusSchema, type Webhook, type WebhookStatus, type WebhookWithSecret } from '../../../src-shared/schemas/webhooks';
+import { WEBHOOK_EVENTS, WebhookEventSchema, WebhookStatusSchema, type Webhook, type WebhookEvent, type WebhookStatus, type WebhookWithSecret } from '../../../src-shared/schemas/webhooks';
 import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
@@ -15,7 +16,9 @@ import { useConsole, type WebhookFocus } from '../../app/store';
 import { DeliveriesPanel } from './deliveries-panel';
 import { DeliveryDrawer } from './delivery-drawer';
 import { ForwardCard } from './forward-card';
-import { ConfirmModal, RevealSecretModal, WebhookFormModal } from './webhook-modals';
+import { useWebhookAlerts, WebhookFailureAlerts } from './failure-alerts';
+import { RecoverModal, type RecoverTarget } from './recover-modal';
+import { ConfirmModal, RevealSecretModal, RotationHeaders, WebhookFormModal } from './webhook-modals';
 
 const PAGE_SIZE = 20;
 /** How many webhooks a link scans for its target when it is not on the first page (the list's own limit is 100). */
@@ -47,7 +50,10 @@ export function WebhooksPage() {
   const [total, setTotal] = useState(0);
   const [loading, setLoading] = useState(false);
   const [formTarget, setFormTarget] = useState<Webhook | 'new' | null>(null);
-  const [revealed, setRevealed] = useState<{ webhook: WebhookWithSecret; rotated: boolean } | null>(null);
+  const [revealed, setRevealed] = useState<{ webhook: WebhookWithSecret & { previousSecret?: string | null }; rotated: boolean } | null>(null);
+  const [recoverTarget, setRecoverTarget] = useState<RecoverTarget | null>(null);
+  const [alertsKey, setAlertsKey] = useState(0);
+  const { alerts } = useWebhookAlerts(environment, alertsKey);
   const [rotating, setRotating] = useState<Webhook | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [selectedId, setSelectedId] = useState<string | null>(null);
@@ -77,6 +83,12 @@ export function WebhooksPage() {
 
   useEffect(() => {
     void load();
+  }, [load]);
+
+  const refreshAll = useCallback(async () => {
+    setAlertsKey((k) => k + 1);
+    setDeliveriesKey((k) => k + 1);
+    await load();
   }, [load]);
 
   useEffect(() => {
@@ -110,13 +122,19 @@ export function WebhooksPage() {
   const selected = rows?.find((w) => w.id === selectedId) ?? (pinned?.id === selectedId ? pinned : null);
   const focusHere = focus !== null && focus.webhookId === selectedId ? focus : null;
 
-  async function reEnable(w: Webhook) {
+  /** Re-enabling a failed webhook offers recovery in the same dialog. */
+  function reEnable(w: Webhook) {
+    setRecoverTarget({ webhook: w });
+  }
+
+  async function trigger(w: Webhook, event: WebhookEvent) {
     try {
-      await call('webhooks:update', { environment, id: w.id, patch: { status: 'active' } });
-      notifySuccess(`${w.url} is active again. New events will be delivered; missed ones are not redelivered.`);
-      await load();
+      const r = await call('webhooks:trigger', { environment, event, id: w.id });
+      notifySuccess(`Sample ${event} queued for ${w.url} (${r.deliveries[0]?.deliveryId ?? 'no delivery'}), signed like every delivery.`, 'Sample event');
+      setSelectedId(w.id);
+      setDeliveriesKey((k) => k + 1);
     } catch (e) {
-      notifyError(e, 'Could not re-enable the webhook');
+      notifyError(e, 'Could not send the sample event');
     }
   }
 
@@ -126,7 +144,7 @@ export function WebhooksPage() {
         title="Webhooks"
         actions={
           <Group>
-            <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void load()} loading={loading} data-testid="webhooks-refresh">
+            <Button variant="light" leftSection={<IconRefresh size={16} />} onClick={() => void refreshAll()} loading={loading} data-testid="webhooks-refresh">
               Refresh
             </Button>
             <Button data-testid="create-webhook-button" leftSection={<IconPlus size={16} />} onClick={() => setFormTarget('new')}>
@@ -137,8 +155,10 @@ export function WebhooksPage() {
       />
       <Text c="dimmed" size="sm">
         Endpoints of the <b>{environment}</b> environment receive a signed POST when an asynchronous verification finishes. Check the{' '}
-        <Code>X-Signature</Code> header with the endpoint’s secret.
+        <Code>X-Signature</Code> (or <Code>webhook-signature</Code>) header against the endpoint’s secrets: after a rotation, X-Signature keeps the
+        old secret for 24 hours while webhook-signature carries both.
       </Text>
+      <WebhookFailureAlerts alerts={alerts} onRecover={(a) => setRecoverTarget({ webhook: { id: a.webhookId, url: a.url, status: 'failed' } })} />
       <ForwardCard onChange={setForwardUrl} />
       {rows !== null && rows.length === 0 && !filtered && page === 1 ? (
         <EmptyState
@@ -242,8 +262,8 @@ export function WebhooksPage() {
                     <Stack gap={0}>
                       <Code>{w.secretPrefix}…</Code>
                       {w.previousSecretExpiresAt && (
-                        <Text size="xs" c="dimmed">
-                          old secret valid until {formatTime(w.previousSecretExpiresAt)}
+                        <Text size="xs" c="dimmed" data-testid={`webhook-overlap-${w.id}`}>
+                          old secret still signs X-Signature (and webhook-signature, beside the new one) until {formatTime(w.previousSecretExpiresAt)}
                         </Text>
                       )}
                     </Stack>
@@ -277,6 +297,21 @@ export function WebhooksPage() {
                           <Menu.Item leftSection={<IconKey size={14} />} data-testid={`webhook-rotate-${w.id}`} onClick={() => setRotating(w)}>
                             Rotate secret
                           </Menu.Item>
+                          <Menu.Item leftSection={<IconHistory size={14} />} data-testid={`webhook-recover-${w.id}`} disabled={w.status === 'inactive'} onClick={() => setRecoverTarget({ webhook: w })}>
+                            Recover events…
+                          </Menu.Item>
+                          <Menu.Label>Send sample event</Menu.Label>
+                          {w.events.map((ev) => (
+                            <Menu.Item
+                              key={ev}
+                              leftSection={<IconSend size={14} />}
+                              disabled={w.status !== 'active'}
+                              data-testid={`webhook-trigger-${ev}-${w.id}`}
+                              onClick={() => void trigger(w, ev)}
+                            >
+                              {ev}
+                            </Menu.Item>
+                          ))}
                           <Menu.Divider />
                           <Menu.Item color="red" leftSection={<IconTrash size={14} />} data-testid={`webhook-delete-${w.id}`} onClick={() => setDeleting(w)}>
                             Delete
@@ -329,6 +364,16 @@ export function WebhooksPage() {
         }}
       />
       <RevealSecretModal revealed={revealed} onClose={() => setRevealed(null)} />
+      <RecoverModal
+        target={recoverTarget}
+        environment={environment}
+        onClose={() => setRecoverTarget(null)}
+        onDone={() => {
+          if (recoverTarget) setSelectedId(recoverTarget.webhook.id);
+          setRecoverTarget(null);
+          void refreshAll();
+        }}
+      />
       <ConfirmModal
         opened={rotating !== null}
         title="Rotate signing secret"
@@ -348,10 +393,13 @@ export function WebhooksPage() {
           }
         }}
       >
-        <Text size="sm">
-          Create a new signing secret for <Code>{rotating?.url}</Code>? It is shown once. For 24 hours deliveries carry signatures by both
-          the old and the new secret, so update your receiver within that time.
-        </Text>
+        <Stack gap="xs">
+          <Text size="sm">
+            Create a new signing secret for <Code>{rotating?.url}</Code>? It is shown once, with the old one, so your receiver can hold both. For
+            24 hours both are in use; nothing is lost as long as the receiver accepts either:
+          </Text>
+          <RotationHeaders until={null} />
+        </Stack>
       </ConfirmModal>
       <ConfirmModal
         opened={deleting !== null}
@@ -366,7 +414,7 @@ export function WebhooksPage() {
             notifySuccess(`Webhook ${deleting.url} deleted. No further events are sent to it.`);
             if (selectedId === deleting.id) setSelectedId(null);
             setDeleting(null);
-            await load();
+            await refreshAll();
           } catch (e) {
             notifyError(e, 'Could not delete the webhook');
           }

@@ -397,6 +397,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/client/webhooks/{id}/recoveries/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a recovery: how many events of the period would be redelivered
+         * @description Extension beyond the interface (docs/api-decisions.md, "Webhook recovery"). Redelivers every event of the period (default: from the first event the last failure left undelivered, until now) that the endpoint has not acknowledged, each as a new delivery (origin "recovery", linked to its original eventId), signed fresh, on the normal retry schedule. A failed webhook is re-enabled first; a paused one is refused (422). OWNER or ADMIN only (403 otherwise).
+         */
+        get: operations["previewWebhookRecovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client/webhooks/{id}/recoveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover a period: redeliver its events to this webhook as new deliveries
+         * @description Extension beyond the interface (docs/api-decisions.md, "Webhook recovery"). Redelivers every event of the period (default: from the first event the last failure left undelivered, until now) that the endpoint has not acknowledged, each as a new delivery (origin "recovery", linked to its original eventId), signed fresh, on the normal retry schedule. A failed webhook is re-enabled first; a paused one is refused (422). OWNER or ADMIN only (403 otherwise).
+         */
+        post: operations["recoverWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verifications/bic": {
         parameters: {
             query?: never;
@@ -949,6 +989,11 @@ export interface components {
                 } | null;
             } | null;
             error: string | null;
+            /** @enum {string} */
+            origin: "event" | "recovery" | "trigger";
+            recoveryId: string | null;
+            dropReason: ("webhook_failed" | "webhook_paused" | "webhook_deleted") | null;
+            droppedAt: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -999,6 +1044,11 @@ export interface components {
                 } | null;
             } | null;
             error: string | null;
+            /** @enum {string} */
+            origin: "event" | "recovery" | "trigger";
+            recoveryId: string | null;
+            dropReason: ("webhook_failed" | "webhook_paused" | "webhook_deleted") | null;
+            droppedAt: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -1010,6 +1060,53 @@ export interface components {
              */
             updatedAt: string;
             attemptLog: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookRecoveryPreview: {
+            webhookId: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            until: string;
+            events: number;
+            skipped: number;
+            toDeliver: number;
+            reenables: boolean;
+        };
+        WebhookRecoveryRequest: {
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            since?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            until?: string;
+        };
+        WebhookRecoveryResult: {
+            recoveryId: string;
+            webhookId: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            until: string;
+            queued: number;
+            skipped: number;
+            reenabled: boolean;
+            webhook: components["schemas"]["Webhook"];
         };
         WebhookWithSecret: {
             id: string;
@@ -3716,6 +3813,219 @@ export interface operations {
             };
             /** @description No such resource in this organization and environment. Codes: `NOT_FOUND`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed validation; `details` lists each field to correct. Codes: `VALIDATION_ERROR`, `UNSUPPORTED_CORRIDOR`, `ASYNC_NOT_SUPPORTED`, `INVALID_WEBHOOK_URL`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `BATCH_TOO_LARGE`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line or headers are too large. Codes: `HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewWebhookRecovery: {
+        parameters: {
+            query?: {
+                since?: string;
+                until?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What a recovery of the period would queue now; nothing is changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecoveryPreview"];
+                };
+            };
+            /** @description The body is not valid JSON, or the request is malformed. Codes: `INVALID_JSON`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential was sent. Codes: `API_KEY_MISSING`, `API_KEY_INVALID`, `API_KEY_REVOKED`, `TOKEN_INVALID`, `TOKEN_EXPIRED`, `INVALID_CREDENTIALS`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential may not do this (role, environment, service not enabled, or a foreign Host header). Codes: `FORBIDDEN`, `SERVICE_NOT_ENABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization and environment. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed validation; `details` lists each field to correct. Codes: `VALIDATION_ERROR`, `UNSUPPORTED_CORRIDOR`, `ASYNC_NOT_SUPPORTED`, `INVALID_WEBHOOK_URL`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `BATCH_TOO_LARGE`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line or headers are too large. Codes: `HEADERS_TOO_LARGE`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRecoveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The recovery is queued: its new deliveries go out on the normal retry schedule. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecoveryResult"];
+                };
+            };
+            /** @description The body is not valid JSON, or the request is malformed. Codes: `INVALID_JSON`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential was sent. Codes: `API_KEY_MISSING`, `API_KEY_INVALID`, `API_KEY_REVOKED`, `TOKEN_INVALID`, `TOKEN_EXPIRED`, `INVALID_CREDENTIALS`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential may not do this (role, environment, service not enabled, or a foreign Host header). Codes: `FORBIDDEN`, `SERVICE_NOT_ENABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization and environment. Codes: `NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 // The console channels of the webhooks domain and the `vconsole webhooks listen|replay` commands, against a real
 // service and real local receivers.
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeChannels } from '../../../src-shared/channels';
 import { webhookChannels } from '../../../src-shared/channels-webhooks';
@@ -45,11 +46,14 @@ describe('console channels', () => {
 
     const rotated = await h['webhooks:rotate'](input('webhooks:rotate', { id: created.id }));
     expect(rotated.secret).not.toBe(created.secret);
+    // The console's rotation hands over both secrets: the receiver verifies against the list during the overlap.
+    expect(rotated.previousSecret).toBe(created.secret);
+    expect(webhookChannels['webhooks:rotate'].output.safeParse(rotated).success).toBe(true);
     const updated = await h['webhooks:update'](input('webhooks:update', { id: created.id, patch: { description: 'from console' } }));
     expect(updated).not.toHaveProperty('secret');
     expect(updated.description).toBe('from console');
 
-    const local = await startTestReceiver({ secrets: [rotated.secret] });
+    const local = await startTestReceiver({ secrets: [rotated.secret, rotated.previousSecret!] });
     try {
       await expect(h['webhooks:setForward'](input('webhooks:setForward', { url: `${ts.url}/api/v1` }))).rejects.toMatchObject({ code: 'INVALID_WEBHOOK_URL' });
       const fwd = await h['webhooks:setForward'](input('webhooks:setForward', { url: `http://localhost:${local.port}/fwd` }));
@@ -92,7 +96,20 @@ describe('console channels', () => {
 
 describe('vconsole webhooks', () => {
   it('parses its arguments', () => {
-    expect(parseListenArgs(['--port', '4100', '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:3000/h'])).toEqual({ port: 4100, secret: 'whsec_x', forwardTo: 'http://127.0.0.1:3000/h' });
+    expect(parseListenArgs(['--port', '4100', '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:3000/h'])).toEqual({ port: 4100, secrets: ['whsec_x'], verify: 'both', forwardTo: 'http://127.0.0.1:3000/h' });
+    // --secret repeats and --secrets-file adds one secret per line (comments and blanks ignored, duplicates once).
+    const files: Record<string, string> = { '/s.txt': '# rotation\nwhsec_new\n\nwhsec_old\n', '/bad.txt': 'hello\n', '/empty.txt': '# none\n' };
+    const read = (f: string) => {
+      const t = files[f];
+      if (t === undefined) throw new Error('ENOENT');
+      return t;
+    };
+    expect(parseListenArgs(['--secret', 'whsec_old', '--secrets-file', '/s.txt', '--verify', 'x-signature'], read)).toEqual({ port: 0, secrets: ['whsec_old', 'whsec_new'], verify: 'x-signature' });
+    expect(() => parseListenArgs(['--secrets-file', '/bad.txt'], read)).toThrow(/line 1/);
+    expect(() => parseListenArgs(['--secrets-file', '/empty.txt'], read)).toThrow(/no secret/);
+    expect(() => parseListenArgs(['--secrets-file', '/missing.txt'], read)).toThrow(/missing/);
+    expect(() => parseListenArgs(['--secret', 'plain'])).toThrow(/whsec_/);
+    expect(() => parseListenArgs(['--verify', 'either'])).toThrow(/--verify/);
     expect(() => parseListenArgs(['--port', 'x'])).toThrow();
     expect(() => parseListenArgs(['--bogus'])).toThrow();
     expect(parseReplayArgs(['del_0a', '--resign'])).toEqual({ deliveryId: 'del_0a', resign: true });
@@ -104,7 +121,7 @@ describe('vconsole webhooks', () => {
     const target = await startTestReceiver();
     const lines: string[] = [];
     const secret = 'whsec_' + 'ab'.repeat(32);
-    const listener = await webhooksListen({ port: 0, secret, forwardTo: `${target.url}/fwd` }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+    const listener = await webhooksListen({ port: 0, secrets: [secret], verify: 'both', forwardTo: `${target.url}/fwd` }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
     try {
       const body = '{"event":"verification.completed", "x":1}';
       const good = await fetch(`${listener.url}/`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': xSignature(secret, body) }, body });
@@ -155,5 +172,45 @@ describe('vconsole webhooks', () => {
     } finally {
       await local.close();
     }
+  });
+});
+
+describe('webhook operations from the console and the command line', () => {
+  it('console channels: sample event, recovery preview and recovery, alerts', async () => {
+    const created = await h['webhooks:create'](input('webhooks:create', { request: { url: `${receiver.url}/ops`, events: ['verification.failed'] } }));
+    const before = receiver.requests.length;
+    const sent = await h['webhooks:trigger'](input('webhooks:trigger', { event: 'verification.failed', id: created.id }));
+    expect(webhookChannels['webhooks:trigger'].output.safeParse(sent).success).toBe(true);
+    await receiver.waitFor(before + 1);
+    expect(receiver.requests.at(-1)!.headers['x-delivery-id']).toBe(sent.deliveries[0]!.deliveryId);
+    // Never failed: a recovery needs its period.
+    await expect(h['webhooks:recoverPreview'](input('webhooks:recoverPreview', { id: created.id }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    const preview = await h['webhooks:recoverPreview'](input('webhooks:recoverPreview', { id: created.id, period: { since: '2026-01-01T00:00:00Z' } }));
+    expect(preview.reenables).toBe(false);
+    const done = await h['webhooks:recover'](input('webhooks:recover', { id: created.id, period: { since: '2026-01-01T00:00:00Z' } }));
+    expect(done.queued).toBe(preview.toDeliver);
+    expect(await h['webhooks:alerts'](input('webhooks:alerts', {}))).toEqual({ data: [] });
+  });
+
+  it('`vconsole webhooks trigger|recover` run as a user runs them, beside the running service', async () => {
+    const run = (...args: string[]) => {
+      const r = spawnSync(process.execPath, ['bin/vconsole.mjs', 'webhooks', ...args, '--data-dir', ts.dataDir], { encoding: 'utf8' });
+      return { code: r.status, out: r.stdout, err: r.stderr };
+    };
+    const bad = run('recover', 'nope');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('usage: vconsole webhooks recover');
+    const unknown = run('recover', 'whk_00', '--since', '2026-01-01');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('No webhook');
+    const none = run('trigger', 'verification.completed', '--environment', 'live');
+    expect(none.code).toBe(1);
+    expect(none.err).toContain('No active live webhook');
+    const sent = run('trigger', 'verification.failed');
+    expect(sent.code).toBe(0);
+    expect(sent.out).toMatch(/Sample verification\.failed queued for whk_[0-9a-f]+ as del_[0-9a-f]+/);
+    // The running service (another store connection) picks the CLI's delivery up and sends it.
+    const deliveryId = /as (del_[0-9a-f]+)/.exec(sent.out)![1]!;
+    await until(() => receiver.requests.some((q) => q.headers['x-delivery-id'] === deliveryId), 'the CLI sample delivered by the service');
   });
 });

@@ -2,15 +2,17 @@
 // verifications, and polling of store state (condition-based, never a timed assertion).
 import { api, NG_OK, newKey, startTestService, type TestService } from '../../helpers/harness';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
+import type { Clock } from '../../../src-main/core/clock';
 
 export const NG_FAILED = { country: 'NG', accountNumber: '0000000000', bankCode: '058' } as const;
 
-export async function receiverAndService(opts: { retryUnitMs?: number; dataDir?: string; receiver?: TestReceiver } = {}) {
+export async function receiverAndService(opts: { retryUnitMs?: number; dataDir?: string; receiver?: TestReceiver; clock?: Clock } = {}) {
   const receiver = opts.receiver ?? (await startTestReceiver());
   const ts = await startTestService({
     retryUnitMs: opts.retryUnitMs ?? 50,
     allowWebhookHosts: [`127.0.0.1:${receiver.port}`],
     ...(opts.dataDir ? { dataDir: opts.dataDir, bootstrap: false as const } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   return { receiver, ts };
 }

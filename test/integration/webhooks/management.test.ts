@@ -190,5 +190,15 @@ describe('PATCH and DELETE', () => {
     const r = await api(ts.url, 'GET', '/openapi.json', { key: ts.sandboxKey });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/api/v1/client/webhooks', '/api/v1/client/webhooks/{id}/deliveries/{deliveryId}']));
+    // The recovery extension (docs/api-decisions.md): documented, with operation ids, Bearer-only, 403 listed.
+    const recover = r.body.paths['/api/v1/client/webhooks/{id}/recoveries'].post;
+    expect(recover.operationId).toBe('recoverWebhookEvents');
+    expect(recover.description).toContain('Extension beyond the interface');
+    expect(recover.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(recover.responses)).toEqual(expect.arrayContaining(['202', '403', '422']));
+    const preview = r.body.paths['/api/v1/client/webhooks/{id}/recoveries/preview'].get;
+    expect(preview.operationId).toBe('previewWebhookRecovery');
+    expect(preview.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['id', 'since', 'until']));
+    expect(r.body.components.schemas.WebhookDelivery.properties).toHaveProperty('dropReason');
   });
 });

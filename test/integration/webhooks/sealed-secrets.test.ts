@@ -88,7 +88,8 @@ describe('webhook secrets sealed at rest', () => {
     const sandboxReq = reqs.find((r) => r.path === '/hook')!;
     const liveReq = reqs.find((r) => r.path === '/live')!;
     const now = Date.now() / 1000;
-    expect(verifyXSignature(newSecret, sandboxReq.rawBody, h(sandboxReq, 'x-signature'))).toBe(true);
+    // During the overlap X-Signature keeps the previous secret (docs/webhooks.md "Secret rotation").
+    expect(verifyXSignature(hook.secret, sandboxReq.rawBody, h(sandboxReq, 'x-signature'))).toBe(true);
     expect(verifyStandardWebhook(newSecret, std(sandboxReq), sandboxReq.rawBody, now)).toBe(true);
     expect(verifyStandardWebhook(hook.secret, std(sandboxReq), sandboxReq.rawBody, now)).toBe(true);
     expect(h(sandboxReq, 'webhook-signature').split(' ')).toHaveLength(2);
@@ -157,7 +158,7 @@ describe('webhook secrets sealed at rest', () => {
     const legacy = reqs.find((r) => r.path === '/legacy')!;
     const other = reqs.find((r) => r.path === '/other')!;
     const now = Date.now() / 1000;
-    expect(verifyXSignature(plainCurrent, legacy.rawBody, h(legacy, 'x-signature'))).toBe(true);
+    expect(verifyXSignature(plainPrevious, legacy.rawBody, h(legacy, 'x-signature'))).toBe(true); // overlap: the previous one
     expect(verifyStandardWebhook(plainCurrent, std(legacy), legacy.rawBody, now)).toBe(true);
     expect(verifyStandardWebhook(plainPrevious, std(legacy), legacy.rawBody, now)).toBe(true);
     expect(verifyXSignature(plainOther, other.rawBody, h(other, 'x-signature'))).toBe(true);

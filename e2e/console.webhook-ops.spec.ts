@@ -1,0 +1,117 @@
+// Webhook operations in the console (docs/webhooks.md): an endpoint that fails raises an alert on the dashboard
+// and the Webhooks page (read on page load), re-enabling offers recovery with a preview count and redelivers the
+// missed events, a sample event goes through the signed path, and the rotate dialog hands over both secrets.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { checkSignatures } from '../src-main/core/webhooks/test-receiver';
+import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
+import { setUpOrganization } from './scenarios';
+
+interface Got {
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A receiver that refuses (500) until told to accept; it records what it accepted. */
+async function switchableReceiver(): Promise<{ server: Server; port: number; accept: (v: boolean) => void; accepted: Got[] }> {
+  let accepting = false;
+  const accepted: Got[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (!accepting) return void res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver down');
+      accepted.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as AddressInfo).port, accept: (v) => (accepting = v), accepted };
+}
+
+test('a failed endpoint raises the alert; re-enable and recover redelivers; samples and rotation', async ({ browser }) => {
+  const receiver = await switchableReceiver();
+  let served: Served | null = null;
+  try {
+    served = await serve(['--allow-webhook-host', `127.0.0.1:${receiver.port}`, '--retry-unit-ms', '1']);
+    const page = await openConsole(browser, served);
+    const { sandboxKey: key } = await setUpOrganization(page);
+    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
+      fetch(`${served!.apiUrl}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { 'X-API-Key': key, 'content-type': 'application/json', ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
+        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+      });
+    const asyncCheck = async (idem: string) => {
+      const r = await api('/verify/account', { method: 'POST', idem, body: { country: 'ET', accountNumber: '1000123456789', bankCode: 'CBETETAA', mode: 'async' } });
+      expect(r.status).toBe(202);
+      return ((await r.json()) as { id: string }).id;
+    };
+
+    const url = `http://127.0.0.1:${receiver.port}/hooks/ops`;
+    const created = await api('/client/webhooks', { method: 'POST', body: { url, events: ['verification.completed', 'verification.failed'] } });
+    expect(created.status).toBe(201);
+    const webhook = (await created.json()) as { id: string; secret: string };
+    const v1 = await asyncCheck('ops-e2e-1');
+    await expect
+      .poll(async () => ((await (await api(`/client/webhooks/${webhook.id}`)).json()) as { status: string }).status, { timeout: 30_000 })
+      .toBe('failed');
+    // An event while failed is not sent, but counted.
+    const v2 = await asyncCheck('ops-e2e-2');
+
+    // The dashboard shows the alert on load (a fresh page, nothing pushed to it).
+    await page.reload();
+    await page.locator('[data-app-state="loaded"]').waitFor({ timeout: 30_000 });
+    const dashAlert = page.getByTestId(`webhook-failure-alert-${webhook.id}`);
+    await expect(dashAlert).toBeVisible();
+    await expect(dashAlert).toContainText(url);
+    await expect(dashAlert.getByTestId('webhook-failure-error')).toHaveText('HTTP 500');
+    await expect(dashAlert.getByTestId('webhook-failure-dropped')).toContainText('1 event since then not sent');
+
+    // It links to the webhook; the Webhooks page shows the same alert, with recovery.
+    await dashAlert.getByTestId(`webhook-failure-open-${webhook.id}`).click();
+    await expect(page.getByTestId('nav-webhooks')).toHaveAttribute('data-active', 'true');
+    const alert = page.getByTestId(`webhook-failure-alert-${webhook.id}`);
+    await expect(alert).toBeVisible();
+    await expect(page.getByTestId(`webhook-status-${webhook.id}`)).toHaveText('failed');
+
+    // Re-enable offers recovery in the same dialog, with the preview count: the failed event and the missed one.
+    receiver.accept(true);
+    await page.getByTestId(`webhook-reenable-${webhook.id}`).click();
+    const modal = page.getByTestId('recover-modal');
+    await expect(modal.getByTestId('reenable-only')).toBeVisible();
+    await expect(modal.getByTestId('recover-preview')).toHaveAttribute('data-count', '2');
+    await modal.getByTestId('recover-submit').click();
+    await expect(modal).toBeHidden();
+    await expect(alert).toBeHidden();
+    await expect(page.getByTestId(`webhook-status-${webhook.id}`)).toHaveText('active');
+    await expect.poll(() => receiver.accepted.length, { timeout: 30_000 }).toBe(2);
+    const ids = receiver.accepted.map((g) => JSON.parse(g.body.toString('utf8')).verificationId as string).sort();
+    expect(ids).toEqual([v1, v2].sort());
+    for (const g of receiver.accepted) expect(checkSignatures([webhook.secret], g.headers, g.body, Date.now() / 1000)).toEqual({ x: true, standard: true });
+    await page.getByTestId('deliveries-refresh').click();
+    await expect(page.getByTestId('deliveries-panel').getByText('recovery', { exact: true })).toHaveCount(2);
+
+    // A sample event through the normal signed path.
+    await page.getByTestId(`webhook-menu-${webhook.id}`).click();
+    await page.getByTestId(`webhook-trigger-verification.completed-${webhook.id}`).click();
+    await expect.poll(() => receiver.accepted.length, { timeout: 30_000 }).toBe(3);
+    const sample = receiver.accepted[2]!;
+    expect(sample.headers['x-event-type']).toBe('verification.completed');
+    expect(checkSignatures([webhook.secret], sample.headers, sample.body, Date.now() / 1000)).toEqual({ x: true, standard: true });
+
+    // Rotation: both secrets to copy, and when the old one stops.
+    await page.getByTestId(`webhook-menu-${webhook.id}`).click();
+    await page.getByTestId(`webhook-rotate-${webhook.id}`).click();
+    await expect(page.getByTestId('rotation-headers').first()).toContainText('X-Signature');
+    await page.getByTestId('confirm-rotate').click();
+    await expect(page.getByTestId('revealed-previous-secret')).toHaveText(webhook.secret);
+    await expect(page.getByTestId('revealed-webhook-secret')).toContainText('whsec_');
+    await expect(page.getByTestId('rotation-until')).toContainText('stops being used at');
+    await expect(page.getByTestId('copy-both-secrets')).toBeVisible();
+    await page.getByTestId('webhook-secret-done').click();
+  } finally {
+    if (served) await stop(served);
+    await new Promise((r) => receiver.server.close(r));
+  }
+});

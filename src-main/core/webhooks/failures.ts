@@ -1,0 +1,154 @@
+// Failure of a webhook that nobody misses (docs/webhooks.md "When an endpoint fails"): each time an endpoint turns
+// `failed` a durable row records when, the last error and what was dropped; the console's alerts read the open
+// ones, and one in-process domain event, `webhook.failed`, tells other parts (the desktop notification and tray,
+// the audit trail) once the failure is committed.
+import type { WebhookAlert } from '../../../src-shared/schemas/webhooks';
+import { iso } from '../clock';
+import type { CoreDeps } from '../context';
+import { newId } from '../ids';
+import type { Scope } from './webhooks-service';
+
+/** The `webhook.failed` domain event: emitted once per failure, after the transaction that recorded it commits. */
+export interface WebhookFailedEvent {
+  type: 'webhook.failed';
+  failureId: string;
+  webhookId: string;
+  organizationId: string;
+  environment: 'sandbox' | 'live';
+  url: string;
+  description: string | null;
+  failedAt: string;
+  deliveryId: string;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  droppedDeliveries: number;
+}
+
+export type WebhookFailedListener = (event: WebhookFailedEvent) => void;
+
+// Keyed by the store handle: every door of one core shares it, and two cores in one test process stay apart.
+const listeners = new WeakMap<object, Set<WebhookFailedListener>>();
+
+/** Subscribes to `webhook.failed`; returns the unsubscribe function. */
+export function onWebhookFailed(deps: Pick<CoreDeps, 'db'>, fn: WebhookFailedListener): () => void {
+  let set = listeners.get(deps.db);
+  if (!set) listeners.set(deps.db, (set = new Set()));
+  set.add(fn);
+  return () => set.delete(fn);
+}
+
+/** Called after commit. A throwing listener is logged and never reaches the dispatcher. */
+export function emitWebhookFailed(deps: Pick<CoreDeps, 'db' | 'log'>, event: WebhookFailedEvent): void {
+  for (const fn of listeners.get(deps.db) ?? []) {
+    try {
+      fn(event);
+    } catch (err) {
+      deps.log.error({ err: String(err), webhookId: event.webhookId }, 'webhook.failed listener threw');
+    }
+  }
+}
+
+interface FailureRow {
+  id: string;
+  webhook_id: string;
+  organization_id: string;
+  environment: 'sandbox' | 'live';
+  failed_at_ms: number;
+  delivery_id: string;
+  last_status_code: number | null;
+  last_error: string | null;
+  dropped_deliveries: number;
+  resolved_at_ms: number | null;
+}
+
+/** Inside the transaction that turned the webhook `failed`: the durable record, returned as the event to emit. */
+export function recordWebhookFailure(
+  deps: CoreDeps,
+  hook: { id: string; organization_id: string; environment: 'sandbox' | 'live'; url: string; description: string | null },
+  cause: { deliveryId: string; statusCode: number | null; error: string | null },
+  droppedDeliveries: number,
+): WebhookFailedEvent {
+  const nowMs = deps.clock.now();
+  const id = newId('whf');
+  // The earliest event this failure left undelivered: the one whose attempts ran out, or an older dropped one.
+  // A recovery's default period starts there, so "since it failed" loses none of them.
+  const earliest = deps.db
+    .prepare(
+      `SELECT min(e.created_at) AS t FROM webhook_deliveries d JOIN outbox_events e ON e.id = coalesce(d.original_event_id, d.event_id)
+       WHERE d.id = ? OR (d.webhook_id = ? AND d.dropped_reason = 'webhook_failed' AND d.dropped_at_ms = ?)`,
+    )
+    .get(cause.deliveryId, hook.id, nowMs) as { t: string | null };
+  const undeliveredSinceMs = Math.min(nowMs, earliest.t ? Date.parse(earliest.t) : nowMs);
+  deps.db
+    .prepare(
+      `INSERT INTO webhook_failures (id, webhook_id, organization_id, environment, failed_at_ms, delivery_id, last_status_code,
+         last_error, dropped_deliveries, undelivered_since_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(id, hook.id, hook.organization_id, hook.environment, nowMs, cause.deliveryId, cause.statusCode, cause.error, droppedDeliveries, undeliveredSinceMs);
+  return {
+    type: 'webhook.failed',
+    failureId: id,
+    webhookId: hook.id,
+    organizationId: hook.organization_id,
+    environment: hook.environment,
+    url: hook.url,
+    description: hook.description,
+    failedAt: iso(nowMs),
+    deliveryId: cause.deliveryId,
+    lastStatusCode: cause.statusCode,
+    lastError: cause.error,
+    droppedDeliveries,
+  };
+}
+
+/** The webhook left `failed` (re-enabled, paused or deleted): its alert closes. */
+export function resolveWebhookFailure(deps: CoreDeps, webhookId: string, resolution: 'reenabled' | 'paused' | 'deleted'): void {
+  deps.db
+    .prepare(`UPDATE webhook_failures SET resolved_at_ms = ?, resolution = ? WHERE webhook_id = ? AND resolved_at_ms IS NULL`)
+    .run(deps.clock.now(), resolution, webhookId);
+}
+
+/** Where "since it failed" starts for the webhook's latest failure (its earliest undelivered event); null if it never failed. */
+export function lastFailureStartMs(deps: CoreDeps, webhookId: string): number | null {
+  const row = deps.db
+    .prepare('SELECT undelivered_since_ms AS t FROM webhook_failures WHERE webhook_id = ? ORDER BY failed_at_ms DESC, rowid DESC LIMIT 1')
+    .get(webhookId) as { t: number } | undefined;
+  return row?.t ?? null;
+}
+
+/** Events of the webhook's subscribed types in [sinceMs, untilMs) of its organization and environment. */
+export function countEventsInPeriod(deps: CoreDeps, hook: { organization_id: string; environment: string; events: string }, sinceMs: number, untilMs: number): number {
+  const row = deps.db
+    .prepare(
+      `SELECT count(*) AS n FROM outbox_events WHERE organization_id = ? AND environment = ? AND created_at >= ? AND created_at < ?
+         AND event_type IN (SELECT value FROM json_each(?))`,
+    )
+    .get(hook.organization_id, hook.environment, iso(sinceMs), iso(untilMs), hook.events) as { n: number };
+  return row.n;
+}
+
+/** Open failures of one scope (or of every scope: the desktop tray), newest first. */
+export function listWebhookAlerts(deps: CoreDeps, scope: Scope | null): WebhookAlert[] {
+  const where = scope ? 'AND f.organization_id = ? AND f.environment = ?' : '';
+  const rows = deps.db
+    .prepare(
+      `SELECT f.*, w.url, w.description, w.events FROM webhook_failures f JOIN webhooks w ON w.id = f.webhook_id
+       WHERE f.resolved_at_ms IS NULL AND w.status = 'failed' AND w.deleted_at IS NULL ${where}
+       ORDER BY f.failed_at_ms DESC`,
+    )
+    .all(...(scope ? [scope.organizationId, scope.environment] : [])) as (FailureRow & { url: string; description: string | null; events: string })[];
+  const nowMs = deps.clock.now();
+  return rows.map((r) => ({
+    failureId: r.id,
+    webhookId: r.webhook_id,
+    url: r.url,
+    description: r.description,
+    environment: r.environment,
+    failedAt: iso(r.failed_at_ms),
+    deliveryId: r.delivery_id,
+    lastStatusCode: r.last_status_code,
+    lastError: r.last_error,
+    droppedDeliveries: r.dropped_deliveries,
+    eventsNotSent: countEventsInPeriod(deps, r, r.failed_at_ms, nowMs + 1),
+  }));
+}
