@@ -23,6 +23,7 @@ import { createProviderRegistry } from './providers/registry';
 import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
 import { openDatabase } from './store/database';
 import { GroupCommitter } from './store/group-commit';
+import { attachLiveEvents, liveEventsOf } from './core/events/live-events';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
 export const VERSION = '0.1.0';
@@ -100,6 +101,8 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
   };
   const committer = new GroupCommitter(db);
+  // Change events for the console, published after the commits that make them true (docs/console-live.md).
+  attachLiveEvents(db, log);
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
   const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn), secrets: dataBox };
@@ -182,7 +185,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
   if (cfg.listen !== false) {
     const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
     if (cfg.webConsole) {
-      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads') });
+      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads'), live: liveEventsOf(deps.db) });
     }
     app = await buildApp({
       rt,
