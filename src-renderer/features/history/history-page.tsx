@@ -10,6 +10,7 @@ import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
 import { useConsole } from '../../app/store';
+import { useLiveVersion } from '../../app/live-store';
 import { VerificationDrawer } from './verification-drawer';
 
 const PAGE_SIZE = 20;
@@ -49,7 +50,9 @@ export function HistoryPage() {
   const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...useConsole.getState().historyFilter }));
   const [openId, setOpenId] = useState<string | null>(null);
   const closeDrawer = useCallback(() => setOpenId(null), []);
-  const fetchPage = useCallback((f: Filters, page: number) => call('verify:list', { environment, query: toQuery(f, page) }), [environment]);
+  // New checks and completed ones show without a click: a change event makes a new fetchPage, which reloads.
+  const live = useLiveVersion('verifications');
+  const fetchPage = useCallback((f: Filters, page: number) => call('verify:list', { environment, query: toQuery(f, page) }), [environment, live]);
   const list = usePagedList(NO_FILTERS, fetchPage, 'Could not load the history', initial);
 
   return (

@@ -15,6 +15,7 @@ import { useConsole, type WebhookFocus } from '../../app/store';
 import { DeliveriesPanel } from './deliveries-panel';
 import { DeliveryDrawer } from './delivery-drawer';
 import { ForwardCard } from './forward-card';
+import { useLiveVersion } from '../../app/live-store';
 import { ConfirmModal, RevealSecretModal, WebhookFormModal } from './webhook-modals';
 
 const PAGE_SIZE = 20;
@@ -75,9 +76,11 @@ export function WebhooksPage() {
     }
   }, [environment, status, event, page]);
 
+  // A webhook created elsewhere, or turning failed, shows without a reload.
+  const live = useLiveVersion('webhooks');
   useEffect(() => {
     void load();
-  }, [load]);
+  }, [load, live]);
 
   useEffect(() => {
     setSelectedId(null);
