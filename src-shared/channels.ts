@@ -12,6 +12,7 @@ import { verificationChannels } from './channels-verification';
 import { webhookChannels } from './channels-webhooks';
 import { dashboardChannels } from './channels-dashboard';
 import { settingsChannels } from './channels-settings';
+import { historyChannels } from './channels-history';
 import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './schemas/auth';
 import { channel, type ChannelDef } from './channel-def';
 
@@ -79,7 +80,7 @@ const verifyChannels = {
   ),
 };
 
-export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels);
+export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels, historyChannels);
 export type Channels = typeof CHANNELS;
 export type ChannelName = keyof Channels & string;
 export const CHANNEL_NAMES = Object.keys(CHANNELS) as ChannelName[];

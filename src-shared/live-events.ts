@@ -3,6 +3,7 @@
 // renderer re-fetches what it shows, so an event can never leak more than the caller could read.
 import { z } from 'zod';
 import { EnvironmentSchema } from './schemas/common';
+import { LIVE_CHANNEL } from './channel-names';
 
 export const LIVE_EVENT_KINDS = [
   'verification.created',
@@ -35,11 +36,14 @@ export type LiveEvent = z.infer<typeof LiveEventSchema>;
  */
 export type LiveMessage = { type: 'event'; event: LiveEvent } | { type: 'reset' };
 
-/** The typed event channels, next to the request channels: the Electron main process sends on these, the preload listens. */
+/**
+ * The typed event channels, next to the request channels: each name and the schema of what it carries. The Electron
+ * main process sends on them, the preload listens (by name only: channel-names.ts).
+ */
 export const EVENT_CHANNELS = {
-  'live:message': 'live:message',
+  [LIVE_CHANNEL]: z.discriminatedUnion('type', [z.object({ type: z.literal('event'), event: LiveEventSchema }), z.object({ type: z.literal('reset') })]),
 } as const;
-export const LIVE_CHANNEL = EVENT_CHANNELS['live:message'];
+export { LIVE_CHANNEL };
 
 /** The web console's Server-Sent Events stream, relative to /console/. */
 export const LIVE_STREAM_PATH = 'events';

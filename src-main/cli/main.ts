@@ -64,7 +64,7 @@ export async function withCore<T>(values: Values, fn: (core: ReturnType<typeof c
 export function ownerPrincipal(core: ReturnType<typeof createCore>, environment: 'sandbox' | 'live' = 'sandbox'): Principal {
   const organizationId = firstOrganizationId(core.deps);
   if (!organizationId) throw new UsageError('No organization yet: run `vconsole bootstrap --email E --password P` first.');
-  return { kind: 'console', organizationId, environment, role: 'OWNER' };
+  return { kind: 'console', organizationId, environment, role: 'OWNER', door: 'cli' };
 }
 
 async function serve(args: string[]): Promise<number> {

@@ -17,6 +17,7 @@ import type { CoreRuntime } from '../core/runtime';
 import { listPublicFixtures } from '../core/sandbox-catalogue';
 import { getOne, list, submitOnce } from '../core/verification/verification-service';
 import { toEnvelope, withPage } from '../../src-shared/schemas/common';
+import { historyHandlers } from './history-handlers';
 
 export type Handlers = { [K in ChannelName]: (input: ChannelOutputOfInput<K>) => Promise<ChannelOutput<K>> };
 type ChannelOutputOfInput<K extends ChannelName> = import('zod').output<(typeof CHANNELS)[K]['input']>;
@@ -79,6 +80,7 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
       const q = withPage(query);
       return toEnvelope(list(rt.verification, owner(ctx, environment), q), q);
     },
+    ...historyHandlers(ctx),
   };
 }
 

@@ -16,6 +16,7 @@ import { m006UserStatus } from './migrations/006-user-status';
 import { m007TableVersions } from './migrations/007-table-versions';
 import { m008SealedWebhookSecrets } from './migrations/008-sealed-webhook-secrets';
 import { m009ProviderCa } from './migrations/009-provider-ca';
+import { m010SearchProvenance } from './migrations/010-search-provenance';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m007TableVersions,
   m008SealedWebhookSecrets,
   m009ProviderCa,
+  m010SearchProvenance,
 ];

@@ -62,7 +62,7 @@ export class LiveEventHub {
   readonly boot: string;
   private seq = 0;
   private readonly buffer: LiveEvent[] = [];
-  private readonly listeners = new Map<Listener, string>();
+  private readonly listeners = new Map<Listener, () => string | null>();
 
   constructor(
     readonly capacity = REPLAY_CAPACITY,
@@ -85,23 +85,25 @@ export class LiveEventHub {
       if (this.buffer.length > this.capacity) this.buffer.shift();
       out.push(ev);
       for (const [fn, org] of this.listeners) {
-        if (org === ev.organizationId) fn({ type: 'event', event: ev });
+        if (org() === ev.organizationId) fn({ type: 'event', event: ev });
       }
     }
     return out;
   }
 
   /**
-   * Subscribes to one organization's events. With `lastEventId` (a resume), first replays what followed it, or
-   * sends a reset when that id is of another boot, malformed, or older than the buffer.
+   * Subscribes to one organization's events (given, or looked up per event: a console set up after start). With
+   * `lastEventId` (a resume), first replays what followed it, or sends a reset when that id is of another boot,
+   * malformed, or older than the buffer.
    */
-  subscribe(organizationId: string, fn: Listener, lastEventId?: string | null): () => void {
+  subscribe(organizationId: string | (() => string | null), fn: Listener, lastEventId?: string | null): () => void {
+    const org = typeof organizationId === 'string' ? () => organizationId : organizationId;
     if (lastEventId !== undefined && lastEventId !== null && lastEventId !== '') {
       const missed = this.since(lastEventId);
       if (missed === 'reset') fn({ type: 'reset' });
-      else for (const ev of missed) if (ev.organizationId === organizationId) fn({ type: 'event', event: ev });
+      else for (const ev of missed) if (ev.organizationId === org()) fn({ type: 'event', event: ev });
     }
-    this.listeners.set(fn, organizationId);
+    this.listeners.set(fn, org);
     return () => {
       this.listeners.delete(fn);
     };

@@ -12,6 +12,7 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
 import { chargeVerification, reverseCharge } from '../billing/billing';
+import { provenanceOf } from './provenance';
 import { getStored, insertVerification, updateVerification } from './records';
 import type { KindSpec, ProviderAnswer, ProviderContext, VerificationKind } from './types';
 
@@ -129,7 +130,12 @@ export async function submitVerification(
     completedAt: null,
     charge: { amount: 0, currency: 'USD', status: 'not_charged' },
   };
-  const stored = { kind, organizationId: p.organizationId, request: ext.storedRequest ? ext.storedRequest(request) : request };
+  const stored = {
+    kind,
+    organizationId: p.organizationId,
+    request: ext.storedRequest ? ext.storedRequest(request) : request,
+    provenance: provenanceOf(deps.db, p),
+  };
 
   const format = spec.formatFailure(request);
   if (format) {
