@@ -76,9 +76,10 @@ export function searchVerifications(db: Db, organizationId: string, environment:
   const where: string[] = [filter.sql()];
   const params: unknown[] = [...filter.args];
   for (const id of ids) {
-    // A prefix range on the primary key.
-    where.push('v.id >= ? AND v.id < ?');
-    params.push(id, `${id}\uffff`);
+    // A prefix range on the primary key, looked up first (the planner would otherwise walk the organization's
+    // rows in list order and test each id).
+    where.push('v.rowid IN (SELECT rowid FROM verifications WHERE id >= ? AND id < ? LIMIT ?)');
+    params.push(id, `${id}\uffff`, SEARCH_COUNT_CAP + 1);
   }
   // The index drives: it yields matches newest first (rowid order), so the page stops after `limit` rows.
   const from = match ? 'verification_search s JOIN verifications v ON v.rowid = s.rowid' : 'verifications v';
