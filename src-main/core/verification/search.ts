@@ -1,6 +1,6 @@
 // History's free-text search (issue 13 §3): a verification id or its start, identifier prefixes (account number,
 // phone, ID number — separators ignored), holder names (prefix, accents ignored) and country codes, all terms
-// required, newest first. Names and identifiers go through the FTS5 index of migration 10; an id through the
+// required (an id alone decides), newest first. Names and identifiers go through the FTS5 index of migration 10; an id through the
 // primary key. Counting stops at SEARCH_COUNT_CAP so a one-letter search over a million checks stays fast.
 import type { HistorySearchOutput } from '../../../src-shared/channels-history';
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
@@ -52,34 +52,50 @@ export function parseSearch(text: string): ParsedSearch {
     const words = raw.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
     if (words.length === 0) continue;
     const names = words.map((w) => `names:${lit(w)}*`).join(' AND ');
-    // Two letters may be a country code as well as the start of a name.
-    parts.push(words.length === 1 && /^\p{L}{2}$/u.test(raw) ? `(country:${lit(raw.toLowerCase())} OR ${names})` : `(${names})`);
+    // Two letters are a country code (a name is found from its third letter on). An exact term streams from the
+    // index; a prefix has to gather every term it covers, so the cheap reading goes where it is the likely one.
+    parts.push(words.length === 1 && /^\p{L}{2}$/u.test(raw) ? `country:${lit(raw.toLowerCase())}` : `(${names})`);
   }
   return { ids, match: parts.length > 0 ? parts.join(' AND ') : null };
 }
 
 export function searchVerifications(db: Db, organizationId: string, environment: string, input: SearchInput): HistorySearchOutput {
-  const { ids, match } = parseSearch(input.q);
+  const parsed = parseSearch(input.q);
+  const ids = parsed.ids;
+  // An id names one check: with an id in the text the other words are not applied (the filters still are). Words
+  // next to an id would otherwise make the index walk every row they match to find the one the id already found.
+  const match = ids.length > 0 ? null : parsed.match;
   if (ids.length === 0 && match === null) {
     // No text: the ordinary list, with its exact total.
     const q = { limit: input.limit, offset: input.offset, type: input.type, status: input.status as never, country: input.country, from: input.from, to: input.to };
     const { data, total } = listVerificationsJson(db, organizationId, environment, q);
     return page(data, total, false, input);
   }
+  // With ids, the rows are the few the primary key found: `+column` keeps the planner from using another index
+  // (SQLite's documented way to disqualify a term from driving an index).
+  const c = (column: string) => `${ids.length > 0 ? '+' : ''}v.${column}`;
   const filter = new ListFilter()
-    .eq('v.organization_id', organizationId)
-    .eq('v.environment', environment)
-    .eq(input.type && KIND_FILTERS.has(input.type) ? 'v.kind' : 'v.verification_type', input.type)
-    .eq('v.status', input.status)
-    .eq('v.country', input.country)
-    .createdBetween(input.from, input.to, 'v.created_at');
+    .eq(c('organization_id'), organizationId)
+    .eq(c('environment'), environment)
+    .eq(c(input.type && KIND_FILTERS.has(input.type) ? 'kind' : 'verification_type'), input.type)
+    .eq(c('status'), input.status)
+    .eq(c('country'), input.country)
+    .createdBetween(input.from, input.to, c('created_at'));
   const where: string[] = [filter.sql()];
   const params: unknown[] = [...filter.args];
-  for (const id of ids) {
-    // A prefix range on the primary key, looked up first (the planner would otherwise walk the organization's
-    // rows in list order and test each id).
-    where.push('v.rowid IN (SELECT rowid FROM verifications WHERE id >= ? AND id < ? LIMIT ?)');
-    params.push(id, `${id}\uffff`, SEARCH_COUNT_CAP + 1);
+  if (ids.length > 0) {
+    // Ids first, through the primary key alone: the rows whose id starts with every id term (a handful), then
+    // everything else is checked on those rows only. (Left to the planner, the id range lost to the
+    // organization's list index and the search walked every row of the organization.)
+    let rowids: number[] | null = null;
+    for (const id of ids) {
+      const found = db.prepare('SELECT rowid AS r FROM verifications WHERE id >= ? AND id < ? LIMIT ?').all(id, `${id}\uffff`, SEARCH_COUNT_CAP + 1) as { r: number }[];
+      const set = new Set(found.map((f) => f.r));
+      rowids = rowids === null ? [...set] : rowids.filter((r) => set.has(r));
+    }
+    if (!rowids || rowids.length === 0) return page([], 0, false, input);
+    where.push(`v.rowid IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(rowids));
   }
   // The index drives: it yields matches newest first (rowid order), so the page stops after `limit` rows.
   const from = match ? 'verification_search s JOIN verifications v ON v.rowid = s.rowid' : 'verifications v';
@@ -89,14 +105,18 @@ export function searchVerifications(db: Db, organizationId: string, environment:
     params.unshift(match);
   }
   const cond = where.filter((w) => w !== '').join(' AND ');
-  const rows = db
-    .prepare(`SELECT v.result AS result FROM ${from} WHERE ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`)
-    .all(...params, input.limit, input.offset) as { result: string }[];
-  const counted = (db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${cond} LIMIT ?)`).get(...params, SEARCH_COUNT_CAP + 1) as { n: number }).n;
+  // One pass over the matches gives both the count (up to the cap) and the page: the index is read once.
+  const window = Math.max(SEARCH_COUNT_CAP + 1, input.offset + input.limit);
+  const hits = (db.prepare(`SELECT v.rowid AS r FROM ${from} WHERE ${cond} ORDER BY ${order} LIMIT ?`).all(...params, window) as { r: number }[]).map((h) => h.r);
+  const shown = hits.slice(input.offset, input.offset + input.limit);
+  const rows =
+    shown.length === 0
+      ? []
+      : (db.prepare('SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid DESC').all(JSON.stringify(shown)) as { result: string }[]);
   return page(
     rows.map((r) => r.result),
-    Math.min(counted, SEARCH_COUNT_CAP),
-    counted > SEARCH_COUNT_CAP,
+    Math.min(hits.length, SEARCH_COUNT_CAP),
+    hits.length > SEARCH_COUNT_CAP,
     input,
   );
 }
