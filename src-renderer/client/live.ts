@@ -27,8 +27,9 @@ function connect(emit: Listener): () => void {
   return connectEventSource(emit);
 }
 
-/** How long to wait before opening a new stream once the browser has given up on one. */
+/** How long to wait before opening a new stream once the browser has given up on one; doubled per failure. */
 const REOPEN_MS = 2000;
+const REOPEN_MAX_MS = 30_000;
 
 /**
  * The browser's EventSource reconnects by itself after a dropped stream and sends the last id as Last-Event-ID.
@@ -40,6 +41,7 @@ function connectEventSource(emit: Listener): () => void {
   let es: EventSource | null = null;
   let reopen: ReturnType<typeof setTimeout> | null = null;
   let closed = false;
+  let failures = 0;
   const open = () => {
     const url = `/console/${LIVE_STREAM_PATH}${lastId ? `?lastEventId=${encodeURIComponent(lastId)}` : ''}`;
     const source = new EventSource(url);
@@ -48,6 +50,9 @@ function connectEventSource(emit: Listener): () => void {
       if (e.lastEventId) lastId = e.lastEventId;
     };
     source.addEventListener('hello', track);
+    source.onopen = () => {
+      failures = 0;
+    };
     source.addEventListener('change', (e: MessageEvent<string>) => {
       track(e);
       try {
@@ -62,7 +67,8 @@ function connectEventSource(emit: Listener): () => void {
     });
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED && !closed && es === source) {
-        reopen = setTimeout(open, REOPEN_MS);
+        reopen = setTimeout(open, Math.min(REOPEN_MAX_MS, REOPEN_MS * 2 ** failures));
+        failures += 1;
       }
     };
   };

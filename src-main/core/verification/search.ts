@@ -23,6 +23,11 @@ export interface SearchInput {
 
 const KIND_FILTERS = new Set(['account', 'phone', 'identity', 'face', 'address']);
 
+/** The index's token for an organization and environment (migration 10 builds the same in SQL). */
+export function scopeToken(organizationId: string, environment: string): string {
+  return `${organizationId.replace(/[_-]/g, '').toLowerCase()}x${environment}`;
+}
+
 /** An FTS5 string literal: the text in double quotes, inner quotes doubled (nothing in it is query syntax). */
 const lit = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
@@ -97,22 +102,39 @@ export function searchVerifications(db: Db, organizationId: string, environment:
     where.push(`v.rowid IN (SELECT value FROM json_each(?))`);
     params.push(JSON.stringify(rowids));
   }
-  // The index drives: it yields matches newest first (rowid order), so the page stops after `limit` rows.
-  const from = match ? 'verification_search s JOIN verifications v ON v.rowid = s.rowid' : 'verifications v';
-  const order = match ? 's.rowid DESC' : 'v.rowid DESC';
+  // The index drives: it yields matches newest first (rowid order). Its scope token restricts it to this
+  // organization and environment, so without other filters no row is read until the page is fetched.
+  const filtered = input.type !== undefined || input.status !== undefined || input.country !== undefined || input.from !== undefined || input.to !== undefined;
+  let from = 'verifications v';
+  let order = 'v.rowid DESC';
+  let cond: string;
   if (match) {
-    where.unshift('verification_search MATCH ?');
-    params.unshift(match);
+    const scoped = `scope:${lit(scopeToken(organizationId, environment))} AND ${match}`;
+    order = 's.rowid DESC';
+    if (filtered) {
+      from = 'verification_search s JOIN verifications v ON v.rowid = s.rowid';
+      cond = ['verification_search MATCH ?', ...where].join(' AND ');
+    } else {
+      from = 'verification_search s';
+      cond = 'verification_search MATCH ?';
+      where.length = 0;
+      params.length = 0;
+    }
+    params.unshift(scoped);
+  } else {
+    cond = where.filter((w) => w !== '').join(' AND ');
   }
-  const cond = where.filter((w) => w !== '').join(' AND ');
   // One pass over the matches gives both the count (up to the cap) and the page: the index is read once.
   const window = Math.max(SEARCH_COUNT_CAP + 1, input.offset + input.limit);
-  const hits = (db.prepare(`SELECT v.rowid AS r FROM ${from} WHERE ${cond} ORDER BY ${order} LIMIT ?`).all(...params, window) as { r: number }[]).map((h) => h.r);
+  const hits = (db.prepare(`SELECT ${match ? 's' : 'v'}.rowid AS r FROM ${from} WHERE ${cond} ORDER BY ${order} LIMIT ?`).all(...params, window) as { r: number }[]).map((h) => h.r);
   const shown = hits.slice(input.offset, input.offset + input.limit);
   const rows =
     shown.length === 0
       ? []
-      : (db.prepare('SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid DESC').all(JSON.stringify(shown)) as { result: string }[]);
+      : // The scope is checked again on the rows themselves: the index only ever narrows what the rows allow.
+        (db
+          .prepare('SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) AND +organization_id = ? AND +environment = ? ORDER BY rowid DESC')
+          .all(JSON.stringify(shown), organizationId, environment) as { result: string }[]);
   return page(
     rows.map((r) => r.result),
     Math.min(hits.length, SEARCH_COUNT_CAP),
