@@ -168,6 +168,23 @@ describe('console live events over SSE', () => {
     }
   });
 
+  it('announces a wallet balance change (organization-wide) and a webhook change', async () => {
+    const s = await open();
+    await s.next((f) => f.event === 'hello', 'hello');
+    const r = await fetch(`${ts.url}/console/bridge/wallet:topUp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin, cookie },
+      body: JSON.stringify({ amount: 500, currency: 'USD' }),
+    });
+    expect(((await r.json()) as { ok: boolean }).ok).toBe(true);
+    const wallet = await s.next((f) => f.event === 'change' && JSON.parse(f.data).kind === 'wallet.updated', 'wallet event');
+    expect(JSON.parse(wallet.data)).toMatchObject({ organizationId: ts.org!.organizationId, environment: null, ids: {} });
+    const hook = await api(ts.url, 'POST', '/client/webhooks', { key: ts.sandboxKey, body: { url: 'https://93.184.215.14/hooks', events: ['verification.completed'] } });
+    expect(hook.status).toBe(201);
+    await s.next((f) => f.event === 'change' && JSON.parse(f.data).kind === 'webhook.updated' && JSON.parse(f.data).ids.webhookId === hook.body.id, 'webhook event');
+    s.close();
+  });
+
   it("never sends another organization's events", async () => {
     const other = await bootstrap(ts.service.deps, { email: `b-${randomUUID().slice(0, 8)}@example.com`, password: TEST_PASSWORD });
     const s = await open();
