@@ -213,9 +213,10 @@ export function createWebBridge(opts: {
           if (m.type === 'reset') res.write(sseFrame({ event: 'reset', id: hub.lastId, data: '{}' }));
           else res.write(sseFrame({ event: 'change', id: m.event.id, data: JSON.stringify(m.event) }));
         };
-        // A fresh stream starts at "now": its id lets the next reconnect resume from here.
-        if (!lastEventId) res.write(sseFrame({ event: 'hello', id: hub.lastId, data: '{}' }));
         const unsubscribe = hub.subscribe(organizationId, send, lastEventId);
+        // A fresh stream starts at "now" (after subscribing: the first subscriber starts a recording period): its
+        // id lets the next reconnect resume from here.
+        if (!lastEventId) res.write(sseFrame({ event: 'hello', id: hub.lastId, data: '{}' }));
         const heartbeat = setInterval(() => res.write(sseComment('keep-alive')), LIVE_HEARTBEAT_MS);
         heartbeat.unref();
         const end = () => {

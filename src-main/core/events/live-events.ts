@@ -11,6 +11,8 @@ import type { Logger } from '../context';
 
 /** Events kept for resuming subscribers (Last-Event-ID); an older resume gets a reset. */
 export const REPLAY_CAPACITY = 2000;
+/** How long changes are still recorded after the last subscriber left, so that a dropped stream resumes by replay. */
+export const LIVE_LINGER_MS = 5 * 60_000;
 
 type Listener = (m: LiveMessage) => void;
 
@@ -30,10 +32,16 @@ const NOTE = (kind: LiveEventKind, org: string, env: string, ver: string, del: s
   `INSERT INTO temp.vc_live_notes (organization_id, environment, kind, verification_id, delivery_id, webhook_id)
      VALUES (${org}, ${env}, '${kind}', ${ver}, ${del}, ${wh}); SELECT vc_live_note();`;
 
-const TRIGGERS_SQL = `
-CREATE TEMP TABLE IF NOT EXISTS vc_live_notes (
+const NOTES_TABLE_SQL = `CREATE TEMP TABLE IF NOT EXISTS vc_live_notes (
   seq INTEGER PRIMARY KEY, organization_id TEXT NOT NULL, environment TEXT, kind TEXT NOT NULL,
-  verification_id TEXT, delivery_id TEXT, webhook_id TEXT);
+  verification_id TEXT, delivery_id TEXT, webhook_id TEXT);`;
+
+const TRIGGER_NAMES = [
+  'vc_live_ver_ins', 'vc_live_ver_upd', 'vc_live_del_ins', 'vc_live_del_upd', 'vc_live_att_ins',
+  'vc_live_wh_ins', 'vc_live_wh_upd', 'vc_live_wallet_ins', 'vc_live_wallet_upd',
+];
+
+const TRIGGERS_SQL = `
 CREATE TEMP TRIGGER IF NOT EXISTS vc_live_ver_ins AFTER INSERT ON main.verifications BEGIN
   ${NOTE('verification.created', 'NEW.organization_id', 'NEW.environment', 'NEW.id', 'NULL', 'NULL')} END;
 CREATE TEMP TRIGGER IF NOT EXISTS vc_live_ver_upd AFTER UPDATE OF status, result ON main.verifications BEGIN
@@ -57,9 +65,17 @@ CREATE TEMP TRIGGER IF NOT EXISTS vc_live_wallet_upd AFTER UPDATE OF balance, st
   ${NOTE('wallet.updated', 'NEW.organization_id', 'NULL', 'NULL', 'NULL', 'NULL')} END;
 `;
 
+let periods = 0;
+const newPeriod = () => `${Date.now().toString(36)}${(periods++).toString(36)}`;
+
 export class LiveEventHub {
-  /** Distinguishes this process's ids from a predecessor's: a resume across a restart is a reset. */
-  readonly boot: string;
+  /**
+   * Names the current recording period: a new process, or recording switched back on after a time without
+   * subscribers. A resume from another period is a reset, since changes between periods were not recorded.
+   */
+  boot: string;
+  /** Called when the first subscriber arrives (start recording) and when the last one leaves (stop). */
+  onDemand: { start(): void; stop(): void } | null = null;
   private seq = 0;
   private readonly buffer: LiveEvent[] = [];
   private readonly listeners = new Map<Listener, () => string | null>();
@@ -68,7 +84,13 @@ export class LiveEventHub {
     readonly capacity = REPLAY_CAPACITY,
     boot?: string,
   ) {
-    this.boot = boot ?? Date.now().toString(36);
+    this.boot = boot ?? newPeriod();
+  }
+
+  /** Starts a new recording period: ids keep increasing, but no resume can cross into it. */
+  newPeriod(): void {
+    this.boot = newPeriod();
+    this.buffer.length = 0;
   }
 
   /** The id of the newest event published, or of none yet (`<boot>-0`). */
@@ -98,6 +120,7 @@ export class LiveEventHub {
    */
   subscribe(organizationId: string | (() => string | null), fn: Listener, lastEventId?: string | null): () => void {
     const org = typeof organizationId === 'string' ? () => organizationId : organizationId;
+    if (this.listeners.size === 0) this.onDemand?.start();
     if (lastEventId !== undefined && lastEventId !== null && lastEventId !== '') {
       const missed = this.since(lastEventId);
       if (missed === 'reset') fn({ type: 'reset' });
@@ -105,7 +128,7 @@ export class LiveEventHub {
     }
     this.listeners.set(fn, org);
     return () => {
-      this.listeners.delete(fn);
+      if (this.listeners.delete(fn) && this.listeners.size === 0) this.onDemand?.stop();
     };
   }
 
@@ -138,7 +161,7 @@ export function liveEventsOf(db: Db): LiveEventHub | null {
  * Installs the change notes on this connection and returns its hub (once per store). Notes are drained after the
  * writing code returns (a microtask later) in a group-commit write, and published when that write's commit resolves.
  */
-export function attachLiveEvents(db: Db, log?: Logger, hub = new LiveEventHub()): LiveEventHub {
+export function attachLiveEvents(db: Db, log?: Logger, hub = new LiveEventHub(), lingerMs = LIVE_LINGER_MS): LiveEventHub {
   const existing = hubs.get(db);
   if (existing) return existing;
   hubs.set(db, hub);
@@ -167,8 +190,44 @@ export function attachLiveEvents(db: Db, log?: Logger, hub = new LiveEventHub())
     }
     return null;
   });
-  db.exec(TRIGGERS_SQL);
+  db.exec(NOTES_TABLE_SQL);
+  // Recording costs a note per changed row and a drain per commit: it runs only while someone listens, and for
+  // LIVE_LINGER_MS after the last listener left (a dropped connection resumes with a replay). A time without
+  // recording is a gap: a resume from before it is a reset (hub.newPeriod()).
+  let recording = false;
+  let stopTimer: ReturnType<typeof setTimeout> | null = null;
+  hub.onDemand = {
+    start() {
+      if (stopTimer) clearTimeout(stopTimer);
+      stopTimer = null;
+      if (recording) return;
+      recording = true;
+      hub.newPeriod();
+      whenIdle(db, () => db.exec(TRIGGERS_SQL));
+    },
+    stop() {
+      if (stopTimer) clearTimeout(stopTimer);
+      stopTimer = setTimeout(() => {
+        stopTimer = null;
+        if (hub.subscribers > 0) return;
+        recording = false;
+        whenIdle(db, () => {
+          if (recording) return;
+          for (const name of TRIGGER_NAMES) db.exec(`DROP TRIGGER IF EXISTS temp.${name}`);
+          db.exec('DELETE FROM temp.vc_live_notes');
+        });
+      }, lingerMs);
+      stopTimer.unref();
+    },
+  };
   return hub;
+}
+
+/** Runs a schema change outside any open transaction of the connection (never inside someone else's write). */
+function whenIdle(db: Db, fn: () => void): void {
+  if (!db.open) return;
+  if (db.inTransaction) setImmediate(() => whenIdle(db, fn));
+  else fn();
 }
 
 /** One event per distinct change (a delivery's update and its attempt's insert in one commit are one event). */

@@ -80,6 +80,44 @@ describe('change notes', () => {
   });
 });
 
+describe('recording on demand', () => {
+  it('records nothing without a subscriber (after the linger), and a resume across that gap is a reset', async () => {
+    const db = openDatabase(':memory:');
+    new GroupCommitter(db);
+    const hub = attachLiveEvents(db, undefined, new LiveEventHub(100, 't'), 0);
+    db.prepare(`INSERT INTO organizations (id, name, created_at) VALUES ('org_a', 'A', '2026-01-01T00:00:00Z')`).run();
+    const insert = (id: string) =>
+      db
+        .prepare(
+          `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode, request, result, created_at)
+           VALUES (?, 'org_a', 'sandbox', 'account', 'bank_account', 'NG', '0123456789', 'pending', 'async', '{}', '{}', '2026-01-01T00:00:00Z')`,
+        )
+        .run(id);
+    const settle = async () => {
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    };
+    const triggers = () => (db.prepare("SELECT count(*) AS n FROM sqlite_temp_master WHERE type = 'trigger'").get() as { n: number }).n;
+    expect(triggers()).toBe(0);
+    insert('ver_unheard');
+    const got: LiveMessage[] = [];
+    const off = hub.subscribe('org_a', (m) => got.push(m));
+    expect(triggers()).toBeGreaterThan(0);
+    const seen = hub.lastId;
+    insert('ver_heard');
+    await settle();
+    expect(got.map((m) => (m.type === 'event' ? m.event.ids.verificationId : 'reset'))).toEqual(['ver_heard']);
+    off();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(triggers()).toBe(0);
+    insert('ver_in_the_gap');
+    await settle();
+    const again: LiveMessage[] = [];
+    hub.subscribe('org_a', (m) => again.push(m), seen);
+    expect(again).toEqual([{ type: 'reset' }]);
+    db.close();
+  });
+});
+
 describe('SSE framing', () => {
   it('writes fields, one data line per line, and strips line breaks from ids and names', () => {
     expect(sseFrame({ id: 'a-1', event: 'change', data: '{"x":1}' })).toBe('event: change\nid: a-1\ndata: {"x":1}\n\n');
