@@ -23,10 +23,12 @@ import { createProviderRegistry } from './providers/registry';
 import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
 import { openDatabase } from './store/database';
 import { applyPendingRestore } from './core/backups/backups';
+import { appendInstallationAudit } from './core/audit/audit-log';
 import { explainOpenError, openStoreForService, storeFile } from './store/store-open';
 import { attachStorageHealth, StorageHealth, storageFault } from './store/storage-faults';
 import { GroupCommitter } from './store/group-commit';
 import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
+import { attachLiveEvents, liveEventsOf } from './core/events/live-events';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
 export const VERSION = '0.1.0';
@@ -135,6 +137,8 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
     ...(cfg.backups ? { backups: cfg.backups } : {}),
   };
   const committer = new GroupCommitter(db);
+  // Change events for the console, published after the commits that make them true (docs/console-live.md).
+  attachLiveEvents(db, log);
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
   // Every commit tells the store's health whether the disk took it (docs/reliability.md, "Storage faults").
@@ -235,7 +239,16 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
   if (cfg.listen !== false) {
     const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
     if (cfg.webConsole) {
-      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads') });
+      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads'), live: liveEventsOf(deps.db),
+        onSessionOpened: ({ userAgent }) =>
+          deps.db.transaction(() =>
+            appendInstallationAudit(
+              deps,
+              { action: 'console.session_opened', target: { type: 'consoleSession', id: null }, detail: { door: 'web', userAgent } },
+              { actor: { type: 'console', id: null, label: 'Web console (one-time link)' }, door: 'console' },
+            ),
+          )(),
+      });
     }
     app = await buildApp({
       rt,

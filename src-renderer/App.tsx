@@ -13,6 +13,7 @@ import { ConsoleError, SessionExpiredError, call, onSessionExpired, startSession
 import { ConsoleShell } from './app/console-shell';
 import { FullPageMessage } from './app/full-page-message';
 import { useConsole } from './app/store';
+import { useLiveConnection } from './app/live-store';
 import { themeFor } from './app/theme';
 import { SetupScreen } from './features/setup/setup-screen';
 
@@ -23,6 +24,7 @@ const EXPIRED_MESSAGE = 'This console link was already used or has expired. Run 
 export function App() {
   const environment = useConsole((s) => s.environment);
   const [phase, setPhase] = useState<Phase>({ kind: 'loading' });
+  useLiveConnection(phase.kind === 'ready' && !phase.info.needsSetup);
 
   const load = useCallback(async () => {
     try {

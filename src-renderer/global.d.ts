@@ -7,6 +7,8 @@ declare global {
       invoke(channel: string, input: unknown): Promise<BridgeResult<unknown>>;
       /** The local path of a dropped or picked file (Electron's webUtils.getPathForFile); absent in a browser. */
       pathForFile?(file: File): string;
+      /** Live change events (src-shared/live-events.ts); returns the unsubscribe function. */
+      subscribe?(fn: (message: unknown) => void): () => void;
     };
   }
 }

@@ -14,6 +14,7 @@ import { dashboardChannels } from './channels-dashboard';
 import { settingsChannels } from './channels-settings';
 import { backupChannels } from './channels-backups';
 import { auditChannels } from './channels-audit';
+import { historyChannels } from './channels-history';
 import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './schemas/auth';
 import { channel, type ChannelDef } from './channel-def';
 
@@ -81,7 +82,7 @@ const verifyChannels = {
   ),
 };
 
-export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels, backupChannels, auditChannels);
+export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels, backupChannels, auditChannels, historyChannels);
 export type Channels = typeof CHANNELS;
 export type ChannelName = keyof Channels & string;
 export const CHANNEL_NAMES = Object.keys(CHANNELS) as ChannelName[];

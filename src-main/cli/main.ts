@@ -77,7 +77,7 @@ function cliUser(): string {
 export function ownerPrincipal(core: ReturnType<typeof createCore>, environment: 'sandbox' | 'live' = 'sandbox'): Principal {
   const organizationId = firstOrganizationId(core.deps);
   if (!organizationId) throw new UsageError('No organization yet: run `vconsole bootstrap --email E --password P` first.');
-  return { kind: 'console', organizationId, environment, role: 'OWNER' };
+  return { kind: 'console', organizationId, environment, role: 'OWNER', door: 'cli' };
 }
 
 async function serve(args: string[]): Promise<number> {

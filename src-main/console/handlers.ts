@@ -19,6 +19,7 @@ import { getOne, list, submitOnce } from '../core/verification/verification-serv
 import { toEnvelope, withPage } from '../../src-shared/schemas/common';
 import { storageAppError } from '../store/storage-faults';
 import { runWithAudit } from '../core/audit/audit-context';
+import { historyHandlers } from './history-handlers';
 
 export type Handlers = { [K in ChannelName]: (input: ChannelOutputOfInput<K>) => Promise<ChannelOutput<K>> };
 type ChannelOutputOfInput<K extends ChannelName> = import('zod').output<(typeof CHANNELS)[K]['input']>;
@@ -94,6 +95,7 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
       const q = withPage(query);
       return toEnvelope(list(rt.verification, owner(ctx, environment), q), q);
     },
+    ...historyHandlers(ctx),
   };
 }
 

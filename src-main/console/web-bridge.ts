@@ -11,7 +11,15 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BatchJobSchema } from '../../src-shared/schemas/routing';
+import type { LiveMessage } from '../../src-shared/live-events';
+import type { LiveEventHub } from '../core/events/live-events';
 import { dispatch, type Handlers } from './handlers';
+import { sseComment, sseFrame, sseRetry, startSseResponse } from './sse';
+
+/** How long a browser waits before reconnecting a dropped event stream. */
+export const LIVE_RETRY_MS = 1000;
+/** A comment on a quiet event stream this often keeps it from being closed as idle. */
+export const LIVE_HEARTBEAT_MS = 20_000;
 
 /** Largest file the console accepts by upload (a 1M-row routing file is ~50 MB). */
 export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
@@ -53,6 +61,8 @@ export const CONSOLE_CSP =
 export interface WebBridge {
   /** Issues a fresh one-time entry token (each is usable once). */
   issueToken(): string;
+  /** Ends every open event stream (the service stopping; tests of a dropped connection). */
+  dropLiveStreams(): void;
   plugin(app: FastifyInstance): Promise<void>;
 }
 
@@ -79,6 +89,10 @@ export function createWebBridge(opts: {
   log?: { error(o: object, m: string): void };
   /** Where dropped files are stored (inside the data folder); uploads are refused without it. */
   uploadDir?: string;
+  /** The store's live change events, served as Server-Sent Events at /console/events (docs/console-live.md). */
+  live?: LiveEventHub | null;
+  /** Told when a one-time link opens a console session (the audit trail records it: docs/audit.md). */
+  onSessionOpened?: (info: { userAgent: string | null }) => void;
 }): WebBridge {
   if (opts.uploadDir) void removeOldUploads(opts.uploadDir, Date.now());
   const tokens = new Set<string>();
@@ -97,6 +111,17 @@ export function createWebBridge(opts: {
     for (const known of sessions) if (safeEqual(known, s)) return true;
     return false;
   }
+
+  /**
+   * Same origin for a GET: browsers send no Origin header on a same-origin GET (EventSource included), so there
+   * the Fetch Metadata header decides; a request that carries neither is refused like a foreign one.
+   */
+  function sameOriginRead(req: FastifyRequest): boolean {
+    if (req.headers.origin !== undefined) return sameOrigin(req);
+    return req.headers['sec-fetch-site'] === 'same-origin';
+  }
+
+  const streams = new Set<() => void>();
 
   async function serveFile(reply: FastifyReply, rel: string) {
     const root = normalize(opts.rendererDir);
@@ -122,6 +147,9 @@ export function createWebBridge(opts: {
   }
 
   return {
+    dropLiveStreams() {
+      for (const end of [...streams]) end();
+    },
     issueToken() {
       const t = randomBytes(24).toString('base64url');
       tokens.add(t);
@@ -139,7 +167,7 @@ export function createWebBridge(opts: {
           // A stray '%' (e.g. /console/%25) is not a file name; it used to surface as a 500.
           return reply.code(404).send({ code: 'NOT_FOUND', message: 'Not found', statusCode: 404 });
         }
-        if (rel.startsWith('bridge/') || rel === 'session') return reply.code(405).send();
+        if (rel.startsWith('bridge/') || rel === 'session' || rel === 'events') return reply.code(405).send();
         return serveFile(reply, rel === '' ? 'index.html' : rel);
       });
       app.post<{ Body: { token?: unknown } }>('/console/session', { schema: { hide: true } }, async (req, reply) => {
@@ -155,6 +183,7 @@ export function createWebBridge(opts: {
           const sid = randomBytes(24).toString('base64url');
           sessions.add(sid);
           reply.header('Set-Cookie', `vc_console=${sid}; HttpOnly; SameSite=Strict; Path=/console`);
+          opts.onSessionOpened?.({ userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 200) : null });
         }
         return { ok: true };
       });
@@ -162,6 +191,46 @@ export function createWebBridge(opts: {
         if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
         if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
         return dispatch(opts.handlers, req.params.channel, req.body, opts.log);
+      });
+      // Ends open event streams first: app.close() waits for requests in flight, and a stream never finishes.
+      app.addHook('preClose', (done) => {
+        for (const end of [...streams]) end();
+        done();
+      });
+      app.get<{ Querystring: { lastEventId?: string } }>('/console/events', { schema: { hide: true } }, async (req, reply) => {
+        if (!sameOriginRead(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+        if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
+        const hub = opts.live;
+        const info = await dispatch(opts.handlers, 'app:info', {}, opts.log);
+        const organizationId = info.ok ? (info.value as { organizationId: string | null }).organizationId : null;
+        if (!hub || !organizationId) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No live events here yet: set up the organization first.', statusCode: 404 });
+        // The browser resends the last id it saw in Last-Event-ID; a client that had to start a new EventSource
+        // passes it as ?lastEventId= instead (an EventSource cannot set headers).
+        const header = req.headers['last-event-id'];
+        const lastEventId = (typeof header === 'string' ? header : undefined) ?? req.query.lastEventId ?? null;
+        reply.hijack();
+        const res = reply.raw;
+        startSseResponse(res);
+        res.write(sseRetry(LIVE_RETRY_MS));
+        const send = (m: LiveMessage) => {
+          if (m.type === 'reset') res.write(sseFrame({ event: 'reset', id: hub.lastId, data: '{}' }));
+          else res.write(sseFrame({ event: 'change', id: m.event.id, data: JSON.stringify(m.event) }));
+        };
+        const unsubscribe = hub.subscribe(organizationId, send, lastEventId);
+        // A fresh stream starts at "now" (after subscribing: the first subscriber starts a recording period): its
+        // id lets the next reconnect resume from here.
+        if (!lastEventId) res.write(sseFrame({ event: 'hello', id: hub.lastId, data: '{}' }));
+        const heartbeat = setInterval(() => res.write(sseComment('keep-alive')), LIVE_HEARTBEAT_MS);
+        heartbeat.unref();
+        const end = () => {
+          if (!streams.delete(end)) return;
+          clearInterval(heartbeat);
+          unsubscribe();
+          res.end();
+        };
+        streams.add(end);
+        req.raw.on('close', end);
+        res.on('close', end);
       });
       // The upload takes the raw body as a stream: its own scope, so no JSON parser or 1 MiB body limit applies.
       await app.register(async (scope) => {

@@ -3,6 +3,7 @@
 import type { Environment } from '../../src-shared/schemas/common';
 import type { Role } from '../../src-shared/schemas/auth';
 import { AppError } from '../../src-shared/app-error';
+import type { Door } from '../../src-shared/channels-history';
 
 export interface Principal {
   kind: 'apiKey' | 'user' | 'console';
@@ -12,6 +13,8 @@ export interface Principal {
   keyId?: string;
   userId?: string;
   sessionId?: string;
+  /** The door the call came through, when the kind does not say it (the CLI acts as `console` through its own door). */
+  door?: Door;
 }
 
 export function requireRole(p: Principal, roles: readonly Role[]): void {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHANNEL_NAMES } from '../../src-shared/channels';
 import { dispatch } from '../console/handlers';
+import { forwardLiveEvents } from './live-events';
 import { createNodeSecretBox } from '../core/providers/secret-box';
 import { defaultDataDir, projectRoot } from '../paths';
 import { ListenError, startService, type RunningService, type ServiceConfig } from '../service';
@@ -209,6 +210,7 @@ async function boot(): Promise<void> {
     throw err;
   }
   registerIpc(service);
+  forwardLiveEvents(service, () => win?.webContents ?? null);
   menus = createShellMenus(
     listener,
     {

@@ -1,7 +1,10 @@
 // What the preload hands to contextBridge, built from injected ipc/webUtils so unit tests can exercise the exact
-// surface the page sees: `invoke` for the console channels only, and `pathForFile` for dropped files.
+// surface the page sees: `invoke` for the console channels only, `pathForFile` for dropped files, and `subscribe`
+// for the live change messages (one fixed event channel; the page never sees the IPC event or ipcRenderer).
 export interface PreloadIpc {
   invoke(channel: string, input: unknown): Promise<unknown>;
+  on(channel: string, listener: (event: unknown, message: unknown) => void): unknown;
+  removeListener(channel: string, listener: (event: unknown, message: unknown) => void): unknown;
 }
 
 export interface PreloadWebUtils {
@@ -11,9 +14,10 @@ export interface PreloadWebUtils {
 export interface ConsoleBridge {
   invoke(channel: string, input: unknown): Promise<unknown>;
   pathForFile(file: unknown): string;
+  subscribe(fn: (message: unknown) => void): () => void;
 }
 
-export function buildConsoleBridge(ipc: PreloadIpc, webUtils: PreloadWebUtils, channels: readonly string[]): ConsoleBridge {
+export function buildConsoleBridge(ipc: PreloadIpc, webUtils: PreloadWebUtils, channels: readonly string[], liveChannel = 'live:message'): ConsoleBridge {
   const allowed = new Set<string>(channels);
   // Frozen plain functions: the page cannot reach ipcRenderer or swap what the bridge calls.
   return Object.freeze({
@@ -31,6 +35,15 @@ export function buildConsoleBridge(ipc: PreloadIpc, webUtils: PreloadWebUtils, c
       } catch {
         return '';
       }
+    },
+    subscribe(fn: (message: unknown) => void): () => void {
+      if (typeof fn !== 'function') return () => {};
+      // Only the message crosses: the IPC event (whose sender is ipcRenderer) stays in the preload.
+      const listener = (_event: unknown, message: unknown) => fn(message);
+      ipc.on(liveChannel, listener);
+      return () => {
+        ipc.removeListener(liveChannel, listener);
+      };
     },
   });
 }

@@ -16,6 +16,7 @@ import { m006UserStatus } from './migrations/006-user-status';
 import { m007TableVersions } from './migrations/007-table-versions';
 import { m008SealedWebhookSecrets } from './migrations/008-sealed-webhook-secrets';
 import { m009ProviderCa } from './migrations/009-provider-ca';
+import { m010SearchProvenance } from './migrations/010-search-provenance';
 import { m011WebhookOps } from './migrations/011-webhook-ops';
 import { m013Audit } from './migrations/013-audit';
 
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m007TableVersions,
   m008SealedWebhookSecrets,
   m009ProviderCa,
+  m010SearchProvenance,
   m011WebhookOps,
   m013Audit,
 ];

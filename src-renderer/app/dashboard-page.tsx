@@ -14,6 +14,7 @@ import { DashboardWebhookAlerts } from '../features/webhooks/failure-alerts';
 import { formatTime } from './format';
 import { PageTitle } from './page-title';
 import { useConsole } from './store';
+import { useLiveVersion } from './live-store';
 
 type LoadError = { message: string; hint?: string | undefined };
 
@@ -44,9 +45,11 @@ export function DashboardPage({ info }: { info: AppInfo }) {
     }
   }, [environment, from]);
 
+  // Checks, deliveries and webhooks changing (a webhook turning failed) refresh the figures without a reload.
+  const live = useLiveVersion('dashboard');
   useEffect(() => {
     void load();
-  }, [load]);
+  }, [load, live]);
 
   // A summary of the other environment must never sit under this one's label, even for a moment.
   const current = summary?.environment === environment ? summary : null;

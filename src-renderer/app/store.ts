@@ -14,6 +14,10 @@ export interface HistoryFilter {
   country?: string;
   /** A date (YYYY-MM-DD, UTC day as the service reads it). */
   from?: string;
+  /** Search text (ids, identifier prefixes, names, country codes). */
+  q?: string;
+  /** A verification to open in the record view (the palette's id lookup). */
+  openId?: string;
 }
 
 /** A webhook whose deliveries a link opens (the dashboard's failure rows), optionally one delivery of it. */

@@ -16,14 +16,15 @@ import type { SecretBox } from '../../src-main/core/providers/secret-box';
 
 describe('preload surface (window.vc)', () => {
   const calls: [string, unknown][] = [];
+  let live: [string, (event: unknown, message: unknown) => void][] = [];
   const bridge = buildConsoleBridge(
-    { invoke: async (c, i) => (calls.push([c, i]), { ok: true, data: c }) },
+    { invoke: async (c, i) => (calls.push([c, i]), { ok: true, data: c }), on: (c, l) => void live.push([c, l]), removeListener: (c, l) => void (live = live.filter((x) => x[0] !== c || x[1] !== l)) },
     { getPathForFile: (f: never) => `/home/u/${(f as File).name}` },
     CHANNEL_NAMES,
   );
 
-  it('exposes only invoke and pathForFile, frozen', () => {
-    expect(Object.keys(bridge).sort()).toEqual(['invoke', 'pathForFile']);
+  it('exposes only invoke, pathForFile and subscribe, frozen', () => {
+    expect(Object.keys(bridge).sort()).toEqual(['invoke', 'pathForFile', 'subscribe']);
     expect(Object.isFrozen(bridge)).toBe(true);
   });
   it('forwards contract channels and refuses anything else without touching IPC', async () => {
@@ -35,10 +36,21 @@ describe('preload surface (window.vc)', () => {
     expect(await bridge.invoke(42 as unknown as string, null)).toMatchObject({ ok: false });
     expect(calls).toEqual([[first, { a: 1 }]]);
   });
+  it('subscribe listens on the live channel only and hands over the message, never the IPC event', () => {
+    const got: unknown[] = [];
+    const off = bridge.subscribe((m) => got.push(m));
+    expect(live.map(([c]) => c)).toEqual(['live:message']);
+    live[0]![1]({ sender: 'ipcRenderer' }, { type: 'reset' });
+    expect(got).toEqual([{ type: 'reset' }]);
+    off();
+    expect(live).toEqual([]);
+    expect(bridge.subscribe(42 as unknown as () => void)).toBeTypeOf('function');
+    expect(live).toEqual([]);
+  });
   it('pathForFile gives the path of a real File and "" for anything else', () => {
     expect(bridge.pathForFile(new File(['x'], 'batch.csv'))).toBe('/home/u/batch.csv');
     expect(bridge.pathForFile({ name: 'fake.csv' })).toBe('');
-    const throwing = buildConsoleBridge({ invoke: async () => null }, { getPathForFile: () => { throw new Error('not a file'); } }, []);
+    const throwing = buildConsoleBridge({ invoke: async () => null, on: () => null, removeListener: () => null }, { getPathForFile: () => { throw new Error('not a file'); } }, []);
     expect(throwing.pathForFile(new File([], 'a'))).toBe('');
   });
 });

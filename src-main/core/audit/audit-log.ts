@@ -157,9 +157,9 @@ export function installationOrganization(db: Db): string | null {
 }
 
 /** appendAudit into the installation's log (see installationOrganization); nothing before setup. */
-export function appendInstallationAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, r: AuditRecord): void {
+export function appendInstallationAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, r: AuditRecord, who?: { actor: AuditActor; door: AuditDoor }): void {
   const org = installationOrganization(deps.db);
-  if (org) appendAudit(deps, org, r);
+  if (org) appendAudit(deps, org, r, who);
 }
 
 /**

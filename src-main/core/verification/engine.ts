@@ -12,8 +12,10 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
 import { chargeVerification, reverseCharge } from '../billing/billing';
+import { provenanceOf } from './provenance';
 import { getStored, insertVerification, updateVerification } from './records';
 import type { KindSpec, ProviderAnswer, ProviderContext, VerificationKind } from './types';
+import { appendAudit } from '../audit/audit-log';
 
 export const VERIFICATION_JOB = 'verification.process';
 /** Settles a charged live sync verification whose process died before the provider's answer was stored. */
@@ -129,7 +131,12 @@ export async function submitVerification(
     completedAt: null,
     charge: { amount: 0, currency: 'USD', status: 'not_charged' },
   };
-  const stored = { kind, organizationId: p.organizationId, request: ext.storedRequest ? ext.storedRequest(request) : request };
+  const stored = {
+    kind,
+    organizationId: p.organizationId,
+    request: ext.storedRequest ? ext.storedRequest(request) : request,
+    provenance: provenanceOf(deps.db, p),
+  };
 
   const format = spec.formatFailure(request);
   if (format) {
@@ -175,6 +182,12 @@ export async function submitVerification(
         // After the billing gates (their order is decisions §9), inside the transaction: a refusal rolls the charge back.
         rt.providers.ensureRoute?.(kind, request, ctx);
         insertVerification(deps.db, { ...stored, record: base });
+        // Every live check is in the audit trail (a summary; docs/audit.md), in the transaction of its charge.
+        appendAudit(deps, p.organizationId, {
+          action: 'verification.live_check',
+          target: { type: 'verification', id },
+          detail: { kind, country: base.country, verificationType: base.verificationType, mode: base.mode, charge: { amount: base.charge.amount, currency: base.charge.currency } },
+        });
         if (isAsync) {
           enqueue(deps.db, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
           opts.respondWithCharge?.(202, pendingBody);

@@ -4,6 +4,7 @@ import type { VerificationRecord } from '../../../src-shared/schemas/verificatio
 import type { VerificationListQuery } from '../../../src-shared/schemas/verification';
 import type { Db } from '../../store/database';
 import { ListFilter, listPage } from '../../store/list-query';
+import type { Provenance } from '../../../src-shared/channels-history';
 import type { VerificationKind } from './types';
 
 export interface StoredVerification {
@@ -11,18 +12,22 @@ export interface StoredVerification {
   kind: VerificationKind;
   organizationId: string;
   request: unknown;
+  /** Who ran it and through which door (absent only for writers that predate it, e.g. test seeds). */
+  provenance?: Provenance;
 }
 
 export function insertVerification(db: Db, v: StoredVerification): void {
   const r = v.record;
   db.prepare(
     `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode,
-       request, result, error_code, charge_amount, charge_currency, charge_status, created_at, completed_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       request, result, error_code, charge_amount, charge_currency, charge_status, created_at, completed_at,
+       actor_type, actor_id, actor_label, door)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.id, v.organizationId, r.environment, v.kind, r.verificationType, r.country, r.identifier, r.status, r.mode,
     JSON.stringify(v.request), JSON.stringify(r), r.error?.code ?? null, r.charge.amount, r.charge.currency,
     r.charge.status, r.createdAt, r.completedAt,
+    v.provenance?.actorType ?? null, v.provenance?.actorId ?? null, v.provenance?.actorLabel ?? null, v.provenance?.door ?? null,
   );
 }
 

@@ -50,7 +50,7 @@ export function WebhookHealthCard({ summary, onOpen }: { summary: DashboardSumma
             />
           )}
           {endpoints.failed > 0 && (
-            <Alert color="red" variant="light" icon={<IconAlertTriangle size={16} />} p="xs">
+            <Alert color="red" variant="light" icon={<IconAlertTriangle size={16} />} p="xs" data-testid="dash-endpoints-failed" data-count={endpoints.failed}>
               {endpoints.failed} endpoint{endpoints.failed === 1 ? ' was' : 's were'} disabled after repeated failures. Fix the receiver, then re-enable it on the
               Webhooks page.
             </Alert>

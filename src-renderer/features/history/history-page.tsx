@@ -1,6 +1,9 @@
-// History: every verification of the current environment, filterable and paged, with a detail drawer.
-import { useCallback, useState } from 'react';
-import { Badge, Button, Code, Select, Stack, Text } from '@mantine/core';
+// History: every verification of the current environment, searchable (ids, identifier prefixes, names, country
+// codes — server side, docs/console-live.md), filterable and paged, with a detail drawer.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Badge, Button, Code, Select, Stack, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconSearch } from '@tabler/icons-react';
 import { PageTitle } from '../../app/page-title';
 import { IconRefresh } from '@tabler/icons-react';
 import type { ChannelInput } from '../../../src-shared/channels';
@@ -10,11 +13,13 @@ import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
 import { useConsole } from '../../app/store';
+import { useLiveVersion } from '../../app/live-store';
 import { VerificationDrawer } from './verification-drawer';
 
 const PAGE_SIZE = 20;
 
 interface Filters {
+  q: string;
   type: string | null;
   status: string | null;
   country: string | null;
@@ -22,11 +27,12 @@ interface Filters {
   to: string;
 }
 
-const NO_FILTERS: Filters = { type: null, status: null, country: null, from: '', to: '' };
+const NO_FILTERS: Filters = { q: '', type: null, status: null, country: null, from: '', to: '' };
 
-function toQuery(f: Filters, page: number): ChannelInput<'verify:list'>['query'] {
+function toQuery(f: Filters, page: number): Omit<ChannelInput<'history:search'>, 'environment'> {
   const status = VerificationStatusSchema.safeParse(f.status);
   return {
+    q: f.q.trim(),
     limit: PAGE_SIZE,
     offset: (page - 1) * PAGE_SIZE,
     ...(f.type ? { type: f.type } : {}),
@@ -43,14 +49,50 @@ const FILTER_SELECTS: { key: 'type' | 'status' | 'country'; label: string; data:
   { key: 'country', label: 'Country', data: [...SUPPORTED_COUNTRIES], w: 120, searchable: true },
 ];
 
+/** The name a check returned: an account name, a full name, or an identity check's split names. */
+export function returnedName(r: VerificationRecord): string | undefined {
+  if (r.accountName) return r.accountName;
+  if (r.fullName) return r.fullName;
+  const parts = [r.firstName, r.middleName, r.lastName].filter(Boolean);
+  return parts.length > 0 ? parts.join(' ') : undefined;
+}
+
 export function HistoryPage() {
   const environment = useConsole((s) => s.environment);
   // A dashboard link opens History already filtered (store.openHistory); read once, at mount.
   const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...useConsole.getState().historyFilter }));
   const [openId, setOpenId] = useState<string | null>(null);
   const closeDrawer = useCallback(() => setOpenId(null), []);
-  const fetchPage = useCallback((f: Filters, page: number) => call('verify:list', { environment, query: toQuery(f, page) }), [environment]);
+  // New checks and completed ones show without a click: a change event makes a new fetchPage, which reloads.
+  const live = useLiveVersion('verifications');
+  const [capped, setCapped] = useState(false);
+  const fetchPage = useCallback(
+    async (f: Filters, page: number) => {
+      const res = await call('history:search', { environment, ...toQuery(f, page) });
+      setCapped(res.pagination.totalCapped);
+      return res;
+    },
+    [environment, live],
+  );
   const list = usePagedList(NO_FILTERS, fetchPage, 'Could not load the history', initial);
+  // The search box answers as one types, a moment after the last key.
+  const [text, setText] = useState(initial.q);
+  const [debounced] = useDebouncedValue(text, 250);
+  const listRef = useRef(list);
+  listRef.current = list;
+  useEffect(() => {
+    if (listRef.current.filters.q !== debounced) listRef.current.setFilter('q', debounced);
+  }, [debounced]);
+  // Clear empties the box too.
+  const searched = list.filters.q;
+  useEffect(() => {
+    if (searched === '') setText((t) => (t === listRef.current.filters.q || t.trim() === '' ? t : ''));
+  }, [searched]);
+  // A link (the palette's id lookup) may ask for one record to be opened, also while History is already shown.
+  const handOver = useConsole((s) => s.historyFilter);
+  useEffect(() => {
+    if (handOver?.openId) setOpenId(handOver.openId);
+  }, [handOver]);
 
   return (
     <Stack>
@@ -63,6 +105,16 @@ export function HistoryPage() {
         }
       />
       <FilterBar testId="history" list={list}>
+        <TextInput
+          label="Search"
+          placeholder="Id, account / phone / ID number, name, country"
+          leftSection={<IconSearch size={16} />}
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          maxLength={200}
+          w={300}
+          data-testid="history-search"
+        />
         {FILTER_SELECTS.map((f) => (
           <Select
             key={f.key}
@@ -88,7 +140,9 @@ export function HistoryPage() {
         page={list.page}
         onPageChange={list.setPage}
         noRecordsText={
-          list.filtered
+          list.filters.q.trim()
+            ? `Nothing in ${environment} matches “${list.filters.q.trim()}” — try the start of a number or a name`
+            : list.filtered
             ? `No verifications in ${environment} match these filters — widen or clear them`
             : `No verifications in ${environment} yet — run one from Verify, the palette (Ctrl+K) or the API`
         }
@@ -108,10 +162,15 @@ export function HistoryPage() {
           { accessor: 'verificationType', title: 'Type', render: (r) => <Text size="sm">{r.verificationType}</Text> },
           { accessor: 'country', title: 'Country' },
           { accessor: 'identifier', title: 'Identifier', render: (r) => <Code>{r.identifier}</Code> },
-          { accessor: 'name', title: 'Name', render: (r) => r.accountName ?? r.fullName ?? '—' },
+          { accessor: 'name', title: 'Name', render: (r) => returnedName(r) ?? '—' },
           { accessor: 'error', title: 'Error', render: (r) => (r.error ? <Code>{r.error.code}</Code> : '') },
         ]}
       />
+      {capped && (
+        <Text size="xs" c="dimmed" data-testid="history-capped">
+          More than 1,000 checks match: the newest are shown. Add to the search to narrow it.
+        </Text>
+      )}
       <VerificationDrawer id={openId} environment={environment} onClose={closeDrawer} />
     </Stack>
   );

@@ -12,6 +12,7 @@ import { ENV_LABEL } from '../../app/environment';
 import { ENV_COLOR } from '../../app/theme';
 import { VerificationResult, type PartialRecord } from '../verify/verification-result';
 import { paletteFilter } from './palette-filter';
+import { idInQuery, openById } from './open-by-id';
 import { isRunnable, loadRunnableFixtures, runFixture, type RunnableKind } from './run-fixture';
 import { ENV_SHORTCUT, HELP_SHORTCUT, navShortcut } from './shortcuts';
 
@@ -58,6 +59,8 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
   const requestEnvironment = useConsole((s) => s.requestEnvironment);
   const openVerify = useConsole((s) => s.openVerify);
   const [fixtures, setFixtures] = useState<SandboxFixture[]>([]);
+  const [query, setQuery] = useState('');
+  const typedId = idInQuery(query);
   const [running, setRunning] = useState<{ fixture: SandboxFixture; result: PartialRecord | null } | null>(null);
 
   useEffect(() => {
@@ -90,7 +93,24 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
 
   const actions = useMemo<SpotlightActionGroupData[]>(() => {
     const other = environment === 'live' ? 'sandbox' : 'live';
+    const byId: SpotlightActionGroupData[] = typedId
+      ? [
+          {
+            group: 'Open by id',
+            actions: [
+              {
+                id: 'open-id',
+                label: typedId,
+                description: 'Open this verification, delivery, webhook or key',
+                leftSection: <IconSearch size={18} />,
+                onClick: () => void openById(typedId).catch((e: unknown) => notifyError(e, `Could not open ${typedId}`)),
+              },
+            ],
+          },
+        ]
+      : [];
     return [
+      ...byId,
       {
         group: 'Pages',
         actions: nav.map((n, i) => {
@@ -175,12 +195,14 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
         })),
       },
     ];
-  }, [nav, environment, fixtures, setSection, requestEnvironment, onShowShortcuts, openInVerify]);
+  }, [nav, environment, fixtures, setSection, requestEnvironment, onShowShortcuts, openInVerify, typedId]);
 
   return (
     <>
       <Spotlight
         actions={actions}
+        query={query}
+        onQueryChange={setQuery}
         filter={(query, all) => paletteFilter(query, all)}
         limit={40}
         scrollable

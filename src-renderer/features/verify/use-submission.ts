@@ -1,6 +1,7 @@
 // The submit-and-poll cycle the verify tabs share: one result at a time, server field errors handed back to the
 // form, every failure reported with its hint.
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
+import { useLiveVersion } from '../../app/live-store';
 import type { Environment } from '../../../src-shared/schemas/common';
 import { ConsoleError, call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
@@ -39,6 +40,25 @@ export function useSubmission(environment: Environment) {
       setPolling(false);
     }
   }, [environment, result]);
+
+  // A pending check turns final by itself: its completion event re-fetches the record (docs/console-live.md).
+  // The event may come before the 202 was shown; its version is kept, so the fetch still happens once shown.
+  const pendingId = result?.status === 'pending' ? result.id : null;
+  const version = useLiveVersion(pendingId ? `verification:${pendingId}` : null);
+  useEffect(() => {
+    if (!pendingId || version === 0) return;
+    let current = true;
+    call('verify:get', { environment, id: pendingId })
+      .then((r) => {
+        if (current) setResult((shown) => (shown?.id === r.id ? r : shown));
+      })
+      .catch(() => {
+        // The manual "Check again" still works and reports its own errors.
+      });
+    return () => {
+      current = false;
+    };
+  }, [environment, pendingId, version]);
 
   return { result, busy, polling, submit, poll, clear: () => setResult(null) };
 }

@@ -12,6 +12,7 @@ import { PricesPanel, type Price } from './prices-panel';
 import { ServicesPanel } from './services-panel';
 import { UsagePanel } from './usage-panel';
 import { WalletCard } from './wallet-card';
+import { useLiveVersion } from '../../app/live-store';
 
 export function WalletPage() {
   const environment = useConsole((s) => s.environment);
@@ -44,6 +45,25 @@ export function WalletPage() {
   useEffect(() => {
     void load();
   }, [load]);
+
+  // A charge, a reversal or a top-up elsewhere moves the balance on screen by itself (docs/console-live.md).
+  const live = useLiveVersion('wallet');
+  useEffect(() => {
+    if (live === 0) return;
+    let current = true;
+    call('wallet:get', {})
+      .then((w) => {
+        if (!current) return;
+        setWallet(w);
+        setRefreshKey((k) => k + 1);
+      })
+      .catch(() => {
+        // Refresh reports errors; a missed live update is caught by the next one.
+      });
+    return () => {
+      current = false;
+    };
+  }, [live]);
 
   const priced = useMemo(() => new Set((prices ?? []).map((p) => p.service)), [prices]);
 

@@ -9,6 +9,7 @@ import { DeliveryStatusSchema, type DeliveryDetail, type Webhook } from '../../.
 import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { notifyError } from '../../app/notify';
+import { useLiveVersion } from '../../app/live-store';
 import { AttemptTrack, TrackLegend } from './attempt-track';
 import { DROP_LABEL, formatDuration, ORIGIN_LABEL } from './timeline';
 
@@ -51,22 +52,16 @@ export function DeliveriesPanel(props: {
     }
   }, [environment, webhook.id, status, page]);
 
+  // New deliveries and recorded attempts of this webhook redraw the timeline by themselves (docs/console-live.md).
+  const live = useLiveVersion(`deliveries:${webhook.id}`);
   useEffect(() => {
     void load();
-  }, [load, reloadKey]);
+  }, [load, reloadKey, live]);
 
   useEffect(() => {
     setPage(1);
     setStatus(initialStatus);
   }, [webhook.id, initialStatus]);
-
-  // While a delivery is still being retried, keep its timeline current without a manual refresh.
-  const hasPending = rows?.some((d) => d.status === 'pending') ?? false;
-  useEffect(() => {
-    if (!hasPending) return;
-    const timer = setInterval(() => void load(), 3000);
-    return () => clearInterval(timer);
-  }, [hasPending, load]);
 
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
 

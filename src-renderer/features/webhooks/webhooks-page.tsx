@@ -19,6 +19,7 @@ import { ForwardCard } from './forward-card';
 import { useWebhookAlerts, WebhookFailureAlerts } from './failure-alerts';
 import { RecoverModal, type RecoverTarget } from './recover-modal';
 import { ConfirmModal, RevealSecretModal, RotationHeaders, WebhookFormModal } from './webhook-modals';
+import { useLiveVersion } from '../../app/live-store';
 
 const PAGE_SIZE = 20;
 /** How many webhooks a link scans for its target when it is not on the first page (the list's own limit is 100). */
@@ -81,9 +82,11 @@ export function WebhooksPage() {
     }
   }, [environment, status, event, page]);
 
+  // A webhook created elsewhere, or turning failed, shows without a reload.
+  const live = useLiveVersion('webhooks');
   useEffect(() => {
     void load();
-  }, [load]);
+  }, [load, live]);
 
   const refreshAll = useCallback(async () => {
     setAlertsKey((k) => k + 1);

@@ -12,7 +12,7 @@ import { ManualClock } from '../../../src-main/core/clock';
 import { createUser } from '../../../src-main/core/orgs/organizations';
 import { dispatch } from '../../../src-main/console/handlers';
 import { allEntries, exportAudit, pruneAudit, verifyStore, type AuditEntry } from '../../../src-main/core/audit/audit-log';
-import { api, login, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { api, enableLive, login, NG_OK, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 import { prepareDataDir, removeDataDirs, ROOT, serveEntry, startChild, type ChildService } from '../../reliability/child-service';
 
 function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -220,6 +220,49 @@ describe('reading it', () => {
     const dev = await login(ts.url, devEmail);
     expect((await api(ts.url, 'GET', '/client/audit-events', { token: dev.accessToken })).status).toBe(403);
     expect((await api(ts.url, 'GET', '/client/audit-events', { key: ts.sandboxKey })).status).toBe(401);
+  });
+});
+
+describe('console sessions and live checks', () => {
+  it('opening the web console with its one-time link is recorded; a failed attempt is not', async () => {
+    const web = await startTestService({ webConsole: true });
+    try {
+      const link = web.service.consoleUrl()!;
+      const origin = new URL(link).origin;
+      const token = new URL(link).hash.replace(/^#token=/, '');
+      const post = (t: string) => fetch(`${origin}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ token: t }) });
+      expect((await post('not-the-token')).status).toBe(401);
+      expect((await post(token)).status).toBe(200);
+      const opened = allEntries(web.service.deps.db, web.org!.organizationId).filter((e) => e.action === 'console.session_opened');
+      expect(opened).toHaveLength(1);
+      expect(opened[0]).toMatchObject({ door: 'console', actor: { type: 'console' }, detail: { door: 'web' } });
+    } finally {
+      await web.stop();
+    }
+  });
+});
+
+describe('live checks', () => {
+  it('every live check has a summary entry with its actor and charge; sandbox checks have none', async () => {
+    const t = await startTestService();
+    try {
+      enableLive(t);
+      const before = allEntries(t.service.deps.db, t.org!.organizationId).length;
+      expect((await api(t.url, 'POST', '/verify/account', { key: t.sandboxKey, idem: 'sb', body: NG_OK })).status).toBe(200);
+      const live = await api(t.url, 'POST', '/verify/account', { key: t.liveKey, idem: 'lv', body: NG_OK });
+      expect(live.status).toBe(200);
+      const added = allEntries(t.service.deps.db, t.org!.organizationId).slice(before).filter((e) => e.action.startsWith('verification.'));
+      expect(added).toHaveLength(1);
+      expect(added[0]).toMatchObject({
+        action: 'verification.live_check',
+        door: 'api',
+        actor: { type: 'apiKey', label: 'API key "Default live key" (live)' },
+        target: { type: 'verification', id: live.body.id },
+        detail: { kind: 'account', country: 'NG', mode: 'sync', charge: { amount: 25, currency: 'USD' } },
+      });
+    } finally {
+      await t.stop();
+    }
   });
 });
 

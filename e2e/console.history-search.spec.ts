@@ -1,0 +1,64 @@
+// Find anything, and see what was compared (issue 13 §3): History's search box finds checks by identifier prefix,
+// returned name and id on the server; a record shows the request as submitted and who ran it through which door;
+// the palette opens a `ver_…` id; identity checks show their returned names in the list.
+import { expect, openConsole, test } from './fixtures';
+import { setUpOrganization } from './scenarios';
+
+test('search History by identifier, name and id; the record shows its provenance; the palette opens an id', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  const { sandboxKey } = await setUpOrganization(page);
+  const post = async (path: string, body: unknown, idem: string) => {
+    const r = await fetch(`${served.apiUrl}${path}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': sandboxKey, 'content-type': 'application/json', 'Idempotency-Key': idem },
+      body: JSON.stringify(body),
+    });
+    expect(r.status).toBe(200);
+    return ((await r.json()) as { id: string }).id;
+  };
+  const ng = await post('/verify/account', { country: 'NG', accountNumber: '0123456789', bankCode: '058' }, 'search-1');
+  const ke = await post('/verify/identity', { country: 'KE', idType: 'national_id', idNumber: '12345678' }, 'search-2');
+  await post('/verify/account', { country: 'NG', accountNumber: '0690000031', bankCode: '044' }, 'search-3');
+
+  await page.getByTestId('nav-history').click();
+  const rows = page.getByTestId('history-table').locator('tr[data-status]');
+  await expect(rows).toHaveCount(3);
+  // An identity check's returned names, not "—".
+  await expect(page.getByTestId(`history-row-${ke}`)).toContainText('WANJIRU AKINYI KAMAU');
+
+  const box = page.getByTestId('history-search');
+  await box.fill('0123-45');
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`history-row-${ng}`)).toBeVisible();
+  await box.fill('kamau');
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`history-row-${ke}`)).toBeVisible();
+  await box.fill(ng);
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`history-row-${ng}`)).toBeVisible();
+  await box.fill('nobody');
+  await expect(rows).toHaveCount(0);
+  await expect(page.getByText(/Nothing in sandbox matches “nobody”/)).toBeVisible();
+  await page.getByTestId('history-filters').getByRole('button', { name: 'Clear' }).click();
+  await expect(box).toHaveValue('');
+  await expect(rows).toHaveCount(3);
+
+  // The record: the request as submitted, the API key that ran it, through the API door.
+  await page.getByTestId(`history-row-${ng}`).click();
+  const drawer = page.getByTestId('verification-drawer');
+  await expect(drawer.getByTestId('record-provenance')).toHaveAttribute('data-door', 'api');
+  await expect(drawer.getByTestId('record-provenance')).toHaveAttribute('data-actor', 'api_key');
+  await expect(drawer.getByTestId('record-door')).toHaveText('API');
+  await expect(drawer.getByTestId('record-request')).toContainText('"accountNumber": "0123456789"');
+  await page.keyboard.press('Escape');
+  await expect(drawer.getByTestId('record-provenance')).toBeHidden();
+
+  // The palette opens a verification by its id, from any page.
+  await page.getByTestId('nav-dashboard').click();
+  await page.keyboard.press('Control+K');
+  await page.getByTestId('palette-search').fill(ke);
+  await page.getByRole('button', { name: /Open this verification, delivery, webhook or key/ }).click();
+  await expect(page.getByTestId('nav-history')).toHaveAttribute('data-active', 'true');
+  await expect(drawer.getByTestId('record-request')).toContainText('"idNumber": "12345678"');
+  await expect(drawer.getByTestId('verification-result')).toContainText(ke);
+});

@@ -1,0 +1,151 @@
+// History's free-text search (issue 13 §3): a verification id or its start, identifier prefixes (account number,
+// phone, ID number — separators ignored), holder names (prefix, accents ignored) and country codes, all terms
+// required (an id alone decides), newest first. Names and identifiers go through the FTS5 index of migration 10; an id through the
+// primary key. Counting stops at SEARCH_COUNT_CAP so a one-letter search over a million checks stays fast.
+import type { HistorySearchOutput } from '../../../src-shared/channels-history';
+import type { VerificationRecord } from '../../../src-shared/schemas/verification';
+import type { Db } from '../../store/database';
+import { ListFilter } from '../../store/list-query';
+import { listVerificationsJson } from './records';
+
+export const SEARCH_COUNT_CAP = 1000;
+
+export interface SearchInput {
+  q: string;
+  type?: string | undefined;
+  status?: string | undefined;
+  country?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+const KIND_FILTERS = new Set(['account', 'phone', 'identity', 'face', 'address']);
+
+/** The index's token for an organization and environment (migration 10 builds the same in SQL). */
+export function scopeToken(organizationId: string, environment: string): string {
+  return `${organizationId.replace(/[_-]/g, '').toLowerCase()}x${environment}`;
+}
+
+/** An FTS5 string literal: the text in double quotes, inner quotes doubled (nothing in it is query syntax). */
+const lit = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+export interface ParsedSearch {
+  /** Id prefixes (`ver_…`), each required. */
+  ids: string[];
+  /** The FTS5 MATCH expression, or null when no term needs the index. */
+  match: string | null;
+}
+
+/** Splits the text into terms: an id, an identifier prefix (has a digit), a country code or a name, or both. */
+export function parseSearch(text: string): ParsedSearch {
+  const ids: string[] = [];
+  const parts: string[] = [];
+  for (const raw of text.trim().split(/\s+/).filter(Boolean).slice(0, 12)) {
+    if (/^ver_[A-Za-z0-9]*$/i.test(raw)) {
+      ids.push(raw.toLowerCase());
+      continue;
+    }
+    if (/\d/.test(raw)) {
+      // The index keeps identifiers as one token of letters and digits ("+234 801-234" → "234801234").
+      const ident = raw.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+      if (ident) parts.push(`ident:${lit(ident)}*`);
+      continue;
+    }
+    // A name term: split as the index's tokenizer does; every piece a prefix.
+    const words = raw.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    if (words.length === 0) continue;
+    const names = words.map((w) => `names:${lit(w)}*`).join(' AND ');
+    // Two letters are a country code (a name is found from its third letter on). An exact term streams from the
+    // index; a prefix has to gather every term it covers, so the cheap reading goes where it is the likely one.
+    parts.push(words.length === 1 && /^\p{L}{2}$/u.test(raw) ? `country:${lit(raw.toLowerCase())}` : `(${names})`);
+  }
+  return { ids, match: parts.length > 0 ? parts.join(' AND ') : null };
+}
+
+export function searchVerifications(db: Db, organizationId: string, environment: string, input: SearchInput): HistorySearchOutput {
+  const parsed = parseSearch(input.q);
+  const ids = parsed.ids;
+  // An id names one check: with an id in the text the other words are not applied (the filters still are). Words
+  // next to an id would otherwise make the index walk every row they match to find the one the id already found.
+  const match = ids.length > 0 ? null : parsed.match;
+  if (ids.length === 0 && match === null) {
+    // No text: the ordinary list, with its exact total.
+    const q = { limit: input.limit, offset: input.offset, type: input.type, status: input.status as never, country: input.country, from: input.from, to: input.to };
+    const { data, total } = listVerificationsJson(db, organizationId, environment, q);
+    return page(data, total, false, input);
+  }
+  // With ids, the rows are the few the primary key found: `+column` keeps the planner from using another index
+  // (SQLite's documented way to disqualify a term from driving an index).
+  const c = (column: string) => `${ids.length > 0 ? '+' : ''}v.${column}`;
+  const filter = new ListFilter()
+    .eq(c('organization_id'), organizationId)
+    .eq(c('environment'), environment)
+    .eq(c(input.type && KIND_FILTERS.has(input.type) ? 'kind' : 'verification_type'), input.type)
+    .eq(c('status'), input.status)
+    .eq(c('country'), input.country)
+    .createdBetween(input.from, input.to, c('created_at'));
+  const where: string[] = [filter.sql()];
+  const params: unknown[] = [...filter.args];
+  if (ids.length > 0) {
+    // Ids first, through the primary key alone: the rows whose id starts with every id term (a handful), then
+    // everything else is checked on those rows only. (Left to the planner, the id range lost to the
+    // organization's list index and the search walked every row of the organization.)
+    let rowids: number[] | null = null;
+    for (const id of ids) {
+      const found = db.prepare('SELECT rowid AS r FROM verifications WHERE id >= ? AND id < ? LIMIT ?').all(id, `${id}\uffff`, SEARCH_COUNT_CAP + 1) as { r: number }[];
+      const set = new Set(found.map((f) => f.r));
+      rowids = rowids === null ? [...set] : rowids.filter((r) => set.has(r));
+    }
+    if (!rowids || rowids.length === 0) return page([], 0, false, input);
+    where.push(`v.rowid IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(rowids));
+  }
+  // The index drives: it yields matches newest first (rowid order). Its scope token restricts it to this
+  // organization and environment, so without other filters no row is read until the page is fetched.
+  const filtered = input.type !== undefined || input.status !== undefined || input.country !== undefined || input.from !== undefined || input.to !== undefined;
+  let from = 'verifications v';
+  let order = 'v.rowid DESC';
+  let cond: string;
+  if (match) {
+    const scoped = `scope:${lit(scopeToken(organizationId, environment))} AND ${match}`;
+    order = 's.rowid DESC';
+    if (filtered) {
+      from = 'verification_search s JOIN verifications v ON v.rowid = s.rowid';
+      cond = ['verification_search MATCH ?', ...where].join(' AND ');
+    } else {
+      from = 'verification_search s';
+      cond = 'verification_search MATCH ?';
+      where.length = 0;
+      params.length = 0;
+    }
+    params.unshift(scoped);
+  } else {
+    cond = where.filter((w) => w !== '').join(' AND ');
+  }
+  // One pass over the matches gives both the count (up to the cap) and the page: the index is read once.
+  const window = Math.max(SEARCH_COUNT_CAP + 1, input.offset + input.limit);
+  const hits = (db.prepare(`SELECT ${match ? 's' : 'v'}.rowid AS r FROM ${from} WHERE ${cond} ORDER BY ${order} LIMIT ?`).all(...params, window) as { r: number }[]).map((h) => h.r);
+  const shown = hits.slice(input.offset, input.offset + input.limit);
+  const rows =
+    shown.length === 0
+      ? []
+      : // The scope is checked again on the rows themselves: the index only ever narrows what the rows allow.
+        (db
+          .prepare('SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) AND +organization_id = ? AND +environment = ? ORDER BY rowid DESC')
+          .all(JSON.stringify(shown), organizationId, environment) as { result: string }[]);
+  return page(
+    rows.map((r) => r.result),
+    Math.min(hits.length, SEARCH_COUNT_CAP),
+    hits.length > SEARCH_COUNT_CAP,
+    input,
+  );
+}
+
+function page(json: string[], total: number, capped: boolean, input: SearchInput): HistorySearchOutput {
+  return {
+    data: json.map((r) => JSON.parse(r) as VerificationRecord),
+    pagination: { total, totalCapped: capped, limit: input.limit, offset: input.offset, hasMore: capped || input.offset + json.length < total },
+  };
+}
