@@ -12,6 +12,7 @@ import { defaultDataDir, projectRoot } from '../paths';
 import { ListenError, startService, type RunningService, type ServiceConfig } from '../service';
 import { useNativeBinding } from '../store/database';
 import { DataFolderLockedError } from '../store/data-folder-lock';
+import { StoreError } from '../store/database';
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { createDesktopLogger, type DesktopLogger } from './desktop-logger';
 import { loadElectronBinding } from './native-binding';
@@ -207,6 +208,8 @@ async function boot(): Promise<void> {
     service = await startCore();
   } catch (err) {
     if (err instanceof DataFolderLockedError) return folderInUse(err);
+    // A damaged, unwritable or newer store: the message names the file, the problem and the next step.
+    if (err instanceof StoreError) return fatal('The data folder cannot be opened', err.message);
     throw err;
   }
   registerIpc(service);

@@ -106,6 +106,24 @@ describe('binding problems: a dialog with the problem and the fix, exit 1, the s
   });
 });
 
+describe('a store that cannot be opened (issue 20)', () => {
+  it('a damaged store: a dialog naming the file and the restore command, exit 1, the file untouched', async () => {
+    const { e, dataDir } = await launch({
+      beforeReady: () => {
+        const dir = process.env['VCONSOLE_DATA_DIR']!;
+        writeFileSync(join(dir, 'verification-console.sqlite'), Buffer.alloc(8192, 0x5a));
+      },
+    });
+    await ended(e);
+    expect(e.ended).toBe(1);
+    expect(e.windows).toHaveLength(0);
+    expect(e.dialogs[0]).toMatchObject({ title: 'The data folder cannot be opened' });
+    expect(JSON.stringify(e.dialogs[0])).toContain(`${join(dataDir, 'verification-console.sqlite')} is damaged`);
+    expect(JSON.stringify(e.dialogs[0])).toContain('vconsole db restore');
+    expect(readFileSync(join(dataDir, 'verification-console.sqlite'))).toEqual(Buffer.alloc(8192, 0x5a));
+  });
+});
+
 describe('the data folder held by another service (DataFolderLockedError)', () => {
   it("a dialog naming the holder that opens its console in the browser, then exit 1; no window, no worker", async () => {
     let lock: ReturnType<typeof acquireDataFolderLock> | null = null;
