@@ -9,6 +9,7 @@ import type { WebhookAlert } from '../../../src-shared/schemas/webhooks';
 import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { useConsole } from '../../app/store';
+import { useLiveVersion } from '../../app/live-store';
 
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -25,6 +26,8 @@ export function droppedSummary(a: Pick<WebhookAlert, 'droppedDeliveries' | 'even
 
 export function useWebhookAlerts(environment: Environment, reloadKey = 0): { alerts: WebhookAlert[]; reload: () => Promise<void> } {
   const [alerts, setAlerts] = useState<WebhookAlert[]>([]);
+  // A webhook turning `failed` (or re-enabled) anywhere reaches every open page without a reload (docs/console-live.md).
+  const live = useLiveVersion('webhooks');
   const reload = useCallback(async () => {
     try {
       setAlerts((await call('webhooks:alerts', { environment })).data);
@@ -35,7 +38,7 @@ export function useWebhookAlerts(environment: Environment, reloadKey = 0): { ale
   }, [environment]);
   useEffect(() => {
     void reload();
-  }, [reload, reloadKey]);
+  }, [reload, reloadKey, live]);
   return { alerts, reload };
 }
 
