@@ -70,6 +70,6 @@ test('dashboard counts API checks and links to the filtered history', async ({ b
   await page.getByTestId('nav-dashboard').click();
   await page.getByTestId('env-switch').getByText('Live').click();
   await page.getByTestId('live-confirm-button').click();
-  await expect(page.getByTestId('page-env')).toHaveText('LIVE');
+  await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
   await expect(page.getByTestId('dash-empty')).toContainText('No live checks today');
 });

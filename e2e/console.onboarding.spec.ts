@@ -47,7 +47,7 @@ test('onboarding: set up → both keys once → guided first check → dashboard
   // The dashboard, in sandbox, already counting the guided check.
   await page.getByTestId('setup-done').click();
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
-  await expect(page.getByTestId('page-env')).toHaveText('SANDBOX');
+  await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
   await expect(page.getByTestId('dash-status-success')).toHaveAttribute('data-count', '1');
   await expect(page.getByTestId('dash-success-rate')).toHaveText('100 %');
 

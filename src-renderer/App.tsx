@@ -6,6 +6,7 @@ import '@mantine/charts/styles.css';
 import '@mantine/spotlight/styles.css';
 import 'mantine-datatable/styles.layer.css';
 import { useCallback, useEffect, useState } from 'react';
+import { HashRouter } from 'react-router';
 import { Center, Loader, MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import type { AppInfo } from '../src-shared/channels';
@@ -60,8 +61,11 @@ export function App() {
       {phase.kind === 'error' && (
         <FullPageMessage title="The console could not start" message={phase.message} {...(phase.hint ? { hint: phase.hint } : {})} onRetry={() => void load()} />
       )}
-      {phase.kind === 'ready' &&
-        (phase.info.needsSetup ? <SetupScreen onDone={() => void load()} /> : <ConsoleShell info={phase.info} />)}
+      {/* Hash history: every screen has an address (app/routes.ts) that works under /console/ and app://console/
+          alike. The router starts after the session, once the one-time `#token=` has left the address bar. */}
+      {phase.kind === 'ready' && (
+        <HashRouter>{phase.info.needsSetup ? <SetupScreen onDone={() => void load()} /> : <ConsoleShell info={phase.info} />}</HashRouter>
+      )}
     </MantineProvider>
   );
 }

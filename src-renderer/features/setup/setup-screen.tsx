@@ -3,7 +3,8 @@
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, Stepper, Text, TextInput, Title } from '@mantine/core';
 import { IconAlertTriangle, IconArrowRight, IconGauge } from '@tabler/icons-react';
-import { useConsole } from '../../app/store';
+import { useNavigate } from 'react-router';
+import { paths } from '../../app/routes';
 import { FirstCheck } from './first-check';
 import type { ChannelOutput } from '../../../src-shared/channels';
 import { ConsoleError, call } from '../../client/bridge';
@@ -21,7 +22,7 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
   const [result, setResult] = useState<ChannelOutput<'setup:bootstrap'> | null>(null);
   const [checking, setChecking] = useState(false);
   const [checked, setChecked] = useState(false);
-  const setSection = useConsole((s) => s.setSection);
+  const navigate = useNavigate();
 
   /** The value, change handler and error of one input. */
   function bind(field: Fields) {
@@ -79,7 +80,7 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
 
   function finish() {
     // The console opens on the dashboard whatever section a previous installation left in storage.
-    setSection('dashboard');
+    void navigate(paths.dashboard());
     onDone();
   }
 

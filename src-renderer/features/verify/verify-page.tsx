@@ -8,7 +8,9 @@ import { accountFormatFailure, accountRequestIssues, CORRIDORS } from '../../../
 import { call } from '../../client/bridge';
 import { serviceKey } from '../../../src-shared/services';
 import { PageTitle } from '../../app/page-title';
-import { PREFILL_KINDS, useConsole, type PrefillKind } from '../../app/store';
+import { useNavigate, useParams } from 'react-router';
+import { useConsole, type PrefillKind } from '../../app/store';
+import { isVerifyKind, paths } from '../../app/routes';
 import { EMPTY_FORM, formatFailureField, fromFixture, issueField, toRequest, visibleFields, type AccountForm, type FormField } from './account-request';
 import { FixturePicker } from './fixture-picker';
 import { useVerifyPrefill } from './prefill';
@@ -232,20 +234,20 @@ function AccountTab() {
   );
 }
 
-function isKind(v: string | null): v is PrefillKind {
-  return (PREFILL_KINDS as readonly (string | null)[]).includes(v);
-}
-
+/** The tab is the address's (`#/verify/phone`); a prefill opens on its own kind's tab. */
 export function VerifyPage() {
   const prefill = useConsole((s) => s.verifyPrefill);
-  const [tab, setTab] = useState<PrefillKind>(prefill?.kind ?? 'account');
+  const { kind } = useParams();
+  const navigate = useNavigate();
+  const tab: PrefillKind = isVerifyKind(kind) ? kind : 'account';
+  const setTab = (k: PrefillKind) => void navigate(paths.verify(k));
   const [note, setNote] = useState<string | null>(null);
   // The tab of the prefill's kind mounts (tabs are not kept mounted) and takes the request from the store.
   useEffect(() => {
     if (!prefill) return;
-    setTab(prefill.kind);
+    if (prefill.kind !== tab) void navigate(paths.verify(prefill.kind), { replace: true });
     setNote(prefill.label ?? `a ${prefill.kind} request`);
-  }, [prefill]);
+  }, [prefill, tab, navigate]);
   return (
     <Stack>
       <PageTitle title="Verify" />
@@ -254,7 +256,7 @@ export function VerifyPage() {
           Filled from {note}. Nothing has run yet: review the form and submit.
         </Alert>
       )}
-      <Tabs value={tab} onChange={(v) => isKind(v) && setTab(v)} keepMounted={false}>
+      <Tabs value={tab} onChange={(v) => isVerifyKind(v) && setTab(v)} keepMounted={false}>
         <Tabs.List mb="md">
           <Tabs.Tab value="account" leftSection={<IconBuildingBank size={16} />} data-testid="verify-tab-account">
             Bank account

@@ -23,8 +23,10 @@ export function DeliveriesPanel(props: {
   initialStatus?: string | null;
   /** A delivery to mark (the one a link came for). */
   highlightId?: string | null;
+  /** Told when the user changes the status filter, so the address can carry it. */
+  onStatusChange?: (status: string | null) => void;
 }) {
-  const { webhook, environment, reloadKey, onOpen, initialStatus = null, highlightId = null } = props;
+  const { webhook, environment, reloadKey, onOpen, initialStatus = null, highlightId = null, onStatusChange } = props;
   const [status, setStatus] = useState<string | null>(initialStatus);
   const [page, setPage] = useState(1);
   const [rows, setRows] = useState<DeliveryDetail[] | null>(null);
@@ -91,6 +93,7 @@ export function DeliveriesPanel(props: {
               onChange={(v) => {
                 setStatus(v);
                 setPage(1);
+                onStatusChange?.(v);
               }}
               data-testid="deliveries-status-filter"
             />
