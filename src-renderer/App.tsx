@@ -14,7 +14,7 @@ import { ConsoleError, SessionExpiredError, call, onSessionExpired, startSession
 import { ConsoleShell } from './app/console-shell';
 import { FullPageMessage } from './app/full-page-message';
 import { useConsole } from './app/store';
-import { themeFor } from './app/theme';
+import { cssVariablesResolver, themeFor } from './app/theme';
 import { SetupScreen } from './features/setup/setup-screen';
 
 type Phase = { kind: 'loading' } | { kind: 'expired' } | { kind: 'error'; message: string; hint?: string } | { kind: 'ready'; info: AppInfo };
@@ -50,7 +50,7 @@ export function App() {
   }, [phase]);
 
   return (
-    <MantineProvider theme={themeFor(environment)} defaultColorScheme="light">
+    <MantineProvider theme={themeFor(environment)} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
       <Notifications position="top-right" />
       {phase.kind === 'loading' && (
         <Center h="100vh">

@@ -62,7 +62,7 @@ function ApiBaseUrl({ url }: { url: string | null }) {
       <Text size="sm" c="dimmed" visibleFrom="lg">
         API
       </Text>
-      <Code data-testid="api-base-url" title={url} style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', minWidth: 0 }}>
+      <Code data-testid="api-base-url" title={url} style={{ display: 'block', whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', minWidth: 0 }}>
         {url}
       </Code>
       <CopyButton value={url}>

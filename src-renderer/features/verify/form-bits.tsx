@@ -8,7 +8,7 @@ import { LivePrice } from '../wallet/live-cost';
 export function FormatWarning({ text }: { text: string | undefined }) {
   if (!text) return null;
   return (
-    <Text size="xs" c="orange.8" mt={4} data-testid="format-warning">
+    <Text size="xs" c="var(--mantine-color-orange-light-color)" mt={4} data-testid="format-warning">
       {text} Submitting records it as a failed verification (not charged).
     </Text>
   );
