@@ -34,6 +34,7 @@ import { ProvidersPage } from '../features/providers/providers-page';
 import { CommandPalette } from '../features/palette/command-palette';
 import { ShortcutsModal, useConsoleHotkeys } from '../features/palette/shortcuts-modal';
 import { DashboardPage } from './dashboard-page';
+import { AppInfoContext } from './app-info';
 import { ENV_LABEL, EnvironmentSwitch, LiveConfirmModal } from './environment';
 import { paths, sectionOf } from './routes';
 import { useConsole, type Section } from './store';
@@ -191,6 +192,7 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
   useEffect(() => closeNav(), [location.pathname, closeNav]);
 
   return (
+    <AppInfoContext.Provider value={info}>
     <AppShell
       header={{ height: headerHeight }}
       navbar={{ width: 210, breakpoint: NAV_BREAKPOINT, collapsed: { mobile: !navOpen } }}
@@ -259,5 +261,6 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
       <ShortcutsModal opened={shortcutsOpen} onClose={() => setShortcutsOpen(false)} nav={NAV} />
       <LiveConfirmModal />
     </AppShell>
+    </AppInfoContext.Provider>
   );
 }

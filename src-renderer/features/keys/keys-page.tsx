@@ -45,6 +45,7 @@ export function KeysPage() {
       />
       <Text c="dimmed" size="sm">
         Send a key as <Code>Authorization: Bearer &lt;key&gt;</Code> or <Code>X-API-Key</Code>. A key only works in its own environment.
+        Checks run from this console act as your user, not through a key, so they never change a key’s last use.
       </Text>
       {keys !== null && keys.length === 0 ? (
         <EmptyState
@@ -91,7 +92,7 @@ export function KeysPage() {
                 ),
               },
               { accessor: 'createdAt', title: 'Created', render: (k) => formatTime(k.createdAt) },
-              { accessor: 'lastUsedAt', title: 'Last used', render: (k) => formatTime(k.lastUsedAt, 'never') },
+              { accessor: 'lastUsedAt', title: 'Last API use', render: (k) => formatTime(k.lastUsedAt, 'never') },
               {
                 accessor: 'actions',
                 title: '',

@@ -70,6 +70,16 @@ export function CopyId({ id }: { id: string }) {
   );
 }
 
+/**
+ * Where the answer came from, in words that are true for the environment: `source` stays as the interface defines
+ * it ("live" = not from the cache), but in sandbox no provider is ever called — the answer is a fixture's.
+ */
+export function sourceText(record: PartialRecord): string {
+  if (record.source === 'cache') return 'cache (recent answer reused)';
+  if (record.environment === 'sandbox') return 'sandbox fixture answer (no provider called)';
+  return 'live provider call';
+}
+
 export function VerificationResult({ record, onPoll, polling }: { record: PartialRecord; onPoll?: () => void; polling?: boolean }) {
   const color = STATUS_COLOR[record.status] ?? 'gray';
   return (
@@ -120,7 +130,7 @@ export function VerificationResult({ record, onPoll, polling }: { record: Partia
           {record.source !== undefined && (
             <Field label="Source">
               <Text span data-testid="result-source" data-source={record.source}>
-                {record.source === 'cache' ? 'cache (recent answer reused)' : 'live provider call'}
+                {sourceText(record)}
               </Text>
             </Field>
           )}

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Alert, Group, SegmentedControl, Select, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { IconBuildingBank, IconFaceId, IconFlask, IconHome, IconId, IconPhone } from '@tabler/icons-react';
 import type { SandboxFixture } from '../../../src-shared/channels';
-import { accountFormatFailure, accountRequestIssues, CORRIDORS } from '../../../src-shared/corridors';
+import { accountFormatFailure, accountRequestIssues, CORRIDORS, formIssueMessage } from '../../../src-shared/corridors';
 import { call } from '../../client/bridge';
 import { serviceKey } from '../../../src-shared/services';
 import { PageTitle } from '../../app/page-title';
@@ -15,7 +15,7 @@ import { EMPTY_FORM, formatFailureField, fromFixture, issueField, toRequest, vis
 import { FixturePicker } from './fixture-picker';
 import { useVerifyPrefill } from './prefill';
 import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
-import { ResultPlaceholder } from './result-pane';
+import { RefusalPanel, ResultPlaceholder } from './result-pane';
 import { useSubmission } from './use-submission';
 import { VerificationResult } from './verification-result';
 import { AddressTab } from './address-tab';
@@ -61,6 +61,33 @@ function AccountTab() {
   const pickFixture = (f: SandboxFixture) => fill(f.request);
   useVerifyPrefill('account', fill);
 
+  /** The label each input shows, so a message can name the field the way the form does. */
+  function labelOf(field: FormField): string | undefined {
+    const r = v?.rules;
+    const labels: Partial<Record<FormField, string | undefined>> = {
+      country: 'Country',
+      accountHolderType: 'Account holder',
+      accountNumber: r?.accountNumber.label,
+      bankCode: r?.bankCode.label,
+      accountName: 'Account holder name',
+      identifierValue: v?.identifier?.label,
+      currency: 'Currency',
+    };
+    return labels[field];
+  }
+  function valueOf(field: FormField): string | undefined {
+    const value = field in form ? form[field as keyof AccountForm] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /** A format check as soon as the user leaves a field, before any submit (the rules of src-shared/corridors). */
+  function checkFormat(field: FormField) {
+    const req = toRequest(form);
+    if (accountRequestIssues(req).some((i) => issueField(i.field) === field)) return;
+    const failure = accountFormatFailure(req);
+    setWarnings((w) => ({ ...w, [field]: failure && formatFailureField(failure) === field ? failure.message : undefined }));
+  }
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     setGeneral(undefined);
@@ -71,7 +98,8 @@ function AccountTab() {
       const unplaced: string[] = [];
       for (const i of issues) {
         const field = issueField(i.field);
-        if (field) next[field] ??= i.message;
+        // In the form's own words: "Account number (NUBAN) is required.", not the API's JSON-named message.
+        if (field) next[field] ??= formIssueMessage(i, labelOf(field), valueOf(field));
         else unplaced.push(i.message);
       }
       setErrors(next);
@@ -102,7 +130,7 @@ function AccountTab() {
       title="Bank account"
       onSubmit={submit}
       picker={<FixturePicker kind="account" bareTestIds country={form.country} onPick={pickFixture} />}
-      result={s.result ? <VerificationResult record={s.result} onPoll={() => void s.poll()} polling={s.polling} /> : <ResultPlaceholder />}
+      result={s.result ? <VerificationResult record={s.result} onPoll={() => void s.poll()} polling={s.polling} /> : s.refusal ? <RefusalPanel refusal={s.refusal} /> : <ResultPlaceholder />}
     >
       <Select
         data-testid="verify-country"
@@ -147,6 +175,7 @@ function AccountTab() {
             required
             value={form.accountNumber}
             onChange={(e) => set('accountNumber', e.currentTarget.value)}
+            onBlur={() => form.accountNumber.trim() && checkFormat('accountNumber')}
             error={errors.accountNumber}
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           />
@@ -163,6 +192,7 @@ function AccountTab() {
             required={rules.bankCode.required}
             value={form.bankCode}
             onChange={(e) => set('bankCode', e.currentTarget.value)}
+            onBlur={() => form.bankCode.trim() && checkFormat('bankCode')}
             error={errors.bankCode}
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           />
@@ -199,6 +229,7 @@ function AccountTab() {
               placeholder={v.corridor.sample.identifiers?.[0] ? `e.g. ${v.corridor.sample.identifiers[0].value}` : undefined}
               value={form.identifierValue}
               onChange={(e) => set('identifierValue', e.currentTarget.value)}
+              onBlur={() => form.identifierValue.trim() && checkFormat('identifierValue')}
               error={errors.identifierValue}
             />
           </Group>

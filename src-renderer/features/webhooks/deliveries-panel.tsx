@@ -14,6 +14,9 @@ import { formatDuration } from './timeline';
 
 const PAGE_SIZE = 10;
 
+/** A delivery's status as a person reads it: "success" alone could be the verification's. */
+export const DELIVERY_LABEL: Record<DeliveryDetail['status'], string> = { success: 'Delivered', failed: 'Failed', pending: 'Pending' };
+
 export function DeliveriesPanel(props: {
   webhook: Webhook;
   environment: Environment;
@@ -134,10 +137,14 @@ export function DeliveriesPanel(props: {
                 >
                   <Group wrap="nowrap" align="center" gap="md">
                     <Stack gap={4} w={260} style={{ flexShrink: 0 }}>
-                      <Group gap="xs">
+                      {/* "Delivered · verification.failed": the delivery's fate, then the event it carried. */}
+                      <Group gap={6} wrap="nowrap" data-testid={`delivery-summary-${d.id}`}>
                         <Badge color={STATUS_COLOR[d.status] ?? 'gray'} variant="light">
-                          {d.status}
+                          {DELIVERY_LABEL[d.status]}
                         </Badge>
+                        <Text span size="sm" c="dimmed" aria-hidden>
+                          ·
+                        </Text>
                         <Code>{d.eventType}</Code>
                       </Group>
                       <Text size="xs" c="dimmed">
