@@ -1,6 +1,6 @@
 // Verify: the bank-account form (driven by the corridor table), sandbox fixture shortcuts, and the result; the
 // other kinds have a tab each. A link (the palette's "open in Verify") opens it on a tab with the form filled.
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FocusEvent, type FormEvent } from 'react';
 import { Alert, Group, SegmentedControl, Select, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { IconBuildingBank, IconFaceId, IconFlask, IconHome, IconId, IconPhone } from '@tabler/icons-react';
 import type { SandboxFixture } from '../../../src-shared/channels';
@@ -86,6 +86,15 @@ function AccountTab() {
     if (accountRequestIssues(req).some((i) => issueField(i.field) === field)) return;
     const failure = accountFormatFailure(req);
     setWarnings((w) => ({ ...w, [field]: failure && formatFailureField(failure) === field ? failure.message : undefined }));
+  }
+
+  /**
+   * Leaving a filled field checks it — unless the focus goes to the submit button: the submit checks it anyway, and a
+   * warning appearing under the field at mouse-down would move the button away from the pointer before mouse-up.
+   */
+  function onLeave(e: FocusEvent<HTMLInputElement>, field: 'accountNumber' | 'bankCode' | 'identifierValue') {
+    if (e.relatedTarget instanceof HTMLButtonElement && e.relatedTarget.type === 'submit') return;
+    if (form[field].trim()) checkFormat(field);
   }
 
   async function submit(e: FormEvent) {
@@ -175,7 +184,7 @@ function AccountTab() {
             required
             value={form.accountNumber}
             onChange={(e) => set('accountNumber', e.currentTarget.value)}
-            onBlur={() => form.accountNumber.trim() && checkFormat('accountNumber')}
+            onBlur={(e) => onLeave(e, 'accountNumber')}
             error={errors.accountNumber}
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           />
@@ -192,7 +201,7 @@ function AccountTab() {
             required={rules.bankCode.required}
             value={form.bankCode}
             onChange={(e) => set('bankCode', e.currentTarget.value)}
-            onBlur={() => form.bankCode.trim() && checkFormat('bankCode')}
+            onBlur={(e) => onLeave(e, 'bankCode')}
             error={errors.bankCode}
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           />
@@ -229,7 +238,7 @@ function AccountTab() {
               placeholder={v.corridor.sample.identifiers?.[0] ? `e.g. ${v.corridor.sample.identifiers[0].value}` : undefined}
               value={form.identifierValue}
               onChange={(e) => set('identifierValue', e.currentTarget.value)}
-              onBlur={() => form.identifierValue.trim() && checkFormat('identifierValue')}
+              onBlur={(e) => onLeave(e, 'identifierValue')}
               error={errors.identifierValue}
             />
           </Group>
