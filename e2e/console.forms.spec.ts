@@ -24,6 +24,17 @@ test('verify forms speak the form’s words and refuse typos before sending', as
   await page.getByTestId('verify-account-number').press('Tab');
   await expect(page.getByTestId('format-warning')).toContainText('takes digits only: “S” is not a digit');
 
+  // The fixture picker: searchable, grouped by country with the form's first, showing the request it fills, and
+  // saying what it set.
+  await page.getByTestId('fixture-menu').click();
+  await page.getByTestId('fixture-menu').fill('not found');
+  const option = page.getByRole('option', { name: /NG · Account not found/ });
+  await expect(option).toContainText('accountNumber 0000000000');
+  await expect(page.getByText('account · NG (the form’s country)')).toBeVisible();
+  await option.click();
+  await expect(page.getByTestId('verify-account-number')).toHaveValue('0000000000');
+  await expect(page.locator('.mantine-Notification-root').filter({ hasText: 'Form filled from' })).toContainText('bankCode 058');
+
   // A sandbox answer is a fixture's, not a provider's.
   await page.getByTestId('verify-account-number').fill('0123456789');
   await page.getByTestId('verify-bank-code').fill('058');
@@ -46,6 +57,9 @@ test('verify forms speak the form’s words and refuse typos before sending', as
   await page.getByTestId('env-switch').getByText('Live').click();
   await page.getByTestId('live-confirm-button').click();
   await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
+  // In live the fixture picker is there but disabled, and says why.
+  await expect(page.getByTestId('fixture-menu')).toBeDisabled();
+  await expect(page.getByTestId('fixture-menu')).toHaveAttribute('placeholder', 'Sandbox fixtures: sandbox only');
   await page.getByTestId('verify-account-number').fill('0123456789');
   await page.getByTestId('verify-bank-code').fill('058');
   await page.getByTestId('verify-submit').click();
