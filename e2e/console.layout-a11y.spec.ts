@@ -4,7 +4,7 @@
 // no serious or critical violation; addresses that survive reload, Back/Forward and a second tab.
 // One served instance for the whole file and one browser context per size, so the file stays cheap on a 2-core CI.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, BrowserContext, Page } from '@playwright/test';
+import type { Browser, BrowserContext, Locator, Page } from '@playwright/test';
 import { resolve } from 'node:path';
 import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
 import { setUpOrganization } from './scenarios';
@@ -16,6 +16,8 @@ interface Screen {
   title: string;
   /** The screen's primary action (a test id), when it has one. */
   primary?: string;
+  /** What a narrow window must never hide (a table's status). */
+  keep?: (page: Page) => Locator;
 }
 
 const SCREENS: Screen[] = [
@@ -26,8 +28,8 @@ const SCREENS: Screen[] = [
   { path: '/verify/face', title: 'Verify', primary: 'face-submit' },
   { path: '/verify/address', title: 'Verify', primary: 'address-submit' },
   { path: '/history', title: 'History' },
-  { path: '/keys', title: 'API keys', primary: 'create-key-button' },
-  { path: '/webhooks', title: 'Webhooks', primary: 'create-webhook-button' },
+  { path: '/keys', title: 'API keys', primary: 'create-key-button', keep: (p) => p.locator('[data-testid^="key-row-"]').first().getByText('active', { exact: true }) },
+  { path: '/webhooks', title: 'Webhooks', primary: 'create-webhook-button', keep: (p) => p.locator('[data-testid^="webhook-status-"]').first() },
   { path: '/routing/check', title: 'Routing', primary: 'routing-check-submit' },
   { path: '/routing/batch', title: 'Routing' },
   { path: '/routing/history', title: 'Routing' },
@@ -134,6 +136,7 @@ for (const size of SIZES) {
         const where = `${screen.path} at ${size.width}×${size.height}`;
         expect(await horizontalOverflow(page), `horizontal overflow on ${where}`).toBeLessThanOrEqual(0);
         expect(await headerProblems(page), `header on ${where}`).toEqual([]);
+        if (screen.keep) await expect(screen.keep(page), `status kept on ${where}`).toBeVisible();
         if (screen.primary) {
           const primary = page.getByTestId(screen.primary);
           if (size.width === 1400) await expect(primary, `primary action in the first screenful on ${where}`).toBeInViewport();

@@ -8,6 +8,7 @@ import { LivePrice } from '../wallet/live-cost';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
+import { IdWithCopy } from '../../app/copy-id';
 import { useConsole } from '../../app/store';
 import { isCurrencyCode } from '../../../src-shared/money';
 
@@ -60,9 +61,12 @@ function ResultHeader({ a, title }: { a: Common; title: string }) {
             {verdict(a).label}
           </Badge>
         </Group>
-        <Text size="xs" c="dimmed">
-          {a.id} · {a.environment} · {formatTime(a.createdAt)}
+        <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+          <IdWithCopy id={a.id} what="check id" maxWidth={200} />
+          <Text size="xs" c="dimmed">
+          {a.environment} · {formatTime(a.createdAt)}
         </Text>
+        </Group>
       </Group>
       <Group gap="xs">
         <Flag label="Directory match" value={a.directoryMatch} />

@@ -1,8 +1,9 @@
 // The outcome of one verification: status first (it decides what the rest means), then the error, then the
 // fields the provider returned. A pending result can be polled.
-import { ActionIcon, Alert, Badge, Button, Code, CopyButton, Group, Paper, SimpleGrid, Stack, Text, Tooltip } from '@mantine/core';
-import { IconCheck, IconCopy, IconRefresh } from '@tabler/icons-react';
+import { Alert, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
+import { IconRefresh } from '@tabler/icons-react';
 import type { VerificationRecord, VerificationType } from '../../../src-shared/schemas/verification';
+import { IdWithCopy } from '../../app/copy-id';
 import { formatMoney, STATUS_COLOR } from '../../app/format';
 
 export type PartialRecord = Partial<VerificationRecord> & Pick<VerificationRecord, 'id' | 'status'>;
@@ -51,23 +52,9 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   );
 }
 
+/** The verification id on one line with an ellipsis and a copy button (app/copy-id.tsx). */
 export function CopyId({ id }: { id: string }) {
-  return (
-    <Group gap={4} wrap="nowrap" align="flex-start">
-      <Code data-testid="verification-id" style={{ wordBreak: 'break-all' }}>
-        {id}
-      </Code>
-      <CopyButton value={id}>
-        {({ copied, copy }) => (
-          <Tooltip label={copied ? 'Copied' : 'Copy id'} withArrow>
-            <ActionIcon size="sm" variant="subtle" color={copied ? 'green' : 'gray'} onClick={copy} aria-label="Copy verification id">
-              {copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
-            </ActionIcon>
-          </Tooltip>
-        )}
-      </CopyButton>
-    </Group>
-  );
+  return <IdWithCopy id={id} what="verification id" testId="verification-id" />;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Environment } from '../../../src-shared/schemas/common';
 import { DeliveryStatusSchema, type DeliveryDetail, type Webhook } from '../../../src-shared/schemas/webhooks';
 import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
+import { IdWithCopy } from '../../app/copy-id';
 import { notifyError } from '../../app/notify';
 import { AttemptTrack, TrackLegend } from './attempt-track';
 import { formatDuration } from './timeline';
@@ -134,6 +135,16 @@ export function DeliveriesPanel(props: {
                   data-highlighted={d.id === highlightId || undefined}
                   style={{ cursor: 'pointer', ...(d.id === highlightId ? { outline: '2px solid var(--mantine-color-red-5)' } : {}) }}
                   onClick={() => onOpen(d.id)}
+                  // Reachable and openable from the keyboard, like a link to the delivery.
+                  role="button"
+                  tabIndex={0}
+                  aria-label={`Delivery ${d.id}: ${DELIVERY_LABEL[d.status]}, ${d.eventType}`}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter' || e.key === ' ') {
+                      e.preventDefault();
+                      onOpen(d.id);
+                    }
+                  }}
                 >
                   <Group wrap="nowrap" align="center" gap="md">
                     <Stack gap={4} w={260} style={{ flexShrink: 0 }}>
@@ -147,9 +158,12 @@ export function DeliveriesPanel(props: {
                         </Text>
                         <Code>{d.eventType}</Code>
                       </Group>
-                      <Text size="xs" c="dimmed">
-                        {d.id} · {formatTime(d.createdAt)}
-                      </Text>
+                      <Group gap={4} wrap="nowrap">
+                        <IdWithCopy id={d.id} what="delivery id" maxWidth={170} />
+                        <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                          {formatTime(d.createdAt)}
+                        </Text>
+                      </Group>
                     </Stack>
                     <Box style={{ flex: 1 }}>
                       <AttemptTrack createdAt={d.createdAt} attempts={d.attemptLog} nextAttemptAt={d.nextAttemptAt} testId={`delivery-track-${d.id}`} />

@@ -235,6 +235,8 @@ export function WebhooksPage() {
                   accessor: 'events',
                   title: 'Events',
                   width: 200,
+                  // Secondary columns give way on narrow windows; the endpoint, its status and actions never do.
+                  visibleMediaQuery: '(min-width: 62em)',
                   render: (w) => (
                     <Stack gap={2}>
                       {w.events.map((e) => (
@@ -257,6 +259,7 @@ export function WebhooksPage() {
                   accessor: 'secretPrefix',
                   title: 'Secret',
                   width: 150,
+                  visibleMediaQuery: '(min-width: 75em)',
                   render: (w) => (
                     <Stack gap={0}>
                       <Code>{w.secretPrefix}…</Code>
@@ -268,7 +271,7 @@ export function WebhooksPage() {
                     </Stack>
                   ),
                 },
-                { accessor: 'createdAt', title: 'Created', noWrap: true, render: (w) => formatTime(w.createdAt) },
+                { accessor: 'createdAt', title: 'Created', noWrap: true, visibleMediaQuery: '(min-width: 88em)', render: (w) => formatTime(w.createdAt) },
                 {
                   accessor: 'actions',
                   title: '',
