@@ -59,7 +59,7 @@ test('verify forms speak the form’s words and refuse typos before sending', as
   await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
   // In live the fixture picker is there but disabled, and says why.
   await expect(page.getByTestId('fixture-menu')).toBeDisabled();
-  await expect(page.getByTestId('fixture-menu')).toHaveAttribute('placeholder', 'Sandbox fixtures: sandbox only');
+  await expect(page.getByTestId('fixture-menu')).toHaveAttribute('placeholder', 'Fixtures: sandbox only');
   await page.getByTestId('verify-account-number').fill('0123456789');
   await page.getByTestId('verify-bank-code').fill('058');
   await page.getByTestId('verify-submit').click();

@@ -146,6 +146,24 @@ for (const size of SIZES) {
           }
         }
       }
+      if (size.width === 1400) {
+        // The tallest form with every option on, in live (its warning line, the price under the button) and with an
+        // error under every field: its primary action is still in the first screenful.
+        await open(page, SCREENS[1]!);
+        await page.getByTestId('env-switch').getByText('Live').click();
+        await page.getByTestId('live-confirm-button').click();
+        await expect(page.getByTestId('live-banner')).toBeVisible();
+        await page.getByTestId('verify-country').click();
+        await page.getByRole('option', { name: /China/ }).click();
+        await page.getByTestId('verify-holder-type').getByText('Business').click();
+        await expect(page.getByTestId('verify-identifier-value')).toBeVisible();
+        await page.getByTestId('verify-submit').click();
+        await expect(page.getByText('Business account number is required.')).toBeVisible();
+        await page.evaluate('window.scrollTo(0, 0)');
+        await expect(page.getByTestId('verify-submit'), 'primary action with every option active at 1400×900').toBeInViewport();
+        await page.screenshot({ path: resolve(screenshotsDir(), 'layout-1400-live-form.png') });
+        expect(await headerProblems(page)).toEqual([]);
+      }
       // Below 1100 px the navigation sits behind the burger, and a page picked there closes it again.
       const burger = page.getByTestId('nav-burger');
       if (size.width < 1100) {

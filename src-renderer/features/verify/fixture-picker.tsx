@@ -74,7 +74,7 @@ export function FixturePicker({
     <Select
       data-testid={testId}
       aria-label={`Fill the form from a sandbox ${kind} fixture`}
-      placeholder={inLive ? 'Sandbox fixtures: sandbox only' : 'Fill from sandbox fixture…'}
+      placeholder={inLive ? 'Fixtures: sandbox only' : 'Fill from sandbox fixture…'}
       leftSection={<IconFlask size={16} />}
       searchable
       clearable={false}
