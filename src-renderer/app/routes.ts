@@ -64,8 +64,3 @@ export function historyFilterOf(search: URLSearchParams): HistoryUrlFilter {
   }
   return f;
 }
-
-/** The web console opens a link in a new tab itself (Ctrl/⌘/middle click on a real href); Electron has one window. */
-export function isWebConsole(): boolean {
-  return typeof window !== 'undefined' && window.location.protocol.startsWith('http');
-}
