@@ -117,6 +117,11 @@ const HEADER_PROBLEMS = `(() => {
   return problems;
 })()`;
 
+/** Status badges cut short ("SUCC…"): a badge's label wider than the badge shows. */
+const TRUNCATED_BADGES = `Array.from(document.querySelectorAll('main .mantine-Badge-label'))
+  .filter((el) => el.getClientRects().length > 0 && el.scrollWidth > el.clientWidth + 1)
+  .map((el) => el.textContent)`;
+
 const HORIZONTAL_OVERFLOW = 'document.documentElement.scrollWidth - document.documentElement.clientWidth';
 
 function headerProblems(page: Page): Promise<string[]> {
@@ -136,6 +141,7 @@ for (const size of SIZES) {
         const where = `${screen.path} at ${size.width}×${size.height}`;
         expect(await horizontalOverflow(page), `horizontal overflow on ${where}`).toBeLessThanOrEqual(0);
         expect(await headerProblems(page), `header on ${where}`).toEqual([]);
+        expect(await page.evaluate<string[]>(TRUNCATED_BADGES), `badges cut short on ${where}`).toEqual([]);
         if (screen.keep) await expect(screen.keep(page), `status kept on ${where}`).toBeVisible();
         if (screen.primary) {
           const primary = page.getByTestId(screen.primary);

@@ -1,5 +1,5 @@
 // The environment decides the accent: sandbox is teal, live is red, so the two can never be confused.
-import { createTheme, darken, type CSSVariablesResolver } from '@mantine/core';
+import { Badge, createTheme, darken, type CSSVariablesResolver } from '@mantine/core';
 import type { Environment } from '../../src-shared/schemas/common';
 
 export const ENV_COLOR: Record<Environment, string> = { sandbox: 'teal', live: 'red' };
@@ -13,6 +13,11 @@ export function themeFor(environment: Environment) {
     // Filled colours dark enough for white text at WCAG AA (4.5:1) in both schemes: teal-6 under white text is
     // 2.6:1, teal-9 is 4.9:1 (issue 13 §6, checked by axe in e2e/console.layout-a11y.spec.ts).
     primaryShade: { light: 9, dark: 9 },
+    components: {
+      // A badge is a status: in a narrow table cell it keeps its full word ("success", never "SUCC…") and the table
+      // scrolls inside its own frame instead (issue 13 §4: tables never lose the status).
+      Badge: Badge.extend({ styles: { root: { flexShrink: 0, minWidth: 'max-content' } } }),
+    },
   });
 }
 
