@@ -248,6 +248,28 @@ test('addresses: reload, Back/Forward, a second tab and an unknown address', asy
     await second.keyboard.press('Escape');
     await expect(second).toHaveURL(/#\/history$/);
 
+    // Keyboard only: Tab reaches the navigation, Enter follows it, and Tab reaches the page's primary action.
+    await open(page, SCREENS[0]!);
+    await page.locator('body').focus();
+    const tabTo = async (testId: string) => {
+      const seen: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab');
+        const now = await page.evaluate<string>("(() => { const a = document.activeElement; return a ? (a.getAttribute('data-testid') || a.tagName + ':' + (a.textContent || '').slice(0, 20)) : 'none'; })()");
+        if (now === testId) return;
+        seen.push(now);
+      }
+      throw new Error(`${testId} is not reachable with Tab; focus went through ${seen.join(' → ')}`);
+    };
+    await tabTo('nav-webhooks');
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(/#\/webhooks$/);
+    await expect(page.getByRole('heading', { level: 2, name: 'Webhooks' })).toBeVisible();
+    await tabTo('create-webhook-button');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await page.keyboard.press('Escape');
+
     await page.goto(`${base}#/no-such-screen`);
     await expect(page.getByTestId('not-found')).toContainText('/no-such-screen');
   } finally {
