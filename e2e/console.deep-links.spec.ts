@@ -70,6 +70,9 @@ test('dashboard webhook failure opens that webhook’s deliveries on the failed 
     const drawer = page.getByTestId('delivery-drawer');
     await expect(drawer.getByTestId('delivery-status')).toHaveText('failed');
     await expect(drawer.getByTestId('attempt-log')).toContainText('500');
+    // A failed delivery can still be retried by hand; the row reads "Failed · <event>".
+    await expect(drawer.getByTestId('retry-now')).toBeVisible();
+    await expect(page.getByTestId(`delivery-summary-${deliveryId}`)).toHaveText(/^Failed\s*·\s*verification\.(completed|failed)$/);
     await page.keyboard.press('Escape');
     await expect(drawer.getByTestId('delivery-status')).toBeHidden();
 

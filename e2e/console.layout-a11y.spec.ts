@@ -268,6 +268,8 @@ test('addresses: reload, Back/Forward, a second tab and an unknown address', asy
     await tabTo('create-webhook-button');
     await page.keyboard.press('Enter');
     await expect(page.getByRole('dialog')).toBeVisible();
+    // The URL help names the host this run allows (--allow-webhook-host 127.0.0.1:9), not a blanket "refused".
+    await expect(page.getByRole('dialog')).toContainText('except 127.0.0.1:9: allowed for this run');
     await page.keyboard.press('Escape');
 
     await page.goto(`${base}#/no-such-screen`);
