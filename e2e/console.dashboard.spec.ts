@@ -56,7 +56,9 @@ test('dashboard counts API checks and links to the filtered history', async ({ b
 
   // The corridor row opens History for that country.
   await page.getByTestId('nav-dashboard').click();
-  await ng.getByRole('button', { name: 'NG' }).click();
+  // Dashboard numbers are real links (open in a new tab like any link) to History's address for that filter.
+  await expect(ng.getByRole('link', { name: 'NG' })).toHaveAttribute('href', /^#\/history\?country=NG&from=\d{4}-\d{2}-\d{2}$/);
+  await ng.getByRole('link', { name: 'NG' }).click();
   await expect(page.getByTestId('history-country')).toHaveValue('NG');
   await expect(table.locator('tr[data-status]')).toHaveCount(4);
 
@@ -70,6 +72,6 @@ test('dashboard counts API checks and links to the filtered history', async ({ b
   await page.getByTestId('nav-dashboard').click();
   await page.getByTestId('env-switch').getByText('Live').click();
   await page.getByTestId('live-confirm-button').click();
-  await expect(page.getByTestId('page-env')).toHaveText('LIVE');
+  await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
   await expect(page.getByTestId('dash-empty')).toContainText('No live checks today');
 });

@@ -66,10 +66,13 @@ test('dashboard webhook failure opens that webhook’s deliveries on the failed 
     // The Webhooks page, on that webhook, with the failed delivery in the drawer.
     await expect(page.getByTestId('nav-webhooks')).toHaveAttribute('data-active', 'true');
     await expect(page.getByRole('heading', { level: 2, name: 'Webhooks' })).toBeVisible();
-    await expect(page.getByTestId('page-env')).toHaveText('SANDBOX');
+    await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
     const drawer = page.getByTestId('delivery-drawer');
     await expect(drawer.getByTestId('delivery-status')).toHaveText('failed');
     await expect(drawer.getByTestId('attempt-log')).toContainText('500');
+    // A failed delivery can still be retried by hand; the row reads "Failed · <event>".
+    await expect(drawer.getByTestId('retry-now')).toBeVisible();
+    await expect(page.getByTestId(`delivery-summary-${deliveryId}`)).toHaveText(/^Failed\s*·\s*verification\.(completed|failed)$/);
     await page.keyboard.press('Escape');
     await expect(drawer.getByTestId('delivery-status')).toBeHidden();
 
@@ -78,7 +81,20 @@ test('dashboard webhook failure opens that webhook’s deliveries on the failed 
     await expect(page.getByTestId('deliveries-status-filter')).toHaveValue('failed');
     await expect(page.getByTestId(`delivery-row-${deliveryId}`)).toHaveAttribute('data-highlighted', 'true');
 
-    // The link is used once: the Webhooks page opened from the navigation starts plain.
+    // The address names the webhook, its filter and the delivery: reload lands on the same screen.
+    await expect(page).toHaveURL(new RegExp(`#/webhooks/${webhook.id}\\?deliveries=failed$`));
+    await page.reload();
+    await page.locator('[data-app-state="loaded"]').waitFor();
+    await expect(page.getByTestId('deliveries-status-filter')).toHaveValue('failed');
+    await expect(page.getByTestId('deliveries-panel')).toContainText(url);
+    // Back reopens the delivery in the drawer, Forward closes it again.
+    await page.goBack();
+    await expect(page).toHaveURL(new RegExp(`#/webhooks/${webhook.id}/deliveries/${deliveryId}\\?deliveries=failed$`));
+    await expect(drawer.getByTestId('delivery-status')).toHaveText('failed');
+    await page.goForward();
+    await expect(drawer.getByTestId('delivery-status')).toBeHidden();
+
+    // The Webhooks page opened from the navigation starts plain.
     await page.getByTestId('nav-dashboard').click();
     await page.getByTestId('nav-webhooks').click();
     await expect(page.getByTestId('deliveries-hint')).toBeVisible();
@@ -105,7 +121,7 @@ test('palette "Open in Verify" fills the form from a fixture without running it'
   await expect(page.getByTestId('verify-account-number')).toHaveValue('0000000000');
   await expect(page.getByTestId('verify-bank-code')).toHaveValue('058');
   await expect(page.getByTestId('verification-placeholder')).toBeVisible();
-  await expect(page.getByTestId('page-env')).toHaveText('SANDBOX');
+  await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
   // Submitting runs the prefilled request and gets the fixture's documented answer.
   await page.getByTestId('verify-submit').click();
   await expect(page.getByTestId('verification-result')).toHaveAttribute('data-status', 'failed');

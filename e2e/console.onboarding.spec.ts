@@ -42,12 +42,15 @@ test('onboarding: set up → both keys once → guided first check → dashboard
   const result = page.getByTestId('verification-result');
   await expect(result).toHaveAttribute('data-status', 'success');
   await expect(result).toContainText('ADAEZE OKAFOR');
+  // The last step gets its check mark once the first check has answered.
+  await expect(page.getByTestId('setup')).toHaveAttribute('data-step', '3');
+  await expect(page.getByTestId('setup-step-check')).toHaveAttribute('data-completed', 'true');
   await page.screenshot({ path: resolve(shots, 'onboarding-first-check.png') });
 
   // The dashboard, in sandbox, already counting the guided check.
   await page.getByTestId('setup-done').click();
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
-  await expect(page.getByTestId('page-env')).toHaveText('SANDBOX');
+  await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
   await expect(page.getByTestId('dash-status-success')).toHaveAttribute('data-count', '1');
   await expect(page.getByTestId('dash-success-rate')).toHaveText('100 %');
 

@@ -67,7 +67,7 @@ test('providers: a generic route to the simulator answers live NG checks, then t
 
     // Providers: none yet, so live would be refused.
     await page.getByTestId('nav-providers').click();
-    await expect(page.getByTestId('page-env')).toHaveText('SANDBOX');
+    await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
     await expect(page.getByTestId('providers-empty')).toBeVisible();
 
     await page.getByTestId('provider-add').click();
@@ -129,7 +129,7 @@ test('providers: a generic route to the simulator answers live NG checks, then t
     // Live asks first.
     await page.getByTestId('env-switch').getByText('Live').click();
     await page.getByTestId('live-confirm-button').click();
-    await expect(page.getByTestId('page-env')).toHaveText('LIVE');
+    await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
 
     // Verify in live: the price of account:NG sits beside the button before anything is sent.
     await page.getByTestId('nav-verify').click();
@@ -163,7 +163,7 @@ test('providers: a generic route to the simulator answers live NG checks, then t
 
     // A live batch's preview says what it costs before it starts: routing rows are not charged.
     await page.getByTestId('nav-routing').click();
-    await expect(page.getByTestId('page-env')).toHaveText('LIVE');
+    await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
     await page.getByTestId('routing-tab-batch').click();
     await page.getByTestId('batch-path-input').fill(resolve(root, 'resources', 'routing', 'sample-bic-directory.csv'));
     await page.getByTestId('batch-preview-button').click();

@@ -29,11 +29,11 @@ test('wallet: top up in live, a live check is charged, usage exports as CSV', as
   await page.getByTestId('env-switch').getByText('Live').click();
   await expect(page.getByTestId('live-confirm-button')).toBeVisible();
   await page.getByTestId('live-cancel').click();
-  await expect(page.getByTestId('env-badge')).toContainText('Sandbox');
+  await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
   await page.getByTestId('env-switch').getByText('Live').click();
   await page.getByTestId('live-confirm-button').click();
   await expect(page.getByTestId('env-badge')).toContainText('LIVE');
-  await expect(page.getByTestId('page-context')).toHaveAttribute('data-environment', 'live');
+  await expect(page.getByTestId('env-frame')).toHaveAttribute('data-environment', 'live');
 
   await page.getByTestId('nav-wallet').click();
   const balance = page.getByTestId('wallet-balance');

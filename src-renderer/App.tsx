@@ -6,6 +6,7 @@ import '@mantine/charts/styles.css';
 import '@mantine/spotlight/styles.css';
 import 'mantine-datatable/styles.layer.css';
 import { useCallback, useEffect, useState } from 'react';
+import { HashRouter } from 'react-router';
 import { Center, Loader, MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import type { AppInfo } from '../src-shared/channels';
@@ -14,7 +15,7 @@ import { ConsoleShell } from './app/console-shell';
 import { FullPageMessage } from './app/full-page-message';
 import { useConsole } from './app/store';
 import { useLiveConnection } from './app/live-store';
-import { themeFor } from './app/theme';
+import { cssVariablesResolver, themeFor } from './app/theme';
 import { SetupScreen } from './features/setup/setup-screen';
 
 type Phase = { kind: 'loading' } | { kind: 'expired' } | { kind: 'error'; message: string; hint?: string } | { kind: 'ready'; info: AppInfo };
@@ -51,7 +52,7 @@ export function App() {
   }, [phase]);
 
   return (
-    <MantineProvider theme={themeFor(environment)} defaultColorScheme="light">
+    <MantineProvider theme={themeFor(environment)} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
       <Notifications position="top-right" />
       {phase.kind === 'loading' && (
         <Center h="100vh">
@@ -62,8 +63,11 @@ export function App() {
       {phase.kind === 'error' && (
         <FullPageMessage title="The console could not start" message={phase.message} {...(phase.hint ? { hint: phase.hint } : {})} onRetry={() => void load()} />
       )}
-      {phase.kind === 'ready' &&
-        (phase.info.needsSetup ? <SetupScreen onDone={() => void load()} /> : <ConsoleShell info={phase.info} />)}
+      {/* Hash history: every screen has an address (app/routes.ts) that works under /console/ and app://console/
+          alike. The router starts after the session, once the one-time `#token=` has left the address bar. */}
+      {phase.kind === 'ready' && (
+        <HashRouter>{phase.info.needsSetup ? <SetupScreen onDone={() => void load()} /> : <ConsoleShell info={phase.info} />}</HashRouter>
+      )}
     </MantineProvider>
   );
 }

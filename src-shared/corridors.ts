@@ -22,6 +22,7 @@ import {
   validateUnionPay,
   validateUscc,
   type Check,
+  digitRangeProblem,
 } from './validators/index';
 import { isCurrencyCode } from './money';
 
@@ -428,7 +429,16 @@ export function effectiveRules(
 
 export interface FieldIssue {
   field: string;
+  /** The API's wording: names the field by its JSON name (decisions §2 details). */
   message: string;
+}
+
+/**
+ * A layer-1 issue in a form's own words (issue 13 §5): when the input it is about is empty, "<label> is
+ * required." (never `accountNumber (Account number (NUBAN)) is required.`); anything else keeps the rule's message.
+ */
+export function formIssueMessage(issue: FieldIssue, label: string | undefined, value: string | undefined): string {
+  return label && (value === undefined || value.trim() === '') ? `${label} is required.` : issue.message;
 }
 
 export interface AccountRequestLike {
@@ -530,8 +540,9 @@ function checkAccountNumber(rule: AccountNumberRule, value: string, country: str
     case 'cci':
       return validateCci(value);
     case 'digits':
-      if (!/^\d+$/.test(compacted) || compacted.length < min || compacted.length > max) {
-        return { ok: false, reason: `The ${rule.label.toLowerCase()} must be ${min} to ${max} digits.` };
+      {
+        const problem = digitRangeProblem(compacted, min, max, `The ${rule.label.toLowerCase()}`);
+        if (problem) return { ok: false, reason: problem };
       }
       return { ok: true, value: compacted };
     case 'generic':

@@ -15,20 +15,65 @@ import { runWithAudit } from '../core/audit/audit-context';
 
 export class UsageError extends Error {}
 
-const USAGE = `vconsole ${VERSION} — Verification Console service and admin commands
+/** The built-in commands' forms; the extra commands bring their own (extra-commands.ts). */
+const BUILTIN_USAGE: { name: string; usage: string }[] = [
+  {
+    name: 'serve',
+    usage:
+      'vconsole serve [--port 4010] [--host 127.0.0.1] [--rate-limit N] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--backup-every HOURS] [--backup-keep N] [--no-console]\n' +
+      '      (--port, --host and --rate-limit override the values saved in Settings for this run)',
+  },
+  { name: 'bootstrap', usage: 'vconsole bootstrap --email E --password P [--org NAME] [--data-dir DIR] [--json]' },
+  { name: 'users', usage: 'vconsole users create --email E --password P --role OWNER|ADMIN|DEVELOPER [--data-dir DIR] [--json] | users list [--data-dir DIR] [--json]' },
+  {
+    name: 'keys',
+    usage:
+      'vconsole keys create --name NAME --environment sandbox|live [--data-dir DIR] [--json] | keys list [--data-dir DIR] [--json] | keys revoke KEY_ID [--data-dir DIR] [--json]',
+  },
+];
 
-Usage:
-  vconsole serve [--port 4010] [--host 127.0.0.1] [--rate-limit N] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--backup-every HOURS] [--backup-keep N] [--no-console]
-      (--port, --host and --rate-limit override the values saved in Settings for this run)
-  vconsole bootstrap --email E --password P [--org NAME] [--data-dir DIR] [--json]
-  vconsole users create --email E --password P --role OWNER|ADMIN|DEVELOPER [--data-dir DIR] [--json]
-  vconsole users list [--data-dir DIR] [--json]
-  vconsole keys create --name NAME --environment sandbox|live [--data-dir DIR] [--json]
-  vconsole keys list [--data-dir DIR] [--json]
-  vconsole keys revoke KEY_ID [--data-dir DIR] [--json]
-${extraCommands.map((c) => `  ${c.usage}`).join('\n')}
-Data directory: --data-dir, else $VCONSOLE_DATA_DIR, else ${defaultDataDir()}
-`;
+/**
+ * A command's usage as separate forms, one per subcommand: "vconsole wallet show | wallet topup AMOUNT" becomes
+ * two forms, and a form's continuation lines (indented, not starting with "vconsole") stay with it.
+ */
+export function usageForms(name: string, usage: string): string[] {
+  return usage
+    .split(new RegExp(`\\s*\\n\\s*(?=vconsole )| \\| (?=${name}\\b)`))
+    .map((f) => f.trim())
+    .filter((f) => f !== '')
+    .map((f) => (f.startsWith('vconsole ') ? f : `vconsole ${f}`));
+}
+
+function allCommands(): { name: string; usage: string }[] {
+  return [...BUILTIN_USAGE, ...extraCommands.map((c) => ({ name: c.name, usage: c.usage }))];
+}
+
+const DATA_DIR_LINE = () => `Data directory: --data-dir, else $VCONSOLE_DATA_DIR, else ${defaultDataDir()}\n`;
+
+function usageText(): string {
+  const forms = allCommands().flatMap((c) => usageForms(c.name, c.usage));
+  return `vconsole ${VERSION} — Verification Console service and admin commands\n\nUsage:\n${forms.map((f) => `  ${f}`).join('\n')}\n${DATA_DIR_LINE()}`;
+}
+
+/**
+ * \`--help\` (or \`-h\`) anywhere before a \`--\` answers for the command it follows, whatever else is on the line:
+ * \`vconsole webhooks listen --help\` prints the forms of \`webhooks listen\`, \`vconsole keys --help\` every \`keys\` form,
+ * no command the whole usage. Null when the arguments ask for no help, or name no known command.
+ */
+export function helpFor(argv: string[]): string | null {
+  const end = argv.indexOf('--');
+  const args = end === -1 ? argv : argv.slice(0, end);
+  if (!args.some((a) => a === '--help' || a === '-h')) return null;
+  const [cmd, sub] = args;
+  if (cmd === undefined || cmd === 'help' || cmd.startsWith('-')) return usageText();
+  const command = allCommands().find((c) => c.name === cmd);
+  // An unknown command stays a usage error (exit 2), help or not.
+  if (!command) return null;
+  const forms = usageForms(command.name, command.usage);
+  const ofSub = sub && !sub.startsWith('-') ? forms.filter((f) => f.startsWith(`vconsole ${command.name} ${sub}`)) : [];
+  const shown = ofSub.length > 0 ? ofSub : forms;
+  return `Usage:\n${shown.map((f) => `  ${f}`).join('\n')}\n${DATA_DIR_LINE()}`;
+}
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -205,6 +250,11 @@ async function keys(args: string[]): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  const help = helpFor(argv);
+  if (help !== null) {
+    process.stdout.write(help);
+    return 0;
+  }
   try {
     switch (cmd) {
       case 'serve':
@@ -219,7 +269,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'help':
       case '--help':
       case '-h':
-        process.stdout.write(USAGE);
+        process.stdout.write(usageText());
         return cmd === undefined ? 2 : 0;
       case '--version':
         process.stdout.write(`${VERSION}\n`);

@@ -1,7 +1,10 @@
-// The app frame: header (product, environment switch, API base URL, palette), the section navigation, the
-// environment accent and label around every page, developer-option warnings, the palette and its shortcuts.
+// The app frame: header (product, the one environment badge and its switch, palette, API base URL), the section
+// navigation (behind a burger below 1100 px), the environment's colour frame around the window, the developer
+// options as one line that expands, the live warning once, every screen's route (app/routes.ts), the palette.
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { ActionIcon, Alert, AppShell, Button, Code, CopyButton, Group, Kbd, NavLink, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { Link, Navigate, Route, Routes, useLocation } from 'react-router';
+import { ActionIcon, Alert, Anchor, AppShell, Box, Burger, Button, Code, Collapse, CopyButton, EmptyState, Group, Kbd, NavLink, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { spotlight } from '@mantine/spotlight';
 import {
   IconAlertTriangle,
@@ -21,7 +24,7 @@ import {
   IconWebhook,
 } from '@tabler/icons-react';
 import type { AppInfo } from '../../src-shared/channels';
-import { HistoryPage } from '../features/history/history-page';
+import { HistoryRoute } from './history-route';
 import { KeysPage } from '../features/keys/keys-page';
 import { RoutingPage } from '../features/routing/routing-page';
 import { VerifyPage } from '../features/verify/verify-page';
@@ -32,8 +35,9 @@ import { ProvidersPage } from '../features/providers/providers-page';
 import { CommandPalette } from '../features/palette/command-palette';
 import { ShortcutsModal, useConsoleHotkeys } from '../features/palette/shortcuts-modal';
 import { DashboardPage } from './dashboard-page';
-import { ComingLater } from './coming-later';
-import { ENV_LABEL, EnvBadge, EnvironmentSwitch, LiveConfirmModal } from './environment';
+import { AppInfoContext } from './app-info';
+import { ENV_LABEL, EnvironmentSwitch, LiveConfirmModal } from './environment';
+import { paths, sectionOf } from './routes';
 import { useConsole, type Section } from './store';
 import { ENV_COLOR } from './theme';
 import { StorageBanner } from './storage-banner';
@@ -53,41 +57,19 @@ const NAV: { section: Section; label: string; icon: ReactNode }[] = [
   { section: 'audit', label: 'Audit', icon: <IconShieldCheck size={18} /> },
 ];
 
-function Page({ section, info }: { section: Section; info: AppInfo }) {
-  switch (section) {
-    case 'dashboard':
-      return <DashboardPage info={info} />;
-    case 'verify':
-      return <VerifyPage />;
-    case 'history':
-      return <HistoryPage />;
-    case 'keys':
-      return <KeysPage />;
-    case 'webhooks':
-      return <WebhooksPage />;
-    case 'routing':
-      return <RoutingPage />;
-    case 'wallet':
-      return <WalletPage />;
-    case 'providers':
-      return <ProvidersPage />;
-    case 'audit':
-      return <AuditPage />;
-    case 'settings':
-      return <SettingsPage />;
-    default:
-      return <ComingLater title={NAV.find((n) => n.section === section)?.label ?? section} />;
-  }
-}
+/** Below this width the navigation folds behind the header's burger (Mantine AppShell's breakpoint). */
+export const NAV_BREAKPOINT = '68.75em'; // 1100 px
 
 function ApiBaseUrl({ url }: { url: string | null }) {
-  if (!url) return <Text size="sm" c="dimmed">API not listening</Text>;
+  if (!url) return <Text size="sm" c="dimmed" style={{ whiteSpace: 'nowrap' }}>API not listening</Text>;
   return (
-    <Group gap={4} wrap="nowrap">
-      <Text size="sm" c="dimmed" visibleFrom="md">
+    <Group gap={4} wrap="nowrap" style={{ minWidth: 0 }}>
+      <Text size="sm" c="dimmed" visibleFrom="lg">
         API
       </Text>
-      <Code data-testid="api-base-url">{url}</Code>
+      <Code data-testid="api-base-url" title={url} style={{ display: 'block', whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', minWidth: 0 }}>
+        {url}
+      </Code>
       <CopyButton value={url}>
         {({ copied, copy }) => (
           <Tooltip label={copied ? 'Copied' : 'Copy API base URL'} withArrow>
@@ -101,7 +83,15 @@ function ApiBaseUrl({ url }: { url: string | null }) {
   );
 }
 
-function PaletteButton() {
+function PaletteButton({ compact }: { compact: boolean }) {
+  if (compact)
+    return (
+      <Tooltip label="Search (Ctrl K)" withArrow>
+        <ActionIcon variant="default" size="lg" onClick={() => spotlight.open()} aria-label="Search (Ctrl K)" data-testid="palette-open">
+          <IconSearch size={16} />
+        </ActionIcon>
+      </Tooltip>
+    );
   return (
     <Button
       variant="default"
@@ -110,45 +100,135 @@ function PaletteButton() {
       rightSection={<Kbd size="xs">Ctrl K</Kbd>}
       onClick={() => spotlight.open()}
       data-testid="palette-open"
-      visibleFrom="sm"
+      style={{ flexShrink: 0 }}
     >
       Search
     </Button>
   );
 }
 
+/** The developer options in force, as one line; "Details" unfolds one line per option. */
+function DeveloperOptions({ warnings }: { warnings: readonly string[] }) {
+  const [open, { toggle }] = useDisclosure(false);
+  if (warnings.length === 0) return null;
+  return (
+    <Box data-testid="dev-options" px="sm" py={4} style={{ border: '1px solid var(--mantine-color-yellow-outline)', borderRadius: 'var(--mantine-radius-sm)' }}>
+      <Group gap="xs" wrap="nowrap">
+        <IconAlertTriangle size={16} color="var(--mantine-color-yellow-text)" style={{ flexShrink: 0 }} />
+        <Text size="sm" fw={500} style={{ whiteSpace: 'nowrap' }}>
+          {warnings.length === 1 ? 'Developer option active' : `${warnings.length} developer options active`}
+        </Text>
+        <Text size="sm" c="dimmed" truncate="end" style={{ flex: 1, minWidth: 0 }}>
+          {warnings.join(' · ')}
+        </Text>
+        <Anchor component="button" type="button" size="sm" onClick={toggle} aria-expanded={open} data-testid="dev-options-toggle" style={{ whiteSpace: 'nowrap' }}>
+          {open ? 'Hide' : 'Details'}
+        </Anchor>
+      </Group>
+      <Collapse expanded={open}>
+        <Stack gap={2} mt={4}>
+          {warnings.map((w) => (
+            <Text key={w} size="sm" data-testid="app-warning">
+              {w}
+            </Text>
+          ))}
+        </Stack>
+      </Collapse>
+    </Box>
+  );
+}
+
+function NotFound() {
+  const location = useLocation();
+  return (
+    <EmptyState
+      data-testid="not-found"
+      title="No screen at this address"
+      description={`Nothing in the console answers ${location.pathname}. The link may be mistyped, or made by a newer version.`}
+    >
+      <EmptyState.Actions>
+        <Button component={Link} to={paths.dashboard()}>
+          Open the dashboard
+        </Button>
+      </EmptyState.Actions>
+    </EmptyState>
+  );
+}
+
+function ConsoleRoutes({ info }: { info: AppInfo }) {
+  return (
+    <Routes>
+      <Route index element={<Navigate to={paths.dashboard()} replace />} />
+      <Route path="dashboard" element={<DashboardPage info={info} />} />
+      <Route path="verify" element={<Navigate to={paths.verify()} replace />} />
+      <Route path="verify/:kind" element={<VerifyPage />} />
+      <Route path="history/*" element={<HistoryRoute />} />
+      <Route path="keys" element={<KeysPage />} />
+      <Route path="webhooks/*" element={<WebhooksPage />} />
+      <Route path="routing" element={<Navigate to={paths.routing()} replace />} />
+      <Route path="routing/*" element={<RoutingPage />} />
+      <Route path="wallet" element={<WalletPage />} />
+      <Route path="providers" element={<ProvidersPage />} />
+      <Route path="settings" element={<SettingsPage />} />
+      <Route path="audit" element={<AuditPage />} />
+      <Route path="*" element={<NotFound />} />
+    </Routes>
+  );
+}
+
 export function ConsoleShell({ info }: { info: AppInfo }) {
-  const section = useConsole((s) => s.section);
-  const setSection = useConsole((s) => s.setSection);
+  const location = useLocation();
+  const section = sectionOf(location.pathname);
   const environment = useConsole((s) => s.environment);
+  const [navOpen, { toggle: toggleNav, close: closeNav }] = useDisclosure(false);
+  const wide = useMediaQuery(`(min-width: ${NAV_BREAKPOINT})`, true, { getInitialValueInEffect: false });
+  const roomy = useMediaQuery('(min-width: 62em)', true, { getInitialValueInEffect: false });
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const showShortcuts = useCallback(() => setShortcutsOpen(true), []);
   useConsoleHotkeys(NAV, showShortcuts);
   const accent = `var(--mantine-color-${ENV_COLOR[environment]}-6)`;
-  const headerHeight = 64;
-  const label = NAV.find((n) => n.section === section)?.label ?? section;
+  const headerHeight = 60;
+  const label = NAV.find((n) => n.section === section)?.label ?? 'Not found';
 
   useEffect(() => {
     document.title = `${label} · ${ENV_LABEL[environment]} — Verification Console`;
   }, [label, environment]);
+  // A page picked from the folded navigation closes it.
+  useEffect(() => closeNav(), [location.pathname, closeNav]);
 
   return (
-    <AppShell header={{ height: headerHeight }} navbar={{ width: 220, breakpoint: 'xs' }} padding="lg" data-environment={environment}>
-      <AppShell.Header style={{ borderTop: `5px solid ${accent}` }}>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="sm" wrap="nowrap">
-            <Title order={4} style={{ whiteSpace: 'nowrap' }}>
-              Verification Console
+    <AppInfoContext.Provider value={info}>
+    <AppShell
+      header={{ height: headerHeight }}
+      navbar={{ width: 210, breakpoint: NAV_BREAKPOINT, collapsed: { mobile: !navOpen } }}
+      padding="md"
+      data-environment={environment}
+    >
+      {/* The environment's colour frame: the one place, with the header badge, that says where the console acts. */}
+      <Box
+        aria-hidden
+        data-testid="env-frame"
+        data-environment={environment}
+        style={{ position: 'fixed', inset: 0, border: `4px solid ${accent}`, pointerEvents: 'none', zIndex: 1000 }}
+      />
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
+          <Group gap="sm" wrap="nowrap" style={{ flexShrink: 0 }}>
+            {!wide && <Burger opened={navOpen} onClick={toggleNav} size="sm" aria-label={navOpen ? 'Close navigation' : 'Open navigation'} data-testid="nav-burger" />}
+            <Title order={1} fz="lg" style={{ whiteSpace: 'nowrap' }}>
+              {roomy ? 'Verification Console' : 'Console'}
             </Title>
-            <Text size="xs" c="dimmed">
-              v{info.version}
-            </Text>
+            {roomy && (
+              <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                v{info.version}
+              </Text>
+            )}
           </Group>
           <EnvironmentSwitch />
-          <Group gap="xs" wrap="nowrap">
-            <PaletteButton />
+          <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
+            <PaletteButton compact={!roomy} />
             <Tooltip label="Keyboard shortcuts (?)" withArrow>
-              <ActionIcon variant="subtle" color="gray" onClick={showShortcuts} aria-label="Keyboard shortcuts" data-testid="shortcuts-open">
+              <ActionIcon variant="subtle" color="gray" size="lg" onClick={showShortcuts} aria-label="Keyboard shortcuts" data-testid="shortcuts-open">
                 <IconKeyboard size={18} />
               </ActionIcon>
             </Tooltip>
@@ -156,54 +236,37 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" style={{ borderLeft: `5px solid ${accent}` }}>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Sections">
         {NAV.map((n) => (
           <NavLink
             key={n.section}
+            component={Link}
+            to={paths.section(n.section)}
             data-testid={`nav-${n.section}`}
             label={n.label}
             leftSection={n.icon}
             active={section === n.section}
-            onClick={() => setSection(n.section)}
+            aria-current={section === n.section ? 'page' : undefined}
             variant="light"
           />
         ))}
       </AppShell.Navbar>
       <AppShell.Main>
-        <Stack gap="md">
-          <Group
-            gap="xs"
-            data-testid="page-context"
-            data-environment={environment}
-            px="sm"
-            py={4}
-            style={{ borderLeft: `4px solid ${accent}`, background: `var(--mantine-color-${ENV_COLOR[environment]}-light)` }}
-          >
-            <EnvBadge />
-            <Text size="sm" fw={500}>
-              {label}
-            </Text>
-            <Text size="xs" c="dimmed">
-              {environment === 'live' ? 'real checks, charged to the wallet' : 'test data, never charged'}
-            </Text>
-          </Group>
+        <Stack gap="sm">
           <StorageBanner />
-          {info.warnings.map((w) => (
-            <Alert key={w} color="yellow" variant="light" icon={<IconAlertTriangle size={18} />} title="Developer option active" data-testid="app-warning">
-              {w}
-            </Alert>
-          ))}
+          <DeveloperOptions warnings={info.warnings} />
           {environment === 'live' && (
-            <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} data-testid="live-banner">
-              You are in the live environment: verifications reach real providers and are charged to the wallet.
+            <Alert color="red" variant="light" py={6} icon={<IconAlertTriangle size={16} />} data-testid="live-banner">
+              Live: verifications reach real providers and are charged to the wallet.
             </Alert>
           )}
-          <Page section={section} info={info} />
+          <ConsoleRoutes info={info} />
         </Stack>
       </AppShell.Main>
       <CommandPalette nav={NAV} onShowShortcuts={showShortcuts} />
       <ShortcutsModal opened={shortcutsOpen} onClose={() => setShortcutsOpen(false)} nav={NAV} />
       <LiveConfirmModal />
     </AppShell>
+    </AppInfoContext.Provider>
   );
 }

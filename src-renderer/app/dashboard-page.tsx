@@ -13,7 +13,9 @@ import { PERIODS, periodStart, type Period } from '../features/dashboard/period'
 import { DashboardWebhookAlerts } from '../features/webhooks/failure-alerts';
 import { formatTime } from './format';
 import { PageTitle } from './page-title';
-import { useConsole } from './store';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { paths } from './routes';
+import { useConsole, type HistoryFilter } from './store';
 import { useLiveVersion } from './live-store';
 
 type LoadError = { message: string; hint?: string | undefined };
@@ -25,9 +27,12 @@ function toLoadError(e: unknown): LoadError {
 
 export function DashboardPage({ info }: { info: AppInfo }) {
   const environment = useConsole((s) => s.environment);
-  const setSection = useConsole((s) => s.setSection);
-  const openHistory = useConsole((s) => s.openHistory);
-  const [period, setPeriod] = useState<Period>('today');
+  const navigate = useNavigate();
+  const openHistory = useCallback((f: HistoryFilter) => void navigate(paths.history(f)), [navigate]);
+  // The period is the address's (`#/dashboard?period=7d`), so reload and Back keep it.
+  const [search] = useSearchParams();
+  const period: Period = PERIODS.find((p) => p.value === search.get('period'))?.value ?? 'today';
+  const setPeriod = (p: Period) => void navigate(paths.dashboard(p));
   const [summary, setSummary] = useState<DashboardSummary | null>(null);
   const [error, setError] = useState<LoadError | null>(null);
   const [loading, setLoading] = useState(false);
@@ -97,7 +102,7 @@ export function DashboardPage({ info }: { info: AppInfo }) {
           }
         >
           <Group justify="center">
-            <Button leftSection={<IconBuildingBank size={16} />} onClick={() => setSection('verify')}>
+            <Button leftSection={<IconBuildingBank size={16} />} component={Link} to={paths.verify()}>
               Open Verify
             </Button>
             <Button variant="light" onClick={() => spotlight.open()} rightSection={<Kbd size="xs">Ctrl K</Kbd>}>
@@ -109,7 +114,7 @@ export function DashboardPage({ info }: { info: AppInfo }) {
       {current && !empty && (
         <Grid gap="md">
           <Grid.Col span={{ base: 12, lg: 6 }}>
-            <StatusCard summary={current} from={from} open={openHistory} />
+            <StatusCard summary={current} from={from} />
           </Grid.Col>
           <Grid.Col span={{ base: 12, lg: 6 }}>
             <RatesCard summary={current} />
@@ -122,10 +127,10 @@ export function DashboardPage({ info }: { info: AppInfo }) {
       {current && (
         <Grid gap="md">
           <Grid.Col span={{ base: 12, lg: 7 }}>
-            <WebhookHealthCard summary={current} onOpen={() => setSection('webhooks')} />
+            <WebhookHealthCard summary={current} />
           </Grid.Col>
           <Grid.Col span={{ base: 12, lg: 5 }}>
-            <WalletTile summary={current} onOpen={() => setSection('wallet')} />
+            <WalletTile summary={current} />
           </Grid.Col>
         </Grid>
       )}

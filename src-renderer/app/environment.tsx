@@ -1,6 +1,7 @@
-// Everything that shows or changes the environment: the header switch and badge, the label, and the confirmation
-// asked before entering live, where every check reaches a real provider and is charged.
-import { Badge, Button, Group, Modal, SegmentedControl, Stack, Text, type MantineSize } from '@mantine/core';
+// Everything that shows or changes the environment: the header's one badge and its switch, the label, and the
+// confirmation asked before entering live, where every check reaches a real provider and is charged. With the
+// colour frame around the window (console-shell.tsx) this is the only place a screen names its environment.
+import { Badge, Button, Group, Modal, SegmentedControl, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import type { Environment } from '../../src-shared/schemas/common';
 import { EnvironmentSchema } from '../../src-shared/schemas/common';
@@ -9,25 +10,19 @@ import { ENV_COLOR } from './theme';
 
 export const ENV_LABEL: Record<Environment, string> = { sandbox: 'SANDBOX', live: 'LIVE' };
 
-export function EnvBadge({ size = 'sm', testId }: { size?: MantineSize; testId?: string }) {
-  const environment = useConsole((s) => s.environment);
-  return (
-    <Badge data-testid={testId} data-environment={environment} color={ENV_COLOR[environment]} variant="filled" size={size} leftSection={environment === 'live' ? <IconAlertTriangle size={12} /> : undefined}>
-      {ENV_LABEL[environment]}
-    </Badge>
-  );
-}
-
 export function EnvironmentSwitch() {
   const environment = useConsole((s) => s.environment);
   const requestEnvironment = useConsole((s) => s.requestEnvironment);
   const color = ENV_COLOR[environment];
   return (
-    <Group gap="xs">
+    <Group gap="xs" wrap="nowrap" style={{ flexShrink: 0 }}>
+      <Badge data-testid="env-badge" data-environment={environment} color={color} variant="filled" size="lg" leftSection={environment === 'live' ? <IconAlertTriangle size={14} /> : undefined}>
+        {ENV_LABEL[environment]}
+      </Badge>
       <SegmentedControl
         data-testid="env-switch"
         aria-label="Environment"
-        size="sm"
+        size="xs"
         color={color}
         value={environment}
         onChange={(v) => {
@@ -39,9 +34,6 @@ export function EnvironmentSwitch() {
           { value: 'live', label: 'Live' },
         ]}
       />
-      <Badge data-testid="env-badge" color={color} variant="filled" size="lg" leftSection={environment === 'live' ? <IconAlertTriangle size={14} /> : undefined}>
-        {environment === 'live' ? 'LIVE — real checks, charged' : 'Sandbox — test data'}
-      </Badge>
     </Group>
   );
 }

@@ -1,18 +1,32 @@
-// One way to tell the user a call failed: the message and what to do about it, never a stack.
+// One way to tell the user a call failed: the message and, when the service named them, the fields it is about —
+// never a stack, and never the generic hint in place of the field. A toast shown under a `key` replaces the
+// previous one of that key, and `clearError(key)` takes it away once the next attempt succeeds, so a stale
+// error never sits beside a fresh success.
 import { notifications } from '@mantine/notifications';
 import { ConsoleError } from '../client/bridge';
 
-export function notifyError(e: unknown, title = 'Something went wrong'): void {
+/** The words of a failure: the message, then each field and what is wrong with it; the hint only when no field is named. */
+export function errorText(e: unknown): string {
   const err = e instanceof ConsoleError ? e : null;
-  const message = err ? err.message : 'The console hit an unexpected problem.';
-  const hint = err?.hint ?? (err ? undefined : 'Retry; if it keeps happening, restart the console.');
-  const detail = err?.details.length ? err.details.map((d) => `${d.field}: ${d.message}`).join('; ') : undefined;
-  notifications.show({
-    color: 'red',
-    title,
-    message: [message, detail, hint].filter(Boolean).join(' — '),
-    autoClose: 8000,
-  });
+  if (!err) return 'The console hit an unexpected problem. Retry; if it keeps happening, restart the console.';
+  if (err.details.length > 0) {
+    const fields = err.details.map((d) => `${d.field.replace(/^request\./, '')}: ${d.message}`);
+    return [err.message, ...fields].join('\n');
+  }
+  return [err.message, err.hint].filter(Boolean).join(' — ');
+}
+
+export function notifyError(e: unknown, title = 'Something went wrong', key?: string): void {
+  const options = { color: 'red', title, message: errorText(e), autoClose: 8000, style: { whiteSpace: 'pre-line' as const } };
+  if (key) {
+    notifications.hide(key);
+    notifications.show({ ...options, id: key });
+  } else notifications.show(options);
+}
+
+/** Takes away the error toast shown under `key`, if it is still on screen. */
+export function clearError(key: string): void {
+  notifications.hide(key);
 }
 
 export function notifySuccess(message: string, title?: string): void {

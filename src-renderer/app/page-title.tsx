@@ -1,16 +1,12 @@
-// A page's title with the environment it acts in beside it, so a screenshot or a glance at any page says which
-// environment the numbers and actions belong to. Pages may adopt it in place of a bare <Title>.
+// A page's title and its actions. The environment is named once, by the header's badge and the window's colour
+// frame (issue 13 §4), so the title carries no badge of its own.
 import type { ReactNode } from 'react';
 import { Group, Title } from '@mantine/core';
-import { EnvBadge } from './environment';
 
 export function PageTitle({ title, actions }: { title: string; actions?: ReactNode }) {
   return (
-    <Group justify="space-between" wrap="wrap">
-      <Group gap="sm">
-        <Title order={2}>{title}</Title>
-        <EnvBadge size="md" testId="page-env" />
-      </Group>
+    <Group justify="space-between" wrap="wrap" gap="sm">
+      <Title order={2}>{title}</Title>
       {actions}
     </Group>
   );

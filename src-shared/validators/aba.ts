@@ -1,5 +1,5 @@
 // US ABA routing transit number: 9 digits, 3-7-1 weighted checksum, prefix ranges set by the Federal Reserve.
-import { type Check, digitAt, fail, pass } from './result';
+import { type Check, digitAt, fail, pass, exactDigitsProblem } from './result';
 
 const WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7, 1] as const;
 
@@ -44,7 +44,8 @@ export function federalReserveDistrict(routing: string): number | null {
 
 export function validateAba(value: string): Check {
   const v = value.trim();
-  if (!/^\d{9}$/.test(v)) return fail('A US ABA routing number has exactly 9 digits.');
+  const problem = exactDigitsProblem(v, 9, 'A US ABA routing number');
+  if (problem) return fail(problem);
   if (!prefixValid(Number(v.slice(0, 2)))) {
     return fail(`An ABA routing number cannot start with ${v.slice(0, 2)}.`);
   }

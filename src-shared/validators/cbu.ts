@@ -1,5 +1,5 @@
 // Argentine CBU: 22 digits in two blocks (bank+branch+check, account+check), each with a weighted check digit (BCRA).
-import { type Check, digitAt, fail, pass } from './result';
+import { type Check, digitAt, fail, pass, exactDigitsProblem } from './result';
 
 // Weights applied from the rightmost digit leftwards: 3, 1, 7, 9, 3, 1, 7, 9, ...
 const WEIGHTS = [3, 1, 7, 9] as const;
@@ -14,7 +14,8 @@ export function cbuCheckDigit(block: string): number {
 
 export function validateCbu(value: string): Check {
   const v = value.trim().replace(/[\s-]/g, '');
-  if (!/^\d{22}$/.test(v)) return fail('A CBU has exactly 22 digits.');
+  const problem = exactDigitsProblem(v, 22, 'A CBU');
+  if (problem) return fail(problem);
   if (cbuCheckDigit(v.slice(0, 7)) !== digitAt(v, 7)) {
     return fail('The check digit of the CBU bank/branch block does not match.');
   }

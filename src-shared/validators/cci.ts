@@ -2,7 +2,7 @@
 // digit covers one group (bank+branch, then account) with weights 1, 2, 1, 2… from the left, the digits of each
 // product summed, and (10 − sum mod 10) mod 10. This is the rule the banks' own account-to-CCI conversions
 // apply (BCP and BBVA publish conversions that agree with it); docs/api-decisions.md records the choice.
-import { type Check, fail, pass } from './result';
+import { type Check, fail, pass, exactDigitsProblem } from './result';
 
 /** The check digit of one CCI group. */
 export function cciCheckDigit(group: string): number {
@@ -16,7 +16,8 @@ export function cciCheckDigit(group: string): number {
 
 export function validateCci(value: string): Check {
   const v = value.trim().replace(/[\s-]/g, '');
-  if (!/^\d{20}$/.test(v)) return fail('A CCI has exactly 20 digits.');
+  const problem = exactDigitsProblem(v, 20, 'A CCI');
+  if (problem) return fail(problem);
   const expected = `${cciCheckDigit(v.slice(0, 6))}${cciCheckDigit(v.slice(6, 18))}`;
   if (v.slice(18) !== expected) return fail('The CCI check digits do not match its bank, branch and account.');
   return pass(v);

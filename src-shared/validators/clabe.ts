@@ -1,5 +1,5 @@
 // Mexican CLABE: 18 digits (bank 3, city 3, account 11, check 1); check digit with weights 3,7,1 (Banxico).
-import { type Check, digitAt, fail, pass } from './result';
+import { type Check, digitAt, fail, pass, exactDigitsProblem } from './result';
 
 const WEIGHTS = [3, 7, 1] as const;
 
@@ -11,7 +11,8 @@ export function clabeCheckDigit(first17: string): number {
 
 export function validateClabe(value: string): Check {
   const v = value.trim().replace(/[\s-]/g, '');
-  if (!/^\d{18}$/.test(v)) return fail('A CLABE has exactly 18 digits.');
+  const problem = exactDigitsProblem(v, 18, 'A CLABE');
+  if (problem) return fail(problem);
   if (clabeCheckDigit(v.slice(0, 17)) !== digitAt(v, 17)) {
     return fail('The CLABE check digit does not match; the CLABE has a typing error.');
   }

@@ -1,5 +1,5 @@
 // Nigerian NUBAN: 10-digit account number whose last digit is a check digit over bank code + serial (CBN).
-import { type Check, digitAt, fail, pass } from './result';
+import { type Check, digitAt, fail, pass, exactDigitsProblem } from './result';
 
 // CBN 2020 revision: the bank code is padded to 6 digits ("000" + 3-digit DMB code, "9" + 5-digit OFI code)
 // and weighted with the seed 373373373373373; for 3-digit codes this equals the 2010 weights 3,7,3,3,7,3,...
@@ -31,6 +31,7 @@ export function nubanCheckDigitValid(bankCode: string, account10: string): boole
 /** Format only: corridors also accept bank codes outside the NUBAN scheme, so no check digit here. */
 export function validateNuban(value: string): Check {
   const v = value.trim();
-  if (!/^\d{10}$/.test(v)) return fail('A Nigerian account number (NUBAN) has exactly 10 digits.');
+  const problem = exactDigitsProblem(v, 10, 'A Nigerian account number (NUBAN)');
+  if (problem) return fail(problem);
   return pass(v);
 }

@@ -1,8 +1,9 @@
 // UK account number: eight digits (shorter legacy numbers must be zero-padded by the sender).
-import { type Check, fail, pass } from './result';
+import { type Check, fail, pass, exactDigitsProblem } from './result';
 
 export function validateUkAccountNumber(value: string): Check {
   const v = value.trim().replace(/[\s-]/g, '');
-  if (!/^\d{8}$/.test(v)) return fail('A UK account number has exactly 8 digits.');
+  const problem = exactDigitsProblem(v, 8, 'A UK account number');
+  if (problem) return fail(problem);
   return pass(v);
 }

@@ -7,6 +7,10 @@ import { MAX_SELFIE_BYTES, MAX_SELFIE_LABEL, type FaceRequest } from '../../../s
 import type { KindSpecExtras } from './engine';
 import type { FieldIssue, KindSpec } from './types';
 import { serviceKey } from '../../../src-shared/services';
+import { imageKind } from '../../../src-shared/image-kind';
+
+// The console refuses a non-image with the same rule before sending (src-shared/image-kind.ts).
+export { imageKind };
 
 const DATA_URL = /^data:image\/(png|jpeg|jpg);base64,/i;
 
@@ -18,13 +22,6 @@ function base64Body(image: string): string {
 export function decodedLength(b64: string): number {
   const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
   return Math.floor((b64.length * 3) / 4) - padding;
-}
-
-export function imageKind(bytes: Uint8Array): 'jpeg' | 'png' | null {
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
-  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-  if (bytes.length >= 8 && png.every((b, i) => bytes[i] === b)) return 'png';
-  return null;
 }
 
 /** Layer 1 for the selfie: too large → 413 (thrown), not base64 of a JPEG/PNG → a 422 issue. */

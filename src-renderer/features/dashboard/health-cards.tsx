@@ -5,11 +5,11 @@ import { IconAlertTriangle, IconArrowRight } from '@tabler/icons-react';
 import type { DashboardSummary } from '../../../src-shared/schemas/dashboard';
 import { LOW_BALANCE_MAJOR, currencyDigits } from '../../../src-shared/money';
 import { formatMoney, formatTime } from '../../app/format';
-import { useConsole } from '../../app/store';
+import { Link } from 'react-router';
+import { paths } from '../../app/routes';
 
-export function WebhookHealthCard({ summary, onOpen }: { summary: DashboardSummary; onOpen: () => void }) {
-  // A failure row opens that webhook's failed deliveries with this one in the drawer, not just the page.
-  const openWebhook = useConsole((s) => s.openWebhook);
+export function WebhookHealthCard({ summary }: { summary: DashboardSummary }) {
+  // A failure row links to that webhook's failed deliveries with this one in the drawer, not just the page.
   const { deliveries, endpoints, lastFailures } = summary.webhooks;
   const total = deliveries.success + deliveries.failed + deliveries.pending;
   const noEndpoints = endpoints.active + endpoints.inactive + endpoints.failed === 0;
@@ -17,7 +17,7 @@ export function WebhookHealthCard({ summary, onOpen }: { summary: DashboardSumma
     <Paper withBorder p="md" data-testid="dash-webhooks">
       <Group justify="space-between" mb="sm">
         <Title order={4}>Webhook deliveries</Title>
-        <Button variant="subtle" size="xs" rightSection={<IconArrowRight size={14} />} onClick={onOpen} data-testid="dash-webhooks-open">
+        <Button variant="subtle" size="xs" rightSection={<IconArrowRight size={14} />} component={Link} to={paths.webhooks()} data-testid="dash-webhooks-open">
           Webhooks
         </Button>
       </Group>
@@ -69,13 +69,7 @@ export function WebhookHealthCard({ summary, onOpen }: { summary: DashboardSumma
                   <Table.Tr key={f.id} data-testid={`dash-failure-${f.id}`}>
                     <Table.Td>{formatTime(f.at)}</Table.Td>
                     <Table.Td style={{ wordBreak: 'break-all' }}>
-                      <Anchor
-                        component="button"
-                        type="button"
-                        fz="xs"
-                        onClick={() => openWebhook({ webhookId: f.webhookId, deliveryId: f.id, status: 'failed' })}
-                        data-testid="dash-failure-open"
-                      >
+                      <Anchor component={Link} to={paths.delivery(f.webhookId, f.id, 'failed')} fz="xs" data-testid="dash-failure-open">
                         {f.url}
                       </Anchor>
                     </Table.Td>
@@ -108,13 +102,13 @@ function Stat({ label, value, color, testId }: { label: string; value: number; c
   );
 }
 
-export function WalletTile({ summary, onOpen }: { summary: DashboardSummary; onOpen: () => void }) {
+export function WalletTile({ summary }: { summary: DashboardSummary }) {
   const w = summary.wallet;
   return (
     <Paper withBorder p="md" data-testid="dash-wallet" data-low={w.low}>
       <Group justify="space-between" mb="sm">
         <Title order={4}>Wallet (live)</Title>
-        <Button variant="subtle" size="xs" rightSection={<IconArrowRight size={14} />} onClick={onOpen} data-testid="dash-wallet-open">
+        <Button variant="subtle" size="xs" rightSection={<IconArrowRight size={14} />} component={Link} to={paths.section('wallet')} data-testid="dash-wallet-open">
           Wallet
         </Button>
       </Group>

@@ -4,7 +4,9 @@ import { BarChart, DonutChart } from '@mantine/charts';
 import { Anchor, Badge, Group, Paper, SimpleGrid, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import type { DashboardSummary, StatusCounts } from '../../../src-shared/schemas/dashboard';
 import { STATUS_COLOR } from '../../app/format';
+import { Link } from 'react-router';
 import type { HistoryFilter } from '../../app/store';
+import { paths } from '../../app/routes';
 import { formatRate } from './period';
 
 const STATUSES: (keyof StatusCounts)[] = ['success', 'failed', 'error', 'pending'];
@@ -13,7 +15,7 @@ const MAX_BARS = 12;
 
 type Open = (filter: HistoryFilter) => void;
 
-export function StatusCard({ summary, from, open }: { summary: DashboardSummary; from: string; open: Open }) {
+export function StatusCard({ summary, from }: { summary: DashboardSummary; from: string }) {
   const { byStatus, total } = summary.verifications;
   const data = STATUSES.filter((s) => byStatus[s] > 0).map((s) => ({ name: s, value: byStatus[s], color: CHART_COLOR[s] }));
   return (
@@ -26,7 +28,7 @@ export function StatusCard({ summary, from, open }: { summary: DashboardSummary;
         <Stack gap={6} style={{ flex: 1 }}>
           {STATUSES.map((s) => (
             <Group key={s} justify="space-between" wrap="nowrap">
-              <Anchor component="button" type="button" onClick={() => open({ status: s, from })} data-testid={`dash-status-${s}`} data-count={byStatus[s]}>
+              <Anchor component={Link} to={paths.history({ status: s, from })}  data-testid={`dash-status-${s}`} data-count={byStatus[s]}>
                 <Badge color={STATUS_COLOR[s] ?? 'gray'} variant="light">
                   {s}
                 </Badge>
@@ -37,7 +39,7 @@ export function StatusCard({ summary, from, open }: { summary: DashboardSummary;
             </Group>
           ))}
           <Group justify="space-between">
-            <Anchor component="button" type="button" size="sm" onClick={() => open({ from })} data-testid="dash-total">
+            <Anchor component={Link} to={paths.history({ from })} size="sm"  data-testid="dash-total">
               All checks
             </Anchor>
             <Text fw={700} ff="monospace">
@@ -109,6 +111,8 @@ export function CountryCard({ summary, from, open }: { summary: DashboardSummary
         dataKey="country"
         type="stacked"
         withLegend
+        // Checks are counted, never halved: whole-number ticks only.
+        yAxisProps={{ allowDecimals: false }}
         series={STATUSES.map((s) => ({ name: s, color: CHART_COLOR[s] }))}
         barProps={{ cursor: 'pointer', onClick: (d: { payload?: { country?: unknown } }) => typeof d.payload?.country === 'string' && open({ country: d.payload.country, from }) }}
       />
@@ -128,14 +132,14 @@ export function CountryCard({ summary, from, open }: { summary: DashboardSummary
           {rows.map((r) => (
             <Table.Tr key={r.country} data-testid={`dash-country-${r.country}`}>
               <Table.Td>
-                <Anchor component="button" type="button" fz="sm" onClick={() => open({ country: r.country, from })}>
+                <Anchor component={Link} to={paths.history({ country: r.country, from })} fz="sm" >
                   {r.country}
                 </Anchor>
               </Table.Td>
               {STATUSES.map((s) => (
                 <Table.Td key={s} ta="right" ff="monospace">
                   {r[s] > 0 ? (
-                    <Anchor component="button" type="button" fz="sm" onClick={() => open({ country: r.country, status: s, from })}>
+                    <Anchor component={Link} to={paths.history({ country: r.country, status: s, from })} fz="sm" >
                       {r[s]}
                     </Anchor>
                   ) : (

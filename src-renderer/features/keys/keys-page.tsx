@@ -11,6 +11,9 @@ import { PageTitle } from '../../app/page-title';
 import { ENV_COLOR } from '../../app/theme';
 import { CreateKeyModal, RevealKeyModal, RevokeKeyModal } from './key-modals';
 
+
+const WIDE = '(min-width: 75em)';
+const MEDIUM = '(min-width: 62em)';
 export function KeysPage() {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [loading, setLoading] = useState(false);
@@ -45,6 +48,7 @@ export function KeysPage() {
       />
       <Text c="dimmed" size="sm">
         Send a key as <Code>Authorization: Bearer &lt;key&gt;</Code> or <Code>X-API-Key</Code>. A key only works in its own environment.
+        Checks run from this console act as your user, not through a key, so they never change a key’s last use.
       </Text>
       {keys !== null && keys.length === 0 ? (
         <EmptyState
@@ -90,8 +94,9 @@ export function KeysPage() {
                   </Badge>
                 ),
               },
-              { accessor: 'createdAt', title: 'Created', render: (k) => formatTime(k.createdAt) },
-              { accessor: 'lastUsedAt', title: 'Last used', render: (k) => formatTime(k.lastUsedAt, 'never') },
+              // Secondary columns give way on narrow windows; name, status and the action never do.
+              { accessor: 'createdAt', title: 'Created', visibleMediaQuery: WIDE, render: (k) => formatTime(k.createdAt) },
+              { accessor: 'lastUsedAt', title: 'Last API use', visibleMediaQuery: MEDIUM, render: (k) => formatTime(k.lastUsedAt, 'never') },
               {
                 accessor: 'actions',
                 title: '',

@@ -7,7 +7,9 @@ import { Spotlight, type SpotlightActionGroupData } from '@mantine/spotlight';
 import { IconArrowsExchange, IconEdit, IconFlask, IconKeyboard, IconKey, IconPlus, IconSearch } from '@tabler/icons-react';
 import type { SandboxFixture } from '../../../src-shared/channels';
 import { notifyError } from '../../app/notify';
+import { useNavigate } from 'react-router';
 import { useConsole, type Section } from '../../app/store';
+import { paths } from '../../app/routes';
 import { ENV_LABEL } from '../../app/environment';
 import { ENV_COLOR } from '../../app/theme';
 import { VerificationResult, type PartialRecord } from '../verify/verification-result';
@@ -55,7 +57,8 @@ function pressWhenReady(testId: string, timeoutMs = 10_000): void {
 
 export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly PaletteNavEntry[]; onShowShortcuts: () => void }) {
   const environment = useConsole((s) => s.environment);
-  const setSection = useConsole((s) => s.setSection);
+  const navigate = useNavigate();
+  const setSection = useCallback((s: Section) => void navigate(paths.section(s)), [navigate]);
   const requestEnvironment = useConsole((s) => s.requestEnvironment);
   const openVerify = useConsole((s) => s.openVerify);
   const [fixtures, setFixtures] = useState<SandboxFixture[]>([]);
@@ -86,9 +89,11 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
   }
 
   const openInVerify = useCallback(
-    (f: SandboxFixture & { kind: RunnableKind }) =>
-      openVerify({ kind: f.kind, request: f.request, label: `the sandbox fixture “${f.kind} ${f.country}: ${f.description}”` }),
-    [openVerify],
+    (f: SandboxFixture & { kind: RunnableKind }) => {
+      openVerify({ kind: f.kind, request: f.request, label: `the sandbox fixture “${f.kind} ${f.country}: ${f.description}”` });
+      void navigate(paths.verify(f.kind));
+    },
+    [openVerify, navigate],
   );
 
   const actions = useMemo<SpotlightActionGroupData[]>(() => {

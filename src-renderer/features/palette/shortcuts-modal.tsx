@@ -1,11 +1,18 @@
 // The console-wide hotkeys and the "Keyboard shortcuts" modal (`?`) that lists them, both from shortcuts.ts.
+import { useRef } from 'react';
 import { Group, Kbd, Modal, Table, Text } from '@mantine/core';
 import { useHotkeys, type HotkeyItem } from '@mantine/hooks';
+import { useNavigate } from 'react-router';
 import { useConsole, type Section } from '../../app/store';
+import { paths } from '../../app/routes';
 import { allShortcuts, ENV_SHORTCUT, HELP_SHORTCUT, navShortcut, type NavEntry } from './shortcuts';
 
 export function useConsoleHotkeys(nav: readonly NavEntry<Section>[], onHelp: () => void): void {
-  const setSection = useConsole((s) => s.setSection);
+  const navigate = useNavigate();
+  // The handlers are registered once: read the latest navigate through a ref.
+  const navigateRef = useRef(navigate);
+  navigateRef.current = navigate;
+  const setSection = (s: Section) => void navigateRef.current(paths.section(s));
   const requestEnvironment = useConsole((s) => s.requestEnvironment);
   const environment = useConsole((s) => s.environment);
   const physical = { usePhysicalKeys: true };

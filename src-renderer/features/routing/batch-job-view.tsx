@@ -208,7 +208,9 @@ export function BatchJobView({ job }: { job: BatchJob }) {
             Result files
           </Title>
           <Text size="xs" c="dimmed" mb="xs">
-            Written on this machine next to the service data; copy a path to open it in a spreadsheet.
+            {isElectron()
+              ? 'Written on this machine, in the service’s data folder; copy a path to open it in a spreadsheet.'
+              : 'Written in the data folder of the machine that runs the service (a dropped or chosen CSV is uploaded there first); download them below.'}
           </Text>
           <Stack gap={4}>
             {job.resultPath && <PathWithCopy label="All rows" path={job.resultPath} testId="batch-result-path" />}

@@ -186,7 +186,7 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
             <TextInput
               data-testid="batch-path-input"
               label="…or the path of a CSV file on this machine"
-              description="The service reads the file in place: nothing is copied."
+              description="A path on the machine that runs the service, read in place: nothing is copied. (In the web console a dropped or chosen file is uploaded to the service first.)"
               placeholder="/home/me/payees/bics.csv"
               leftSection={<IconFileSpreadsheet size={16} />}
               value={path}

@@ -8,6 +8,7 @@ import { LivePrice } from '../wallet/live-cost';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
+import { IdWithCopy } from '../../app/copy-id';
 import { useConsole } from '../../app/store';
 import { isCurrencyCode } from '../../../src-shared/money';
 
@@ -42,22 +43,30 @@ function directoryText(a: Common): string {
   return a.directoryMatch ? `found in${name}` : `not found in${name}`;
 }
 
+/** The one verdict of a routing check: valid, not valid, or not found (an identifier nobody knows). */
+export function verdict(a: Pick<Common, 'valid' | 'error'>): { label: string; color: string } {
+  if (a.valid) return { label: 'Valid', color: 'green' };
+  if (a.error?.code.endsWith('NOT_FOUND')) return { label: 'Not found', color: 'orange' };
+  return { label: 'Not valid', color: 'red' };
+}
+
 function ResultHeader({ a, title }: { a: Common; title: string }) {
   return (
     <Stack gap="xs">
       <Group justify="space-between">
         <Group gap="xs">
           <Title order={4}>{title}</Title>
-          <Badge size="lg" color={a.valid ? 'green' : 'red'} data-testid="routing-result-valid" data-valid={String(a.valid)}>
-            {a.valid ? 'Valid' : 'Not valid'}
-          </Badge>
-          <Badge variant="outline" color={a.status === 'success' ? 'gray' : 'orange'} data-testid="routing-result-status">
-            {a.status}
+          {/* One verdict: the check's status and the identifier's validity never sit side by side. */}
+          <Badge size="lg" color={verdict(a).color} data-testid="routing-result-valid" data-valid={String(a.valid)} data-status={a.status}>
+            {verdict(a).label}
           </Badge>
         </Group>
-        <Text size="xs" c="dimmed">
-          {a.id} · {a.environment} · {formatTime(a.createdAt)}
+        <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+          <IdWithCopy id={a.id} what="check id" maxWidth={200} />
+          <Text size="xs" c="dimmed">
+          {a.environment} · {formatTime(a.createdAt)}
         </Text>
+        </Group>
       </Group>
       <Group gap="xs">
         <Flag label="Directory match" value={a.directoryMatch} />
@@ -99,7 +108,8 @@ function ResultView({ answer }: { answer: Answer }) {
           <Field label="City">{a.city}</Field>
         </SimpleGrid>
         <Group gap="xs">
-          <Flag label="Primary office" value={a.isPrimaryOffice} />
+          {/* Only a known, valid BIC has an office to speak of: an unknown one is never "Primary office: yes". */}
+          <Flag label="Primary office" value={a.valid && a.directoryMatch !== false ? a.isPrimaryOffice : null} />
           <Flag label="Test BIC" value={a.isTestBic} />
         </Group>
       </Stack>

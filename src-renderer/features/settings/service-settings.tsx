@@ -225,7 +225,7 @@ export function DeveloperOptionsCard({ options }: { options: SettingsView['devel
           <Text size="sm" w={220}>
             Retry unit
           </Text>
-          <Text size="sm" c={fastRetry ? 'yellow.8' : 'dimmed'} data-testid="dev-retry-unit">
+          <Text size="sm" c={fastRetry ? 'var(--mantine-color-orange-light-color)' : 'dimmed'} data-testid="dev-retry-unit">
             {options.retryUnitMs} ms per schedule minute{fastRetry ? '' : ' (normal)'}
           </Text>
         </Group>

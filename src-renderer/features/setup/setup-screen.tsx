@@ -3,7 +3,8 @@
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, Stepper, Text, TextInput, Title } from '@mantine/core';
 import { IconAlertTriangle, IconArrowRight, IconGauge } from '@tabler/icons-react';
-import { useConsole } from '../../app/store';
+import { useNavigate } from 'react-router';
+import { paths } from '../../app/routes';
 import { FirstCheck } from './first-check';
 import type { ChannelOutput } from '../../../src-shared/channels';
 import { ConsoleError, call } from '../../client/bridge';
@@ -21,7 +22,7 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
   const [result, setResult] = useState<ChannelOutput<'setup:bootstrap'> | null>(null);
   const [checking, setChecking] = useState(false);
   const [checked, setChecked] = useState(false);
-  const setSection = useConsole((s) => s.setSection);
+  const navigate = useNavigate();
 
   /** The value, change handler and error of one input. */
   function bind(field: Fields) {
@@ -75,11 +76,12 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
     </form>
   );
 
-  const step = !result ? 0 : checking ? 2 : 1;
+  // 3 = past the last step: every step shows its check mark once the first check has an answer.
+  const step = !result ? 0 : checking ? (checked ? 3 : 2) : 1;
 
   function finish() {
     // The console opens on the dashboard whatever section a previous installation left in storage.
-    setSection('dashboard');
+    void navigate(paths.dashboard());
     onDone();
   }
 
@@ -89,46 +91,45 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
         <Title order={2} mb="md">
           Set up Verification Console
         </Title>
-        <Stepper active={step} allowNextStepsSelect={false} size="sm">
-          <Stepper.Step label="Organization" description="You become its owner">
-            {!result && accountForm}
-          </Stepper.Step>
-          <Stepper.Step label="API keys" description="Shown once">
-            {result && !checking && (
-              <Stack data-testid="setup-keys">
-                <Text>
-                  The organization is ready and {result.owner.email} is its owner. Here are its first two API keys, one per
-                  environment.
-                </Text>
-                <Alert color="orange" icon={<IconAlertTriangle size={18} />} title="You will not see these again">
-                  {ONCE_ONLY_WARNING_BOTH}
-                </Alert>
-                <SecretKey label="Sandbox key (test data, never charged)" value={result.keys.sandbox.key} testId="setup-key-sandbox" />
-                <SecretKey label="Live key (real checks, charged)" value={result.keys.live.key} testId="setup-key-live" />
-                <Group justify="space-between" mt="sm">
-                  <Button variant="subtle" data-testid="setup-continue" onClick={finish}>
-                    Skip the first check — open the console
-                  </Button>
-                  <Button data-testid="setup-next" rightSection={<IconArrowRight size={16} />} onClick={() => setChecking(true)}>
-                    I have saved both keys — try a first check
-                  </Button>
-                </Group>
-              </Stack>
-            )}
-          </Stepper.Step>
-          <Stepper.Step label="First check" description="A sandbox fixture">
-            {checking && (
-              <Stack>
-                <FirstCheck onResult={() => setChecked(true)} />
-                <Group justify="flex-end" mt="sm">
-                  <Button data-testid="setup-done" variant={checked ? 'filled' : 'light'} leftSection={<IconGauge size={16} />} onClick={finish}>
-                    Go to dashboard
-                  </Button>
-                </Group>
-              </Stack>
-            )}
-          </Stepper.Step>
+        {/* The stepper only tracks progress; each step's content sits below it, so the last step can show its
+            check mark (active past the end) once the first check has run, without its content unmounting. */}
+        <Stepper active={step} allowNextStepsSelect={false} size="sm" mb="md">
+          <Stepper.Step label="Organization" description="You become its owner" />
+          <Stepper.Step label="API keys" description="Shown once" />
+          <Stepper.Step label="First check" description="A sandbox fixture" data-testid="setup-step-check" />
         </Stepper>
+        {!result && accountForm}
+        {result && !checking && (
+          <Stack data-testid="setup-keys">
+            <Text>
+              The organization is ready and {result.owner.email} is its owner. Here are its first two API keys, one per
+              environment.
+            </Text>
+            <Alert color="orange" icon={<IconAlertTriangle size={18} />} title="You will not see these again">
+              {ONCE_ONLY_WARNING_BOTH}
+            </Alert>
+            <SecretKey label="Sandbox key (test data, never charged)" value={result.keys.sandbox.key} testId="setup-key-sandbox" />
+            <SecretKey label="Live key (real checks, charged)" value={result.keys.live.key} testId="setup-key-live" />
+            <Group justify="space-between" mt="sm">
+              <Button variant="subtle" data-testid="setup-continue" onClick={finish}>
+                Skip the first check — open the console
+              </Button>
+              <Button data-testid="setup-next" rightSection={<IconArrowRight size={16} />} onClick={() => setChecking(true)}>
+                I have saved both keys — try a first check
+              </Button>
+            </Group>
+          </Stack>
+        )}
+        {checking && (
+          <Stack>
+            <FirstCheck onResult={() => setChecked(true)} />
+            <Group justify="flex-end" mt="sm">
+              <Button data-testid="setup-done" variant={checked ? 'filled' : 'light'} leftSection={<IconGauge size={16} />} onClick={finish}>
+                Go to dashboard
+              </Button>
+            </Group>
+          </Stack>
+        )}
       </Paper>
     </Center>
   );

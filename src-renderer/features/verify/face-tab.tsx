@@ -8,6 +8,8 @@ import { getIdentityType } from '../../../src-shared/identity-rules';
 import { serviceKey } from '../../../src-shared/services';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
+import { formatBytes } from '../../app/format';
+import { IMAGE_KIND_BYTES, imageKind } from '../../../src-shared/image-kind';
 import { FixturePicker } from './fixture-picker';
 import { useVerifyPrefill } from './prefill';
 import { FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
@@ -63,6 +65,12 @@ export function FaceTab() {
       return;
     }
     try {
+      // By content, as the service checks it: a renamed PDF or HEIC is refused here, not after a round trip.
+      if (imageKind(new Uint8Array(await file.slice(0, IMAGE_KIND_BYTES).arrayBuffer())) === null) {
+        setErrors((e) => ({ ...e, selfieImage: `${file.name} is not a JPEG or PNG image (its content is not, whatever its name says). Export the photo as JPEG or PNG.` }));
+        resetFile.current?.();
+        return;
+      }
       const dataUrl = await readAsDataUrl(file);
       setForm((f) => ({ ...f, selfieImage: stripDataUrl(dataUrl), fileName: file.name }));
       setErrors((e) => ({ ...e, selfieImage: undefined }));
@@ -93,7 +101,7 @@ export function FaceTab() {
   }
 
   const preview = form.selfieImage ? `data:${imageMimeOf(form.selfieImage)};base64,${form.selfieImage}` : null;
-  const sizeKb = form.selfieImage ? Math.round((form.selfieImage.length * 3) / 4 / 1024) : 0;
+  const sizeBytes = form.selfieImage ? Math.floor((form.selfieImage.length * 3) / 4) - (form.selfieImage.endsWith('==') ? 2 : form.selfieImage.endsWith('=') ? 1 : 0) : 0;
   return (
     <VerifyFormLayout
       title="Ghana Card facial check"
@@ -149,7 +157,7 @@ export function FaceTab() {
             {form.selfieImage && (
               <>
                 <Text size="xs" c="dimmed" data-testid="face-file-name">
-                  {form.fileName} · {sizeKb} KB
+                  {form.fileName} · {formatBytes(sizeBytes)}
                 </Text>
                 <Button size="xs" variant="subtle" color="gray" leftSection={<IconX size={12} />} onClick={() => set('selfieImage', '')}>
                   Remove

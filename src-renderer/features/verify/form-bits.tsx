@@ -8,7 +8,7 @@ import { LivePrice } from '../wallet/live-cost';
 export function FormatWarning({ text }: { text: string | undefined }) {
   if (!text) return null;
   return (
-    <Text size="xs" c="orange.8" mt={4} data-testid="format-warning">
+    <Text size="xs" c="var(--mantine-color-orange-light-color)" mt={4} data-testid="format-warning">
       {text} Submitting records it as a failed verification (not charged).
     </Text>
   );
@@ -49,7 +49,9 @@ export function SubmitRow({ environment, busy, label, icon, testId, service = nu
     if (!busy) setSubmissions((n) => n + 1);
   }
   return (
-    <Stack gap={4} mt="xs">
+    // Sticky at the window's bottom edge: however many fields (and errors) a corridor shows, the primary action and
+    // the price stay on screen (issue 13 §4: visible at 1400×900 with every option active).
+    <Stack gap={4} mt="xs" py={6} style={{ position: 'sticky', bottom: 0, zIndex: 2, background: 'var(--mantine-color-body)' }} data-testid="submit-row">
       <Group justify="space-between">
         <Text size="xs" c="dimmed">
           Runs in the <b>{environment}</b> environment{environment === 'live' ? ' and is charged to the wallet' : ''}.

@@ -1,8 +1,9 @@
 // The right-hand column of the phone, identity, face and address tabs: the shared result panel, then the fields
 // these kinds return (names, date of birth, number, address) which the bank-account panel has no place for.
 // The placeholder shown before any result is shared with the bank-account tab.
-import { Code, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
-import type { Submission } from './use-submission';
+import { Alert, Code, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
+import { IconBan } from '@tabler/icons-react';
+import type { Refusal, Submission } from './use-submission';
 import { VerificationResult } from './verification-result';
 
 function Item({ label, value, testId }: { label: string; value: string | undefined; testId: string }) {
@@ -35,8 +36,23 @@ export function ResultPlaceholder({ text = DEFAULT_PLACEHOLDER }: { text?: strin
   );
 }
 
+/** A refused request in the result column, where the answer would have been: nothing was recorded or charged. */
+export function RefusalPanel({ refusal }: { refusal: Refusal }) {
+  return (
+    <Alert color="red" variant="light" icon={<IconBan size={18} />} title="Not run: the service refused this request" data-testid="verification-refused" data-code={refusal.code}>
+      <Text size="sm" style={{ whiteSpace: 'pre-line' }}>
+        {refusal.text}
+      </Text>
+      <Text size="xs" c="dimmed" mt={4}>
+        {refusal.code} · nothing was recorded or charged.
+      </Text>
+    </Alert>
+  );
+}
+
 export function ResultPane({ submission, placeholder = DEFAULT_PLACEHOLDER }: { submission: Submission; placeholder?: string }) {
   const r = submission.result;
+  if (!r && submission.refusal) return <RefusalPanel refusal={submission.refusal} />;
   if (!r) return <ResultPlaceholder text={placeholder} />;
   const hasDetails = [r.fullName, r.firstName, r.middleName, r.lastName, r.dateOfBirth, r.phoneNumber, r.networkCode, r.verificationType].some(Boolean) || r.address;
   return (

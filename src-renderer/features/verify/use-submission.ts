@@ -1,16 +1,26 @@
 // The submit-and-poll cycle the verify tabs share: one result at a time, server field errors handed back to the
-// form, every failure reported with its hint.
+// form, a refusal (a live check without a provider, a suspended wallet…) shown in the result panel as well as in a
+// toast, the toast of a failed attempt cleared when the next one succeeds, and a pending check turned final by its event.
 import { useCallback, useEffect, useState } from 'react';
 import { useLiveVersion } from '../../app/live-store';
 import type { Environment } from '../../../src-shared/schemas/common';
 import { ConsoleError, call } from '../../client/bridge';
-import { notifyError } from '../../app/notify';
+import { clearError, errorText, notifyError } from '../../app/notify';
 import type { PartialRecord } from './verification-result';
 
 export type Submission = ReturnType<typeof useSubmission>;
 
+/** A request the service refused: nothing was recorded or charged, and the panel says why. */
+export interface Refusal {
+  code: string;
+  text: string;
+}
+
+const TOAST = 'verify-submission';
+
 export function useSubmission(environment: Environment) {
   const [result, setResult] = useState<PartialRecord | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [busy, setBusy] = useState(false);
   const [polling, setPolling] = useState(false);
 
@@ -18,12 +28,15 @@ export function useSubmission(environment: Environment) {
   const submit = useCallback(async (send: () => Promise<PartialRecord>, onDetails: (d: { field: string; message: string }[]) => void) => {
     // A result left on screen next to edited inputs would read as the answer for them.
     setResult(null);
+    setRefusal(null);
     setBusy(true);
     try {
       setResult(await send());
+      clearError(TOAST);
     } catch (err) {
       if (err instanceof ConsoleError && err.details.length > 0) onDetails(err.details);
-      notifyError(err, 'Verification was not accepted');
+      setRefusal({ code: err instanceof ConsoleError ? err.code : 'CONSOLE_ERROR', text: errorText(err) });
+      notifyError(err, 'Verification was not accepted', TOAST);
     } finally {
       setBusy(false);
     }
@@ -34,8 +47,9 @@ export function useSubmission(environment: Environment) {
     setPolling(true);
     try {
       setResult(await call('verify:get', { environment, id: result.id }));
+      clearError(TOAST);
     } catch (err) {
-      notifyError(err, 'Could not fetch the verification');
+      notifyError(err, 'Could not fetch the verification', TOAST);
     } finally {
       setPolling(false);
     }
@@ -60,5 +74,16 @@ export function useSubmission(environment: Environment) {
     };
   }, [environment, pendingId, version]);
 
-  return { result, busy, polling, submit, poll, clear: () => setResult(null) };
+  return {
+    result,
+    refusal,
+    busy,
+    polling,
+    submit,
+    poll,
+    clear: () => {
+      setResult(null);
+      setRefusal(null);
+    },
+  };
 }

@@ -1,8 +1,9 @@
 // The outcome of one verification: status first (it decides what the rest means), then the error, then the
 // fields the provider returned. A pending result can be polled.
-import { ActionIcon, Alert, Badge, Button, Code, CopyButton, Group, Paper, SimpleGrid, Stack, Text, Tooltip } from '@mantine/core';
-import { IconCheck, IconCopy, IconRefresh } from '@tabler/icons-react';
+import { Alert, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
+import { IconRefresh } from '@tabler/icons-react';
 import type { VerificationRecord, VerificationType } from '../../../src-shared/schemas/verification';
+import { IdWithCopy } from '../../app/copy-id';
 import { formatMoney, STATUS_COLOR } from '../../app/format';
 
 export type PartialRecord = Partial<VerificationRecord> & Pick<VerificationRecord, 'id' | 'status'>;
@@ -51,23 +52,19 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   );
 }
 
+/** The verification id on one line with an ellipsis and a copy button (app/copy-id.tsx). */
 export function CopyId({ id }: { id: string }) {
-  return (
-    <Group gap={4} wrap="nowrap" align="flex-start">
-      <Code data-testid="verification-id" style={{ wordBreak: 'break-all' }}>
-        {id}
-      </Code>
-      <CopyButton value={id}>
-        {({ copied, copy }) => (
-          <Tooltip label={copied ? 'Copied' : 'Copy id'} withArrow>
-            <ActionIcon size="sm" variant="subtle" color={copied ? 'green' : 'gray'} onClick={copy} aria-label="Copy verification id">
-              {copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
-            </ActionIcon>
-          </Tooltip>
-        )}
-      </CopyButton>
-    </Group>
-  );
+  return <IdWithCopy id={id} what="verification id" testId="verification-id" />;
+}
+
+/**
+ * Where the answer came from, in words that are true for the environment: `source` stays as the interface defines
+ * it ("live" = not from the cache), but in sandbox no provider is ever called — the answer is a fixture's.
+ */
+export function sourceText(record: PartialRecord): string {
+  if (record.source === 'cache') return 'cache (recent answer reused)';
+  if (record.environment === 'sandbox') return 'sandbox fixture answer (no provider called)';
+  return 'live provider call';
 }
 
 export function VerificationResult({ record, onPoll, polling }: { record: PartialRecord; onPoll?: () => void; polling?: boolean }) {
@@ -120,7 +117,7 @@ export function VerificationResult({ record, onPoll, polling }: { record: Partia
           {record.source !== undefined && (
             <Field label="Source">
               <Text span data-testid="result-source" data-source={record.source}>
-                {record.source === 'cache' ? 'cache (recent answer reused)' : 'live provider call'}
+                {sourceText(record)}
               </Text>
             </Field>
           )}

@@ -1,19 +1,21 @@
 // Verify: the bank-account form (driven by the corridor table), sandbox fixture shortcuts, and the result; the
 // other kinds have a tab each. A link (the palette's "open in Verify") opens it on a tab with the form filled.
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FocusEvent, type FormEvent } from 'react';
 import { Alert, Group, SegmentedControl, Select, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { IconBuildingBank, IconFaceId, IconFlask, IconHome, IconId, IconPhone } from '@tabler/icons-react';
 import type { SandboxFixture } from '../../../src-shared/channels';
-import { accountFormatFailure, accountRequestIssues, CORRIDORS } from '../../../src-shared/corridors';
+import { accountFormatFailure, accountRequestIssues, CORRIDORS, formIssueMessage } from '../../../src-shared/corridors';
 import { call } from '../../client/bridge';
 import { serviceKey } from '../../../src-shared/services';
 import { PageTitle } from '../../app/page-title';
-import { PREFILL_KINDS, useConsole, type PrefillKind } from '../../app/store';
+import { useNavigate, useParams } from 'react-router';
+import { useConsole, type PrefillKind } from '../../app/store';
+import { isVerifyKind, paths } from '../../app/routes';
 import { EMPTY_FORM, formatFailureField, fromFixture, issueField, toRequest, visibleFields, type AccountForm, type FormField } from './account-request';
 import { FixturePicker } from './fixture-picker';
 import { useVerifyPrefill } from './prefill';
 import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
-import { ResultPlaceholder } from './result-pane';
+import { RefusalPanel, ResultPlaceholder } from './result-pane';
 import { useSubmission } from './use-submission';
 import { VerificationResult } from './verification-result';
 import { AddressTab } from './address-tab';
@@ -59,6 +61,42 @@ function AccountTab() {
   const pickFixture = (f: SandboxFixture) => fill(f.request);
   useVerifyPrefill('account', fill);
 
+  /** The label each input shows, so a message can name the field the way the form does. */
+  function labelOf(field: FormField): string | undefined {
+    const r = v?.rules;
+    const labels: Partial<Record<FormField, string | undefined>> = {
+      country: 'Country',
+      accountHolderType: 'Account holder',
+      accountNumber: r?.accountNumber.label,
+      bankCode: r?.bankCode.label,
+      accountName: 'Account holder name',
+      identifierValue: v?.identifier?.label,
+      currency: 'Currency',
+    };
+    return labels[field];
+  }
+  function valueOf(field: FormField): string | undefined {
+    const value = field in form ? form[field as keyof AccountForm] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /** A format check as soon as the user leaves a field, before any submit (the rules of src-shared/corridors). */
+  function checkFormat(field: FormField) {
+    const req = toRequest(form);
+    if (accountRequestIssues(req).some((i) => issueField(i.field) === field)) return;
+    const failure = accountFormatFailure(req);
+    setWarnings((w) => ({ ...w, [field]: failure && formatFailureField(failure) === field ? failure.message : undefined }));
+  }
+
+  /**
+   * Leaving a filled field checks it — unless the focus goes to the submit button: the submit checks it anyway, and a
+   * warning appearing under the field at mouse-down would move the button away from the pointer before mouse-up.
+   */
+  function onLeave(e: FocusEvent<HTMLInputElement>, field: 'accountNumber' | 'bankCode' | 'identifierValue') {
+    if (e.relatedTarget instanceof HTMLButtonElement && e.relatedTarget.type === 'submit') return;
+    if (form[field].trim()) checkFormat(field);
+  }
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     setGeneral(undefined);
@@ -69,7 +107,8 @@ function AccountTab() {
       const unplaced: string[] = [];
       for (const i of issues) {
         const field = issueField(i.field);
-        if (field) next[field] ??= i.message;
+        // In the form's own words: "Account number (NUBAN) is required.", not the API's JSON-named message.
+        if (field) next[field] ??= formIssueMessage(i, labelOf(field), valueOf(field));
         else unplaced.push(i.message);
       }
       setErrors(next);
@@ -100,7 +139,7 @@ function AccountTab() {
       title="Bank account"
       onSubmit={submit}
       picker={<FixturePicker kind="account" bareTestIds country={form.country} onPick={pickFixture} />}
-      result={s.result ? <VerificationResult record={s.result} onPoll={() => void s.poll()} polling={s.polling} /> : <ResultPlaceholder />}
+      result={s.result ? <VerificationResult record={s.result} onPoll={() => void s.poll()} polling={s.polling} /> : s.refusal ? <RefusalPanel refusal={s.refusal} /> : <ResultPlaceholder />}
     >
       <Select
         data-testid="verify-country"
@@ -145,6 +184,7 @@ function AccountTab() {
             required
             value={form.accountNumber}
             onChange={(e) => set('accountNumber', e.currentTarget.value)}
+            onBlur={(e) => onLeave(e, 'accountNumber')}
             error={errors.accountNumber}
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           />
@@ -161,6 +201,7 @@ function AccountTab() {
             required={rules.bankCode.required}
             value={form.bankCode}
             onChange={(e) => set('bankCode', e.currentTarget.value)}
+            onBlur={(e) => onLeave(e, 'bankCode')}
             error={errors.bankCode}
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           />
@@ -197,6 +238,7 @@ function AccountTab() {
               placeholder={v.corridor.sample.identifiers?.[0] ? `e.g. ${v.corridor.sample.identifiers[0].value}` : undefined}
               value={form.identifierValue}
               onChange={(e) => set('identifierValue', e.currentTarget.value)}
+              onBlur={(e) => onLeave(e, 'identifierValue')}
               error={errors.identifierValue}
             />
           </Group>
@@ -232,20 +274,20 @@ function AccountTab() {
   );
 }
 
-function isKind(v: string | null): v is PrefillKind {
-  return (PREFILL_KINDS as readonly (string | null)[]).includes(v);
-}
-
+/** The tab is the address's (`#/verify/phone`); a prefill opens on its own kind's tab. */
 export function VerifyPage() {
   const prefill = useConsole((s) => s.verifyPrefill);
-  const [tab, setTab] = useState<PrefillKind>(prefill?.kind ?? 'account');
+  const { kind } = useParams();
+  const navigate = useNavigate();
+  const tab: PrefillKind = isVerifyKind(kind) ? kind : 'account';
+  const setTab = (k: PrefillKind) => void navigate(paths.verify(k));
   const [note, setNote] = useState<string | null>(null);
   // The tab of the prefill's kind mounts (tabs are not kept mounted) and takes the request from the store.
   useEffect(() => {
     if (!prefill) return;
-    setTab(prefill.kind);
+    if (prefill.kind !== tab) void navigate(paths.verify(prefill.kind), { replace: true });
     setNote(prefill.label ?? `a ${prefill.kind} request`);
-  }, [prefill]);
+  }, [prefill, tab, navigate]);
   return (
     <Stack>
       <PageTitle title="Verify" />
@@ -254,7 +296,7 @@ export function VerifyPage() {
           Filled from {note}. Nothing has run yet: review the form and submit.
         </Alert>
       )}
-      <Tabs value={tab} onChange={(v) => isKind(v) && setTab(v)} keepMounted={false}>
+      <Tabs value={tab} onChange={(v) => isVerifyKind(v) && setTab(v)} keepMounted={false}>
         <Tabs.List mb="md">
           <Tabs.Tab value="account" leftSection={<IconBuildingBank size={16} />} data-testid="verify-tab-account">
             Bank account

@@ -6,7 +6,8 @@ import { IconAlertTriangle, IconCoin } from '@tabler/icons-react';
 import type { WalletView } from '../../../src-shared/schemas/billing';
 import { call } from '../../client/bridge';
 import { formatMoney } from '../../app/format';
-import { useConsole } from '../../app/store';
+import { Link } from 'react-router';
+import { paths } from '../../app/routes';
 import { costPreview, type PriceLike } from '../../../src-shared/cost-preview';
 
 interface Billing {
@@ -38,9 +39,9 @@ export function useBilling() {
 }
 
 function PriceListLink({ label = 'Prices' }: { label?: string }) {
-  const setSection = useConsole((s) => s.setSection);
+
   return (
-    <Anchor component="button" type="button" size="xs" onClick={() => setSection('wallet')} data-testid="price-list-link">
+    <Anchor component={Link} to={paths.section('wallet')} size="xs" data-testid="price-list-link">
       {label}
     </Anchor>
   );

@@ -7,6 +7,8 @@ import { call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import { SERVICE_GROUPS } from './service-catalogue';
 
+
+const groupId = (group: string) => group.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 export function ServicesPanel({ enabled, priced, onChanged }: { enabled: string[] | null; priced: ReadonlySet<string>; onChanged: (enabled: string[]) => void }) {
   const [pending, setPending] = useState<ReadonlySet<string>>(new Set());
   const [filter, setFilter] = useState('');
@@ -51,15 +53,17 @@ export function ServicesPanel({ enabled, priced, onChanged }: { enabled: string[
           <TextInput
             leftSection={<IconSearch size={14} />}
             placeholder="Filter services"
+            aria-label="Filter services"
             value={filter}
             onChange={(e) => setFilter(e.currentTarget.value)}
             w={220}
             data-testid="services-filter"
           />
         </Group>
-        <Accordion multiple defaultValue={['Other checks']} variant="separated">
+        {/* Item values become element ids (aria-controls): no spaces in them. */}
+        <Accordion multiple defaultValue={[groupId('Other checks')]} variant="separated">
           {groups.map((g) => (
-            <Accordion.Item key={g.group} value={g.group}>
+            <Accordion.Item key={g.group} value={groupId(g.group)}>
               <Accordion.Control>
                 <Group gap="xs">
                   <Text fw={500}>{g.group}</Text>

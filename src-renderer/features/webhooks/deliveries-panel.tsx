@@ -8,12 +8,16 @@ import type { Environment } from '../../../src-shared/schemas/common';
 import { DeliveryStatusSchema, type DeliveryDetail, type Webhook } from '../../../src-shared/schemas/webhooks';
 import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
+import { IdWithCopy } from '../../app/copy-id';
 import { notifyError } from '../../app/notify';
 import { useLiveVersion } from '../../app/live-store';
 import { AttemptTrack, TrackLegend } from './attempt-track';
 import { DROP_LABEL, formatDuration, ORIGIN_LABEL } from './timeline';
 
 const PAGE_SIZE = 10;
+
+/** A delivery's status as a person reads it: "success" alone could be the verification's. */
+export const DELIVERY_LABEL: Record<DeliveryDetail['status'], string> = { success: 'Delivered', failed: 'Failed', pending: 'Pending' };
 
 export function DeliveriesPanel(props: {
   webhook: Webhook;
@@ -24,8 +28,10 @@ export function DeliveriesPanel(props: {
   initialStatus?: string | null;
   /** A delivery to mark (the one a link came for). */
   highlightId?: string | null;
+  /** Told when the user changes the status filter, so the address can carry it. */
+  onStatusChange?: (status: string | null) => void;
 }) {
-  const { webhook, environment, reloadKey, onOpen, initialStatus = null, highlightId = null } = props;
+  const { webhook, environment, reloadKey, onOpen, initialStatus = null, highlightId = null, onStatusChange } = props;
   const [status, setStatus] = useState<string | null>(initialStatus);
   const [page, setPage] = useState(1);
   const [rows, setRows] = useState<DeliveryDetail[] | null>(null);
@@ -86,6 +92,7 @@ export function DeliveriesPanel(props: {
               onChange={(v) => {
                 setStatus(v);
                 setPage(1);
+                onStatusChange?.(v);
               }}
               data-testid="deliveries-status-filter"
             />
@@ -123,19 +130,33 @@ export function DeliveriesPanel(props: {
                   data-highlighted={d.id === highlightId || undefined}
                   style={{ cursor: 'pointer', ...(d.id === highlightId ? { outline: '2px solid var(--mantine-color-red-5)' } : {}) }}
                   onClick={() => onOpen(d.id)}
+                  // Reachable and openable from the keyboard, like a link to the delivery.
+                  role="button"
+                  tabIndex={0}
+                  aria-label={`Delivery ${d.id}: ${DELIVERY_LABEL[d.status]}, ${d.eventType}`}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter' || e.key === ' ') {
+                      e.preventDefault();
+                      onOpen(d.id);
+                    }
+                  }}
                 >
                   <Group wrap="nowrap" align="center" gap="md">
                     <Stack gap={4} w={260} style={{ flexShrink: 0 }}>
-                      <Group gap="xs">
+                      {/* "Delivered · verification.failed": the delivery's fate, then the event it carried. */}
+                      <Group gap={6} wrap="nowrap" data-testid={`delivery-summary-${d.id}`}>
                         {d.dropReason ? (
                           <Badge color="gray" variant="light" data-testid={`delivery-dropped-${d.id}`}>
                             {DROP_LABEL[d.dropReason]}
                           </Badge>
                         ) : (
                           <Badge color={STATUS_COLOR[d.status] ?? 'gray'} variant="light">
-                            {d.status}
+                            {DELIVERY_LABEL[d.status]}
                           </Badge>
                         )}
+                        <Text span size="sm" c="dimmed" aria-hidden>
+                          ·
+                        </Text>
                         <Code>{d.eventType}</Code>
                         {ORIGIN_LABEL[d.origin] && (
                           <Badge color="violet" variant="outline" size="sm" data-testid={`delivery-origin-${d.id}`}>
@@ -143,9 +164,12 @@ export function DeliveriesPanel(props: {
                           </Badge>
                         )}
                       </Group>
-                      <Text size="xs" c="dimmed">
-                        {d.id} · {formatTime(d.createdAt)}
-                      </Text>
+                      <Group gap={4} wrap="nowrap">
+                        <IdWithCopy id={d.id} what="delivery id" maxWidth={170} />
+                        <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                          {formatTime(d.createdAt)}
+                        </Text>
+                      </Group>
                     </Stack>
                     <Box style={{ flex: 1 }}>
                       <AttemptTrack createdAt={d.createdAt} attempts={d.attemptLog} nextAttemptAt={d.nextAttemptAt} testId={`delivery-track-${d.id}`} />

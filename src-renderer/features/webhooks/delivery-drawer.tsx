@@ -191,16 +191,23 @@ export function DeliveryDrawer(props: { id: string | null; environment: Environm
             </Table.Tbody>
           </Table>
           <AttemptTrack createdAt={d.createdAt} attempts={d.attemptLog} nextAttemptAt={d.nextAttemptAt} testId="delivery-drawer-track" />
-          <Group>
-            <Button data-testid="retry-now" variant="light" leftSection={<IconRepeat size={16} />} loading={retrying} onClick={() => void retryNow()}>
-              Retry now
-            </Button>
-            <Text size="xs" c="dimmed" style={{ flex: 1 }}>
-              {d.status === 'pending'
-                ? 'Makes the next scheduled attempt at once (it counts towards the five).'
-                : 'Makes one extra manual attempt; it can turn the delivery into a success but never fails the webhook.'}
+          {/* Retry now only where an attempt can change something: a delivered one has nothing left to retry. */}
+          {d.status === 'success' ? (
+            <Text size="xs" c="dimmed" data-testid="retry-not-needed">
+              Delivered: nothing to retry. To send the same event again (e.g. to test a receiver), use Replay below.
             </Text>
-          </Group>
+          ) : (
+            <Group>
+              <Button data-testid="retry-now" variant="light" leftSection={<IconRepeat size={16} />} loading={retrying} onClick={() => void retryNow()}>
+                Retry now
+              </Button>
+              <Text size="xs" c="dimmed" style={{ flex: 1 }}>
+                {d.status === 'pending'
+                  ? 'Makes the next scheduled attempt at once (it counts towards the five).'
+                  : 'Makes one extra manual attempt; it can turn the delivery into a success but never fails the webhook.'}
+              </Text>
+            </Group>
+          )}
           <ReplayBox delivery={d} environment={environment} forwardUrl={props.forwardUrl} onDone={() => void load()} />
           <Divider />
           <Title order={5}>Attempt log</Title>

@@ -9,6 +9,7 @@ import { ConsoleError, call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
+import { useAppInfo } from '../../app/app-info';
 import { SecretKey } from '../keys/secret-key';
 import { WEBHOOK_DESCRIPTION_MAX } from '../../../src-shared/schemas/webhooks';
 
@@ -31,6 +32,13 @@ function fieldErrors(e: unknown): FieldErrors {
   return out;
 }
 
+/** The URL rules as they hold for this run: the hosts --allow-webhook-host exempts are named, not denied. */
+export function urlHelp(allowed: readonly string[]): string {
+  const base = 'HTTPS only; private and loopback addresses are refused';
+  if (allowed.length === 0) return `${base} (for a receiver on this machine, use “Forward to local receiver”).`;
+  return `${base}, except ${allowed.join(', ')}: allowed for this run, over http or https (developer option --allow-webhook-host).`;
+}
+
 export function WebhookFormModal(props: {
   /** null: closed; 'new': create; a webhook: edit it. */
   target: Webhook | 'new' | null;
@@ -38,6 +46,7 @@ export function WebhookFormModal(props: {
   onCreated: (w: WebhookWithSecret) => void;
   onUpdated: (w: Webhook) => void;
 }) {
+  const info = useAppInfo();
   const environment = useConsole((s) => s.environment);
   const editing = props.target !== null && props.target !== 'new' ? props.target : null;
   const [url, setUrl] = useState('');
@@ -121,7 +130,7 @@ export function WebhookFormModal(props: {
           <TextInput
             data-testid="webhook-url-input"
             label="Endpoint URL"
-            description="HTTPS only; private and loopback addresses are refused (for a receiver on this machine, use “Forward to local receiver”)."
+            description={urlHelp(info?.developerOptions.allowWebhookHosts ?? [])}
             placeholder="https://example.com/hooks/verifications"
             required
             data-autofocus

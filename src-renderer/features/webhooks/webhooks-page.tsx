@@ -1,8 +1,11 @@
 // Webhooks: the endpoints of the current environment (filter by status and event), create / edit / rotate /
-// delete, the per-webhook delivery timeline with its detail drawer, and the local-receiver forwarding setting. A link
-// (the dashboard's failure rows) may open it on one webhook's deliveries with one delivery in the drawer. A failed
-// webhook raises an alert here; re-enabling it offers recovery; any webhook can be sent a sample event.
-import { useCallback, useEffect, useState } from 'react';
+// delete, the per-webhook delivery timeline with its detail drawer, and the local-receiver forwarding setting.
+// Every state worth linking is in the address (app/routes.ts): `#/webhooks?status=failed` (list filters),
+// `#/webhooks/wh_…?deliveries=failed` (one webhook's deliveries), `#/webhooks/wh_…/deliveries/del_…` (one delivery
+// in the drawer, marked in the list) — the dashboard's failure rows link there. A failed webhook raises an alert here;
+// re-enabling it offers recovery; any webhook can be sent a sample event.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ActionIcon, Badge, Box, Button, Code, EmptyState, Group, Menu, Select, Stack, Text } from '@mantine/core';
 import { IconDots, IconHistory, IconKey, IconPencil, IconPlus, IconRefresh, IconSend, IconTrash, IconWebhook } from '@tabler/icons-react';
 import { DataTable } from 'mantine-datatable';
@@ -12,7 +15,8 @@ import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
-import { useConsole, type WebhookFocus } from '../../app/store';
+import { useConsole } from '../../app/store';
+import { deliveryFilterOf, paths } from '../../app/routes';
 import { DeliveriesPanel } from './deliveries-panel';
 import { DeliveryDrawer } from './delivery-drawer';
 import { ForwardCard } from './forward-card';
@@ -39,13 +43,17 @@ export const WEBHOOK_STATUS_COLOR: Record<WebhookStatus, string> = { active: 'gr
 
 export function WebhooksPage() {
   const environment = useConsole((s) => s.environment);
-  const webhookFocus = useConsole((s) => s.webhookFocus);
-  const clearWebhookFocus = useConsole((s) => s.clearWebhookFocus);
-  /** The link's target while it is the selected webhook; `pinned` holds it when it is not on the shown page. */
-  const [focus, setFocus] = useState<WebhookFocus | null>(null);
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [search] = useSearchParams();
+  const [routeWebhook, , routeDelivery] = (useParams()['*'] ?? '').split('/');
+  const selectedId = routeWebhook || null;
+  const openDelivery = routeDelivery || null;
+  const deliveriesFilter = deliveryFilterOf(search.get('deliveries'));
+  const status = search.get('status');
+  const event = search.get('event');
+  /** The selected webhook when it is not on the shown page of the list (a link to it, or a later page). */
   const [pinned, setPinned] = useState<Webhook | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [event, setEvent] = useState<string | null>(null);
   const [page, setPage] = useState(1);
   const [rows, setRows] = useState<Webhook[] | null>(null);
   const [total, setTotal] = useState(0);
@@ -57,11 +65,26 @@ export function WebhooksPage() {
   const { alerts } = useWebhookAlerts(environment, alertsKey);
   const [rotating, setRotating] = useState<Webhook | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
-  const [selectedId, setSelectedId] = useState<string | null>(null);
-  const [openDelivery, setOpenDelivery] = useState<string | null>(null);
+  // The delivery last opened stays marked in the list after its drawer closes, so the eye finds it again.
+  const [marked, setMarked] = useState<string | null>(openDelivery);
+  useEffect(() => {
+    if (openDelivery) setMarked(openDelivery);
+  }, [openDelivery]);
   const [forwardUrl, setForwardUrl] = useState<string | null>(null);
   const [deliveriesKey, setDeliveriesKey] = useState(0);
-  const closeDrawer = useCallback(() => setOpenDelivery(null), []);
+  const setSelectedId = useCallback((id: string | null) => void navigate(id ? paths.webhook(id) : paths.webhooks({ status, event })), [navigate, status, event]);
+  const setOpenDelivery = useCallback(
+    (id: string | null) => {
+      if (!selectedId) return;
+      void navigate(id ? paths.delivery(selectedId, id, deliveriesFilter) : paths.webhook(selectedId, deliveriesFilter));
+    },
+    [navigate, selectedId, deliveriesFilter],
+  );
+  const closeDrawer = useCallback(() => setOpenDelivery(null), [setOpenDelivery]);
+  const setFilters = (f: { status: string | null; event: string | null }) => {
+    setPage(1);
+    void navigate(paths.webhooks(f), { replace: selectedId === null && location.pathname === '/webhooks' });
+  };
   const filtered = status !== null || event !== null;
 
   const load = useCallback(async () => {
@@ -94,23 +117,20 @@ export function WebhooksPage() {
     await load();
   }, [load]);
 
+  // A webhook belongs to one environment: switching leaves its page (the address would name nothing).
+  const envSeen = useRef(environment);
   useEffect(() => {
-    setSelectedId(null);
-    setOpenDelivery(null);
-  }, [environment]);
+    if (envSeen.current === environment) return;
+    envSeen.current = environment;
+    if (selectedId) void navigate(paths.webhooks());
+  }, [environment, selectedId, navigate]);
 
-  // Runs after the environment reset above (effects run in order), so a link's selection is not undone by it.
+  // The selected webhook is shown from the list's page when it is there, else looked up once by id.
+  const onPage = rows?.some((w) => w.id === selectedId) ?? false;
   useEffect(() => {
-    if (!webhookFocus) return;
-    clearWebhookFocus();
-    setStatus(null);
-    setEvent(null);
-    setPage(1);
-    setFocus(webhookFocus);
-    setSelectedId(webhookFocus.webhookId);
-    setOpenDelivery(webhookFocus.deliveryId ?? null);
+    if (!selectedId || onPage || rows === null || pinned?.id === selectedId) return;
     let live = true;
-    findWebhook(environment, webhookFocus.webhookId)
+    findWebhook(environment, selectedId)
       .then((w) => {
         if (!live) return;
         if (w) setPinned(w);
@@ -120,10 +140,9 @@ export function WebhooksPage() {
     return () => {
       live = false;
     };
-  }, [webhookFocus, clearWebhookFocus, environment]);
+  }, [selectedId, onPage, rows, pinned?.id, environment]);
 
   const selected = rows?.find((w) => w.id === selectedId) ?? (pinned?.id === selectedId ? pinned : null);
-  const focusHere = focus !== null && focus.webhookId === selectedId ? focus : null;
 
   /** Re-enabling a failed webhook offers recovery in the same dialog. */
   function reEnable(w: Webhook) {
@@ -184,7 +203,7 @@ export function WebhooksPage() {
               w={150}
               data={WebhookStatusSchema.options}
               value={status}
-              onChange={(v) => (setStatus(v), setPage(1))}
+              onChange={(v) => setFilters({ status: v, event })}
               data-testid="webhooks-status-filter"
             />
             <Select
@@ -194,10 +213,10 @@ export function WebhooksPage() {
               w={230}
               data={[...WEBHOOK_EVENTS]}
               value={event}
-              onChange={(v) => (setEvent(v), setPage(1))}
+              onChange={(v) => setFilters({ status, event: v })}
               data-testid="webhooks-event-filter"
             />
-            <Button variant="subtle" disabled={!filtered} onClick={() => (setStatus(null), setEvent(null), setPage(1))}>
+            <Button variant="subtle" disabled={!filtered} onClick={() => setFilters({ status: null, event: null })}>
               Clear
             </Button>
           </Group>
@@ -239,6 +258,8 @@ export function WebhooksPage() {
                   accessor: 'events',
                   title: 'Events',
                   width: 200,
+                  // Secondary columns give way on narrow windows; the endpoint, its status and actions never do.
+                  visibleMediaQuery: '(min-width: 62em)',
                   render: (w) => (
                     <Stack gap={2}>
                       {w.events.map((e) => (
@@ -261,6 +282,7 @@ export function WebhooksPage() {
                   accessor: 'secretPrefix',
                   title: 'Secret',
                   width: 150,
+                  visibleMediaQuery: '(min-width: 75em)',
                   render: (w) => (
                     <Stack gap={0}>
                       <Code>{w.secretPrefix}…</Code>
@@ -272,7 +294,7 @@ export function WebhooksPage() {
                     </Stack>
                   ),
                 },
-                { accessor: 'createdAt', title: 'Created', noWrap: true, render: (w) => formatTime(w.createdAt) },
+                { accessor: 'createdAt', title: 'Created', noWrap: true, visibleMediaQuery: '(min-width: 88em)', render: (w) => formatTime(w.createdAt) },
                 {
                   accessor: 'actions',
                   title: '',
@@ -333,8 +355,9 @@ export function WebhooksPage() {
               environment={environment}
               reloadKey={deliveriesKey}
               onOpen={setOpenDelivery}
-              initialStatus={focusHere?.status ?? null}
-              highlightId={focusHere?.deliveryId ?? null}
+              initialStatus={deliveriesFilter}
+              onStatusChange={(st) => void navigate(paths.webhook(selected.id, deliveryFilterOf(st)), { replace: true })}
+              highlightId={marked}
             />
           ) : (
             (rows?.length ?? 0) > 0 && (

@@ -1,0 +1,66 @@
+// Every screen's address (issue 13 §2, docs/dashboard.md "Addresses"). The console uses hash history
+// (`#/history?status=failed`), which works unchanged under the web console's /console/ and Electron's app://console/
+// protocol: the server only ever serves index.html, and reload or a new tab lands on the same screen.
+// Builders here are the only place that spells a path, so links, the palette, the dashboard and the pages agree.
+import { SECTIONS, PREFILL_KINDS, type HistoryFilter, type PrefillKind, type Section } from './store';
+
+export const ROUTING_TABS = ['check', 'batch', 'history', 'directory'] as const;
+export type RoutingTab = (typeof ROUTING_TABS)[number];
+
+export const DELIVERY_FILTERS = ['pending', 'success', 'failed'] as const;
+export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
+
+/** The History filters an address carries, in the order they appear in it. */
+export const HISTORY_FILTER_KEYS = ['type', 'status', 'country', 'from', 'to'] as const;
+export type HistoryUrlFilter = HistoryFilter & { type?: string; to?: string };
+
+function query(params: Record<string, string | null | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+const enc = encodeURIComponent;
+
+export const paths = {
+  section: (s: Section): string => `/${s}`,
+  dashboard: (period?: string): string => `/dashboard${query({ period: period === 'today' ? undefined : period })}`,
+  verify: (kind: PrefillKind = 'account'): string => `/verify/${kind}`,
+  history: (filter: HistoryUrlFilter = {}): string => `/history${query(Object.fromEntries(HISTORY_FILTER_KEYS.map((k) => [k, filter[k]])))}`,
+  verification: (id: string, filter: HistoryUrlFilter = {}): string => `/history/${enc(id)}${paths.history(filter).slice('/history'.length)}`,
+  webhooks: (filter: { status?: string | null; event?: string | null } = {}): string => `/webhooks${query({ status: filter.status, event: filter.event })}`,
+  webhook: (id: string, deliveries?: DeliveryFilter | null): string => `/webhooks/${enc(id)}${query({ deliveries })}`,
+  delivery: (webhookId: string, deliveryId: string, deliveries?: DeliveryFilter | null): string =>
+    `/webhooks/${enc(webhookId)}/deliveries/${enc(deliveryId)}${query({ deliveries })}`,
+  routing: (tab: RoutingTab = 'check'): string => `/routing/${tab}`,
+  batchJob: (jobId: string): string => `/routing/batch/${enc(jobId)}`,
+};
+
+/** The section an address belongs to; null for an address no screen answers. */
+export function sectionOf(pathname: string): Section | null {
+  const first = pathname.split('/').filter(Boolean)[0] ?? 'dashboard';
+  return (SECTIONS as readonly string[]).includes(first) ? (first as Section) : null;
+}
+
+export function isVerifyKind(v: string | undefined | null): v is PrefillKind {
+  return (PREFILL_KINDS as readonly (string | null | undefined)[]).includes(v);
+}
+
+export function isRoutingTab(v: string | undefined | null): v is RoutingTab {
+  return (ROUTING_TABS as readonly (string | null | undefined)[]).includes(v);
+}
+
+export function deliveryFilterOf(v: string | null): DeliveryFilter | null {
+  return (DELIVERY_FILTERS as readonly (string | null)[]).includes(v) ? (v as DeliveryFilter) : null;
+}
+
+/** The History filters in an address's query; unknown keys are ignored. */
+export function historyFilterOf(search: URLSearchParams): HistoryUrlFilter {
+  const f: Record<string, string> = {};
+  for (const k of HISTORY_FILTER_KEYS) {
+    const v = search.get(k);
+    if (v) f[k] = v;
+  }
+  return f;
+}
