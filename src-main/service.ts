@@ -23,6 +23,7 @@ import { createProviderRegistry } from './providers/registry';
 import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
 import { openDatabase } from './store/database';
 import { GroupCommitter } from './store/group-commit';
+import type { DurabilityObserver } from './store/write-port';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
 export const VERSION = '0.1.0';
@@ -50,6 +51,8 @@ export interface ServiceConfig {
   /** Start the HTTP listener (false: core and console handlers only). */
   listen?: boolean;
   door?: 'electron' | 'web';
+  /** Tests only: sees every group commit and WAL sync (test/reliability/durable-acks.test.ts). */
+  durabilityObserver?: DurabilityObserver;
 }
 
 export interface RunningService {
@@ -99,10 +102,11 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     bootId: randomBytes(8).toString('hex'),
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
   };
-  const committer = new GroupCommitter(db);
+  // The one write port (store/write-port.ts): group commits whose WAL sync runs on its own thread.
+  const committer = new GroupCommitter(db, { offLoopSync: true, ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}) });
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
-  const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn), secrets: dataBox };
+  const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn), durable: () => committer.durable(), secrets: dataBox };
   sealPlainWebhookSecrets(deps);
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const
@@ -161,6 +165,7 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
       for (const l of loops) await l.stop();
       await w.stop();
       await (verification.providers as { close?: () => Promise<void> }).close?.();
+      await committer.close();
       db.close();
     },
   };

@@ -98,6 +98,17 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (_req, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // Acknowledged means on disk: no answer leaves while a write it may depend on (its own, or another request's
+  // that it read) is committed but not yet synced (store/write-port.ts). Immediate when nothing is outstanding.
+  const durable = o.rt.deps.durable;
+  if (durable) {
+    app.addHook('onSend', (_req, _reply, payload, next) => {
+      durable().then(
+        () => next(null, payload),
+        (err: unknown) => next(err instanceof Error ? err : new Error(String(err))),
+      );
+    });
+  }
   // Node joins a repeated custom header into one "a, b" string; these must see that two were sent (api-decisions).
   app.addHook('onRequest', async (req) => {
     for (const name of SINGLE_VALUE_HEADERS) {
