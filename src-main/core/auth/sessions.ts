@@ -72,7 +72,9 @@ export async function login(deps: CoreDeps, email: string, password: string): Pr
   // An unknown email and a wrong password take the same path and the same time.
   const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(deps.config.scryptN)));
   if (!user || !ok) {
-    deps.db.prepare('INSERT INTO login_failures (email, at_ms) VALUES (?, ?)').run(normalized, deps.clock.now());
+    // Through the write port: a flood of failed logins must not put one fsync each on the event loop.
+    const at = deps.clock.now();
+    await deps.commit(() => void deps.db.prepare('INSERT INTO login_failures (email, at_ms) VALUES (?, ?)').run(normalized, at));
     throw new AppError('INVALID_CREDENTIALS');
   }
   deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(normalized);
