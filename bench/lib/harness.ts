@@ -33,7 +33,11 @@ export const BUILT_ENTRY = join(root, 'out', 'main', 'headless.js');
 export function serviceEntry(): { args: string[]; label: string } {
   // Another checkout's sources (e.g. an older commit exported with `git archive`), for before/after comparisons.
   const other = process.env['BENCH_SERVICE_ROOT'];
-  if (other) return { args: [join(other, 'bin', 'vconsole.mjs')], label: `tsx ${other}` };
+  if (other) {
+    const built = join(other, 'out', 'main', 'headless.js');
+    if (!flag('--tsx') && existsSync(built)) return { args: [built], label: `built ${other}` };
+    return { args: [join(other, 'bin', 'vconsole.mjs')], label: `tsx ${other}` };
+  }
   if (!flag('--tsx') && existsSync(BUILT_ENTRY)) return { args: [BUILT_ENTRY], label: 'built' };
   return { args: [join(root, 'bin', 'vconsole.mjs')], label: 'tsx' };
 }

@@ -1,0 +1,107 @@
+// Benchmark 8 of docs/performance.md: do failed logins slow other principals? The real headless service (scrypt at
+// its production cost, N = 2^17); a Bearer-authenticated GET and an API-key GET are loaded with autocannon, first
+// alone (the baseline, same run), then while 16 clients send failed logins back to back (unknown emails, so every
+// one costs a full hash and none is throttled). Target: Bearer p99 ≤ 50 ms under the logins.
+// Usage: npx tsx bench/auth-isolation.bench.ts [--quick] [--seconds 5] [--rounds 3] [--connections 8] [--tsx]
+import autocannon from 'autocannon';
+import { randomUUID } from 'node:crypto';
+import { arg, bootstrap, freshDataDir, median, ratio, serviceEntry, startService, writeResult } from './lib/harness';
+
+const seconds = arg('--seconds', 5, 3);
+const rounds = arg('--rounds', 3, 1);
+const connections = arg('--connections', 8);
+const LOGINS = 16;
+
+const dataDir = freshDataDir();
+const { sandboxKey } = bootstrap(dataDir);
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(port: number, headers: Record<string, string>, path: string): Promise<Load> {
+  const r = await autocannon({ url: `http://127.0.0.1:${port}${path}`, connections, duration: seconds, headers });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+/** 16 clients, each sending a failed login as soon as its previous one was answered, until stopped. */
+function failedLogins(port: number): { stop(): Promise<number> } {
+  let running = true;
+  let done = 0;
+  const loops = Array.from({ length: LOGINS }, async () => {
+    while (running) {
+      const r = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `nobody-${randomUUID()}@example.com`, password: 'not the password' }),
+      });
+      await r.arrayBuffer();
+      done++;
+    }
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return done;
+    },
+  };
+}
+
+const service = await startService(dataDir, ['--rate-limit', '0']);
+const idle: { bearer: Load; key: Load }[] = [];
+const busy: { bearer: Load; key: Load; loginsPerSecond: number }[] = [];
+try {
+  const login = await fetch(`http://127.0.0.1:${service.port}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark-password' }),
+  });
+  const { accessToken } = (await login.json()) as { accessToken: string };
+  if (!accessToken) throw new Error(`login failed: ${login.status}`);
+  const bearer = { authorization: `Bearer ${accessToken}` };
+  const key = { 'x-api-key': sandboxKey };
+  for (let i = 0; i < rounds; i++) {
+    idle.push({ bearer: await load(service.port, bearer, '/api/v1/client/api-keys'), key: await load(service.port, key, '/api/v1/verify?limit=1') });
+    const logins = failedLogins(service.port);
+    const started = Date.now();
+    const b = await load(service.port, bearer, '/api/v1/client/api-keys');
+    const k = await load(service.port, key, '/api/v1/verify?limit=1');
+    const n = await logins.stop();
+    busy.push({ bearer: b, key: k, loginsPerSecond: Math.round((n / (Date.now() - started)) * 1000) });
+  }
+} finally {
+  await service.stop();
+}
+
+const med = (xs: Load[]) => ({ rps: Math.round(median(xs.map((x) => x.rps))), p50Ms: median(xs.map((x) => x.p50)), p99Ms: median(xs.map((x) => x.p99)), non2xx: xs.reduce((a, x) => a + x.non2xx, 0) });
+const result = {
+  benchmark: 'Bearer and API-key requests while 16 failed logins run',
+  service: serviceEntry().label,
+  connections,
+  seconds,
+  rounds,
+  baseline: { bearer: med(idle.map((x) => x.bearer)), apiKey: med(idle.map((x) => x.key)) },
+  underFailedLogins: {
+    bearer: med(busy.map((x) => x.bearer)),
+    apiKey: med(busy.map((x) => x.key)),
+    failedLoginsPerSecond: median(busy.map((x) => x.loginsPerSecond)),
+  },
+  bearerP99Ratio: 0,
+  targets: { bearerP99Ms: 50 },
+};
+result.bearerP99Ratio = ratio(result.underFailedLogins.bearer.p99Ms, result.baseline.bearer.p99Ms);
+console.table({
+  'Bearer alone': result.baseline.bearer,
+  'Bearer, 16 failed logins': result.underFailedLogins.bearer,
+  'API key alone': result.baseline.apiKey,
+  'API key, 16 failed logins': result.underFailedLogins.apiKey,
+});
+console.log(
+  `Bearer p99 under 16 failed logins = ${result.underFailedLogins.bearer.p99Ms} ms (target ≤ 50; alone ${result.baseline.bearer.p99Ms} ms); ` +
+    `${result.underFailedLogins.failedLoginsPerSecond} failed logins/s`,
+);
+writeResult('auth-isolation', result);
