@@ -81,11 +81,20 @@ export class GroupCommitter implements WritePort {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.queue.push({ fn, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
+  }
+
+  /**
+   * Writes wait while a sync is in flight and go in one batch once it is done (a pipeline of depth one): then no
+   * commit is ever made while a sync runs, so when a sync completes, everything committed is on disk and the
+   * answers it releases pass the durable() barrier at once instead of waiting for one more sync. Batches grow
+   * with the load, so throughput is not bounded by the sync's duration.
+   */
+  private scheduleFlush(): void {
+    if (this.scheduled || this.syncing) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /** Resolves once every group transaction committed so far is on disk (at once when none is outstanding). */
@@ -176,6 +185,8 @@ export class GroupCommitter implements WritePort {
       .finally(() => {
         this.syncing = null;
         if (this.committedSeq > this.syncedSeq && !this.failure) this.startSync();
+        // After a macrotask boundary, so the callers just released answer (and pass the barrier) first.
+        else if (this.queue.length > 0) this.scheduleFlush();
       });
   }
 
