@@ -103,7 +103,11 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
   };
   // The one write port (store/write-port.ts): group commits whose WAL sync runs on its own thread.
-  const committer = new GroupCommitter(db, { offLoopSync: true, ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}) });
+  const committer = new GroupCommitter(db, {
+    offLoopSync: true,
+    warn: (message) => log.warn(message),
+    ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}),
+  });
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
   const deps: CoreDeps = { db, clock, config, log, commit: (fn) => committer.commit(fn), durable: () => committer.durable(), secrets: dataBox };

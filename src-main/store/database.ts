@@ -26,6 +26,11 @@ export function useNativeBinding(path: string | null): void {
   electronBinding = path;
 }
 
+/** The native binding every connection of this process uses (null: better-sqlite3's own), for worker connections. */
+export function nativeBindingPath(): string | null {
+  return electronBinding && process.versions['electron'] ? electronBinding : null;
+}
+
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, electronBinding && process.versions['electron'] ? { nativeBinding: electronBinding } : {});

@@ -31,6 +31,8 @@ export interface GroupCommitOptions {
    */
   offLoopSync?: boolean;
   observe?: DurabilityObserver;
+  /** Where a failing checkpoint is reported (the service's logger). */
+  warn?: (message: string) => void;
 }
 
 // The committer of each store, so the background loops (job worker, webhook dispatcher) share its fsyncs without
@@ -68,7 +70,7 @@ export class GroupCommitter implements WritePort {
     this.observe = o.observe ?? {};
     this.inSavepoint = db.transaction((fn: () => void) => fn());
     const offLoop = o.offLoopSync === true && !db.memory;
-    this.syncer = offLoop ? new WalSyncer(`${db.name}-wal`) : null;
+    this.syncer = offLoop ? new WalSyncer(db, o.warn) : null;
     const setNormal = db.prepare('PRAGMA synchronous = NORMAL');
     const setFull = db.prepare('PRAGMA synchronous = FULL');
     this.normal = () => void setNormal.run();
