@@ -31,6 +31,11 @@ export interface GroupCommitOptions {
    */
   offLoopSync?: boolean;
   observe?: DurabilityObserver;
+  /**
+   * Tests only: stands in for the WAL syncer's fdatasync (with offLoopSync), to make a sync fail or hang. The
+   * connection still commits under NORMAL and checkpoints as SQLite does by default.
+   */
+  syncForTests?: () => Promise<void>;
   /** Where a failing checkpoint is reported (the service's logger). */
   warn?: (message: string) => void;
 }
@@ -48,7 +53,7 @@ export class GroupCommitter implements WritePort {
    * which showed as 3.5 % of the async pipeline's CPU when done per write.
    */
   private readonly inSavepoint: (fn: () => void) => void;
-  private readonly syncer: WalSyncer | null;
+  private readonly syncer: Pick<WalSyncer, 'sync' | 'close'> | null;
   private readonly observe: DurabilityObserver;
   private readonly normal: () => void;
   private readonly full: () => void;
@@ -70,7 +75,8 @@ export class GroupCommitter implements WritePort {
     this.observe = o.observe ?? {};
     this.inSavepoint = db.transaction((fn: () => void) => fn());
     const offLoop = o.offLoopSync === true && !db.memory;
-    this.syncer = offLoop ? new WalSyncer(db, o.warn) : null;
+    const stand = o.syncForTests;
+    this.syncer = !offLoop ? null : stand ? { sync: stand, close: async () => undefined } : new WalSyncer(db, o.warn);
     const setNormal = db.prepare('PRAGMA synchronous = NORMAL');
     const setFull = db.prepare('PRAGMA synchronous = FULL');
     this.normal = () => void setNormal.run();
@@ -178,8 +184,11 @@ export class GroupCommitter implements WritePort {
         (err: unknown) => {
           // fsync failure: the kernel may have dropped the dirty pages, so a later successful sync proves nothing
           // (PostgreSQL's "fsyncgate"). Stop acknowledging writes; a restart recovers from what is on disk.
-          this.failure = new StoreError(
-            `The disk did not confirm a write (${err instanceof Error ? err.message : String(err)}); restart the service.`,
+          // SQLITE_IOERR_FSYNC: what SQLite itself reports for a failed sync, so storage-fault handling reads it as
+          // an I/O fault of the data folder.
+          this.failure = Object.assign(
+            new StoreError(`The disk did not confirm a write (${err instanceof Error ? err.message : String(err)}); restart the service.`),
+            { code: 'SQLITE_IOERR_FSYNC' },
           );
           this.release(Infinity, this.failure);
         },

@@ -60,3 +60,36 @@ describe('group commit with the WAL synced off the event loop', () => {
     db.close();
   });
 });
+
+describe('a sync that fails', () => {
+  it('fails the writes waiting for it and every later one (a later sync would prove nothing), with an I/O code', async () => {
+    const db = openDatabase(fresh());
+    db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+    let fail: (e: Error) => void = () => undefined;
+    let syncs = 0;
+    const c = new GroupCommitter(db, {
+      offLoopSync: true,
+      syncForTests: () => {
+        syncs++;
+        return new Promise<void>((_, reject) => (fail = reject));
+      },
+    });
+    const waiting = Promise.allSettled([1, 2, 3].map((v) => c.commit(() => void db.prepare('INSERT INTO t (v) VALUES (?)').run(v))));
+    // The writes are committed (visible on the connection) but not acknowledged while their sync is pending.
+    while (syncs === 0) await new Promise((r) => setImmediate(r));
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(3);
+    const barrier = c.durable();
+    expect(c.isDurable()).toBe(false);
+    fail(new Error('EIO: i/o error, fdatasync'));
+    const outcomes = await waiting;
+    for (const o of outcomes) {
+      expect(o.status).toBe('rejected');
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ name: 'StoreError', code: 'SQLITE_IOERR_FSYNC' });
+    }
+    await expect(barrier).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+    await expect(c.commit(() => undefined)).rejects.toThrow(/did not confirm a write/);
+    await expect(c.durable()).rejects.toThrow(/restart the service/);
+    await c.close();
+    db.close();
+  });
+});
