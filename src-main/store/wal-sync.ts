@@ -66,6 +66,7 @@ export class WalSyncer {
   private readonly worker: Worker;
   private waiting: { resolve: () => void; reject: (e: Error) => void } | null = null;
   private closed = false;
+  private exited = false;
 
   constructor(db: Db, warn: (message: string) => void = () => undefined) {
     this.file = `${db.name}-wal`;
@@ -102,11 +103,19 @@ export class WalSyncer {
       this.waiting = null;
       w?.reject(err instanceof Error ? err : new Error(String(err)));
     });
+    // A thread that is gone can never answer: whoever waits, and every later sync, is told rather than left hanging.
+    this.worker.on('exit', (code) => {
+      this.exited = true;
+      const w = this.waiting;
+      this.waiting = null;
+      w?.reject(new Error(`the WAL sync thread exited (code ${code})`));
+    });
   }
 
   /** Resolves once every byte written to the WAL before this call is on stable storage. One call at a time. */
   sync(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the WAL syncer is closed'));
+    if (this.exited) return Promise.reject(new Error('the WAL sync thread has exited'));
     if (this.waiting) return Promise.reject(new Error('a WAL sync is already in flight'));
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
@@ -119,6 +128,7 @@ export class WalSyncer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.exited) return;
     const exited = new Promise<void>((res) => this.worker.once('exit', () => res()));
     this.worker.ref();
     this.worker.postMessage('close');
