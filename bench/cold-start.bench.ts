@@ -1,6 +1,7 @@
 // Benchmark 6 of docs/performance.md: cold start of `vconsole serve` (on an existing data folder) to its first
-// answered request (GET /api/v1/health), for the production build (out/main/headless.js) and for the sources
-// through tsx (bin/vconsole.mjs, what `npm run serve` runs); baseline: `node -e` starting a bare Fastify app.
+// answered request (GET /api/v1/health): the production build (out/main/headless.js), `bin/vconsole.mjs` (what
+// `vconsole` and `npm run serve` run: it checks the build is current, then imports it) and the sources through tsx
+// (VCONSOLE_TSX=1, development); baseline: `node -e` starting a bare Fastify app.
 // Median of 5 starts each (--quick: 3), interleaved. Usage: npx tsx bench/cold-start.bench.ts [--quick] [--runs 5]
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,10 +19,10 @@ process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 `;
 
 /** Spawns, waits for the printed URL, then asks /health until it answers; returns ms from spawn to the answer. */
-function coldStart(args: string[]): Promise<number> {
+function coldStart(args: string[], env: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = nowMs();
-    const proc = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'error' } });
+    const proc = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'error', ...env } });
     let out = '';
     let asked = false;
     const timer = setTimeout(() => {
@@ -58,11 +59,13 @@ bootstrap(dataDir);
 const variants: Record<string, string[]> = {
   'bare Fastify (node -e)': ['-e', BARE],
   ...(existsSync(BUILT_ENTRY) ? { 'vconsole serve (built)': [BUILT_ENTRY, 'serve', '--port', '0', '--data-dir', dataDir, '--no-console'] } : {}),
+  ...(existsSync(BUILT_ENTRY) ? { 'vconsole serve (bin/vconsole.mjs)': [join(root, 'bin', 'vconsole.mjs'), 'serve', '--port', '0', '--data-dir', dataDir, '--no-console'] } : {}),
   'vconsole serve (tsx)': [join(root, 'bin', 'vconsole.mjs'), 'serve', '--port', '0', '--data-dir', dataDir, '--no-console'],
 };
+const envOf = (name: string): Record<string, string> => (name.endsWith('(tsx)') ? { VCONSOLE_TSX: '1' } : {});
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
 for (let i = 0; i < runs; i++) {
-  for (const [name, args] of Object.entries(variants)) times[name]!.push(await coldStart(args));
+  for (const [name, args] of Object.entries(variants)) times[name]!.push(await coldStart(args, envOf(name)));
 }
 const base = median(times['bare Fastify (node -e)']!);
 const table = Object.fromEntries(

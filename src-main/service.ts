@@ -29,6 +29,7 @@ import { attachStorageHealth, StorageHealth, storageFault } from './store/storag
 import { GroupCommitter } from './store/group-commit';
 import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
 import { attachLiveEvents, liveEventsOf } from './core/events/live-events';
+import type { DurabilityObserver } from './store/write-port';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
 export const VERSION = '0.1.0';
@@ -62,6 +63,8 @@ export interface ServiceConfig {
   backups?: { everyHours?: number; keep?: number };
   /** How this service was started, as a second start on the same data folder is told (default: from `door`). */
   lockDoor?: LockDoor;
+  /** Tests only: sees every group commit and WAL sync (test/reliability/durable-acks.test.ts). */
+  durabilityObserver?: DurabilityObserver;
 }
 
 export interface RunningService {
@@ -136,7 +139,12 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
     ...(cfg.backups ? { backups: cfg.backups } : {}),
   };
-  const committer = new GroupCommitter(db);
+  // The one write port (store/write-port.ts): group commits whose WAL sync runs on its own thread.
+  const committer = new GroupCommitter(db, {
+    offLoopSync: true,
+    warn: (message) => log.warn(message),
+    ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}),
+  });
   // Change events for the console, published after the commits that make them true (docs/console-live.md).
   attachLiveEvents(db, log);
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
@@ -154,7 +162,7 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
         throw err;
       },
     );
-  const deps: CoreDeps = { db, clock, config, log, commit, secrets: dataBox };
+  const deps: CoreDeps = { db, clock, config, log, commit, durable: () => committer.durable(), secrets: dataBox };
   sealPlainWebhookSecrets(deps);
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const
@@ -215,6 +223,7 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
         for (const l of loops) await l.stop();
         await w.stop();
         await (verification.providers as { close?: () => Promise<void> }).close?.();
+        await committer.close();
         db.close();
       } finally {
         lock?.release();

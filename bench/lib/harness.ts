@@ -33,9 +33,19 @@ export const BUILT_ENTRY = join(root, 'out', 'main', 'headless.js');
 export function serviceEntry(): { args: string[]; label: string } {
   // Another checkout's sources (e.g. an older commit exported with `git archive`), for before/after comparisons.
   const other = process.env['BENCH_SERVICE_ROOT'];
-  if (other) return { args: [join(other, 'bin', 'vconsole.mjs')], label: `tsx ${other}` };
+  if (other) {
+    const built = join(other, 'out', 'main', 'headless.js');
+    if (!flag('--tsx') && existsSync(built)) return { args: [built], label: `built ${other}` };
+    return tsxEntry(join(other, 'bin', 'vconsole.mjs'), `tsx ${other}`);
+  }
   if (!flag('--tsx') && existsSync(BUILT_ENTRY)) return { args: [BUILT_ENTRY], label: 'built' };
-  return { args: [join(root, 'bin', 'vconsole.mjs')], label: 'tsx' };
+  return tsxEntry(join(root, 'bin', 'vconsole.mjs'), 'tsx');
+}
+
+/** bin/vconsole.mjs through tsx: VCONSOLE_TSX=1, inherited by every child this process spawns. */
+function tsxEntry(bin: string, label: string): { args: string[]; label: string } {
+  process.env['VCONSOLE_TSX'] = '1';
+  return { args: [bin], label };
 }
 
 /** Creates the organization, its owner and its first keys in `dataDir`; returns the sandbox key. */

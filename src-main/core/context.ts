@@ -1,5 +1,6 @@
 // What every core function needs: the store, the clock, the configuration and a logger.
 import type { Db } from '../store/database';
+import type { WritePort } from '../store/write-port';
 import type { Clock } from './clock';
 import type { SecretBox } from './providers/secret-box';
 
@@ -31,8 +32,17 @@ export interface CoreConfig {
 
 export interface CoreDeps {
   db: Db;
-  /** Group commit: runs a write in a transaction shared with concurrent writes; resolves after the commit. */
-  commit(fn: () => void): Promise<void>;
+  /**
+   * The write port (store/write-port.ts): runs a write in a transaction shared with concurrent writes; resolves
+   * once it is durable (on disk), so whatever depends on it is sent after.
+   */
+  commit: WritePort['commit'];
+  /**
+   * Resolves once every write committed so far is durable: the barrier for answers built from reads (the HTTP
+   * door awaits it before each response). Absent where every commit is durable when it returns (deps built by a
+   * test or the CLI around synchronous=FULL transactions).
+   */
+  durable?: WritePort['durable'];
   clock: Clock;
   config: CoreConfig;
   log: Logger;

@@ -1,6 +1,7 @@
 // The public API door: a Fastify app built from the running core. Only the entry point calls listen(); tests
 // use inject() or a real socket. Every response follows interface §7.1; the OpenAPI document is generated from
 // the same zod schemas that validate requests.
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -25,6 +26,40 @@ const socketsOf = new WeakMap<FastifyInstance, Map<Socket, number>>();
 /** During a stop: ends every socket that is serving no request (the ones serving one end after their answer). */
 export function endIdleSockets(app: FastifyInstance): void {
   for (const [socket, inFlight] of socketsOf.get(app) ?? []) if (inFlight === 0) socket.destroy();
+}
+
+/** What a 413 still reads and throws away so the client can finish sending and read the answer (docs/performance.md). */
+export const OVERSIZED_DISCARD_BYTES = 64 * 1024 * 1024;
+const OVERSIZED_LINGER_MS = 10_000;
+
+/**
+ * A request refused before its body was read (413) must still get its answer read by the client. Node ends a
+ * `Connection: close` response with socket.destroySoon(): our FIN, then close() once it is flushed — and closing
+ * with the client's unread body in the receive buffer sends a RST, so a client still writing gets EPIPE or
+ * ECONNRESET and often never reads the 413 (bare Fastify does the same). Instead the socket is half-closed after
+ * the answer and keeps reading, discarding, until the client closes its side — bounded by OVERSIZED_DISCARD_BYTES
+ * and OVERSIZED_LINGER_MS, past which it is destroyed as before.
+ */
+function lingerAfterRefusal(req: IncomingMessage): void {
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  if (socket.destroyed || typeof socket.destroySoon !== 'function') return;
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    let discarded = 0;
+    const kill = () => this.destroy();
+    const timer = setTimeout(kill, OVERSIZED_LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+    if (this.writable) this.end();
+    // The body flows through Node's parser into the request (not through socket 'data' events): reading it on is
+    // what lets the client finish; once it is all in (or the client closes), nothing unread is left to RST.
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > OVERSIZED_DISCARD_BYTES) kill();
+    });
+    req.once('end', kill);
+    this.once('end', kill);
+    req.resume();
+  };
 }
 
 export interface HttpDoor {
@@ -97,9 +132,24 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_req, reply) => {
+  app.addHook('onSend', async (req, reply) => {
     if (closing) reply.header('connection', 'close');
+    if (reply.statusCode === 413 && !req.raw.complete) {
+      reply.header('connection', 'close');
+      lingerAfterRefusal(req.raw);
+    }
   });
+  // Acknowledged means on disk: no answer leaves while a write it may depend on (its own, or another request's
+  // that it read) is committed but not yet synced (store/write-port.ts). Immediate when nothing is outstanding.
+  const durable = o.rt.deps.durable;
+  if (durable) {
+    app.addHook('onSend', (_req, _reply, payload, next) => {
+      durable().then(
+        () => next(null, payload),
+        (err: unknown) => next(err instanceof Error ? err : new Error(String(err))),
+      );
+    });
+  }
   // Node joins a repeated custom header into one "a, b" string; these must see that two were sent (api-decisions).
   app.addHook('onRequest', async (req) => {
     for (const name of SINGLE_VALUE_HEADERS) {

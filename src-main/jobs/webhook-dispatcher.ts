@@ -30,10 +30,11 @@ export class WebhookDispatcher {
   private leasedNotStarted = 0;
 
   /**
-   * Commits an attempt's log. Attempts in flight together share one fsync through the group commit; a lone
-   * attempt has nothing to share it with, so it commits at once rather than a loop turn later (whoever saw its
-   * request arrive then also sees it logged). The attempt is about to free its slot, so the same transaction
-   * leases the next due delivery for it: a stream of deliveries costs one commit each, not two.
+   * Commits an attempt's log through the write port: attempts in flight together share one sync, and the loop
+   * never waits for the disk (a lone attempt used to commit at once under synchronous=FULL, on the loop). The
+   * attempt is about to free its slot, so the same transaction leases the next due delivery for it: a stream of
+   * deliveries costs one commit each, not two. That lease reads outbox events other commits wrote; its promise
+   * resolves only after a sync covering them, so no webhook carries an event that is not yet on disk.
    */
   private readonly logCommit = (fn: () => void): Promise<void> => {
     let next: string[] = [];
@@ -47,17 +48,7 @@ export class WebhookDispatcher {
         this.rt.deps.log.error({ err: String(err) }, 'webhook claim after an attempt failed');
       }
     };
-    let committed: Promise<void>;
-    if (this.inFlight.size > 1) committed = this.rt.deps.commit(logAndClaim);
-    else {
-      try {
-        this.rt.deps.db.transaction(logAndClaim)();
-        committed = Promise.resolve();
-      } catch (err) {
-        committed = Promise.reject(err);
-      }
-    }
-    return committed.then(
+    return this.rt.deps.commit(logAndClaim).then(
       () => this.startAttempts(next),
       (err: unknown) => {
         // Rolled back with the transaction: those leases never happened.

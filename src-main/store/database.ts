@@ -31,6 +31,11 @@ export function sqliteOpenOptions(): Database.Options {
   return electronBinding && process.versions['electron'] ? { nativeBinding: electronBinding } : {};
 }
 
+/** The native binding every connection of this process uses (null: better-sqlite3's own), for worker connections. */
+export function nativeBindingPath(): string | null {
+  return electronBinding && process.versions['electron'] ? electronBinding : null;
+}
+
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, sqliteOpenOptions());

@@ -1,7 +1,14 @@
 // Group commit: the writes of concurrent requests are committed together in one transaction, and each caller is
-// answered only after that commit. With synchronous=FULL every commit costs an fsync; sharing it keeps durability
-// while the cost per request falls. Each write runs in its own savepoint, so one failing write rolls back alone.
+// answered only once that commit is durable. With the off-loop sync (service processes), the group transaction
+// commits under synchronous=NORMAL — SQLite writes the WAL frames but does not sync them — and a dedicated thread
+// (wal-sync.ts) then fdatasyncs the WAL; the callers' promises resolve after that sync, so "acknowledged" still
+// means "on disk" (synchronous=FULL's guarantee) while the event loop keeps serving. Syncs coalesce: one sync
+// covers every commit made before it started. Without it (CLI, unit tests) each group transaction commits under
+// the connection's synchronous=FULL. docs/performance.md, "Durability off the event loop", gives the argument.
 import type { Db } from './database';
+import { StoreError } from './database';
+import { WalSyncer } from './wal-sync';
+import type { DurabilityObserver, WritePort } from './write-port';
 
 interface Pending {
   fn: () => void;
@@ -9,36 +16,114 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+export interface GroupCommitOptions {
+  /** Most writes in one transaction (default 256). */
+  maxBatch?: number;
+  /**
+   * Sync the WAL on a worker thread instead of inside COMMIT (default false: synchronous=FULL on the loop). Only
+   * for a file database in WAL mode; ignored for ':memory:'.
+   */
+  offLoopSync?: boolean;
+  observe?: DurabilityObserver;
+  /**
+   * Tests only: stands in for the WAL syncer's fdatasync (with offLoopSync), to make a sync fail or hang. The
+   * connection still commits under NORMAL and checkpoints as SQLite does by default.
+   */
+  syncForTests?: () => Promise<void>;
+  /** Where a failing checkpoint is reported (the service's logger). */
+  warn?: (message: string) => void;
+}
+
 // The committer of each store, so the background loops (job worker, webhook dispatcher) share its fsyncs without
 // each composition root having to hand it to them. One service process owns one store and one committer.
 const committers = new WeakMap<Db, GroupCommitter>();
 
-export class GroupCommitter {
+export class GroupCommitter implements WritePort {
   private queue: Pending[] = [];
   private scheduled = false;
+  private readonly maxBatch: number;
   /**
    * Runs one write in a savepoint. Built once: better-sqlite3's transaction() builds a new wrapper on every call,
    * which showed as 3.5 % of the async pipeline's CPU when done per write.
    */
   private readonly inSavepoint: (fn: () => void) => void;
+  private readonly syncer: Pick<WalSyncer, 'sync' | 'close'> | null;
+  private readonly observe: DurabilityObserver;
+  private readonly normal: () => void;
+  private readonly full: () => void;
+  /** Group transactions committed, and the highest of them known to be on disk. */
+  private committedSeq = 0;
+  private syncedSeq = 0;
+  private syncing: Promise<void> | null = null;
+  private waiters: Waiter[] = [];
+  /** Set once a sync failed: what the disk holds is unknown, so no later write may be acknowledged. */
+  private failure: StoreError | null = null;
+  private closed = false;
 
   constructor(
     private readonly db: Db,
-    private readonly maxBatch = 256,
+    o: GroupCommitOptions = {},
   ) {
     committers.set(db, this);
+    this.maxBatch = o.maxBatch ?? 256;
+    this.observe = o.observe ?? {};
     this.inSavepoint = db.transaction((fn: () => void) => fn());
+    const offLoop = o.offLoopSync === true && !db.memory;
+    const stand = o.syncForTests;
+    this.syncer = !offLoop ? null : stand ? { sync: stand, close: async () => undefined } : new WalSyncer(db, o.warn);
+    const setNormal = db.prepare('PRAGMA synchronous = NORMAL');
+    const setFull = db.prepare('PRAGMA synchronous = FULL');
+    this.normal = () => void setNormal.run();
+    this.full = () => void setFull.run();
   }
 
-  /** Runs `fn` inside a transaction shared with other writes queued in the same tick; resolves after commit. */
+  /** Runs `fn` inside a transaction shared with other writes queued in the same tick; resolves once durable. */
   commit(fn: () => void): Promise<void> {
+    if (this.closed) return Promise.reject(new StoreError('The store is closing; the write was not made.'));
+    if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.queue.push({ fn, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
+  }
+
+  /**
+   * Writes wait while a sync is in flight and go in one batch once it is done (a pipeline of depth one): then no
+   * commit is ever made while a sync runs, so when a sync completes, everything committed is on disk and the
+   * answers it releases pass the durable() barrier at once instead of waiting for one more sync. Batches grow
+   * with the load, so throughput is not bounded by the sync's duration.
+   */
+  private scheduleFlush(): void {
+    if (this.scheduled || this.syncing) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Resolves once every group transaction committed so far is on disk (at once when none is outstanding). */
+  durable(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.syncedSeq >= this.committedSeq) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ seq: this.committedSeq, resolve, reject }));
+  }
+
+  /** True when no committed write is waiting for its sync: an output may leave without awaiting durable(). */
+  isDurable(): boolean {
+    return this.failure === null && this.syncedSeq >= this.committedSeq;
+  }
+
+  /** Commits what is queued, waits until it is on disk, then ends the sync thread. Later commits reject. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.queue.length > 0) this.flush();
+    this.closed = true;
+    await this.durable().catch(() => undefined);
+    await this.syncer?.close();
   }
 
   private flush(): void {
@@ -46,6 +131,7 @@ export class GroupCommitter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       const outcomes: (unknown | null)[] = [];
+      if (this.syncer) this.normal();
       try {
         this.db.transaction(() => {
           for (const p of batch) {
@@ -65,10 +151,74 @@ export class GroupCommitter {
       } catch (e) {
         for (const p of batch) p.reject(e);
         continue;
+      } finally {
+        // Every other transaction on this connection (console writes, migrations) keeps FULL and its inline sync.
+        if (this.syncer) this.full();
       }
-      batch.forEach((p, i) => (outcomes[i] === null ? p.resolve() : p.reject(outcomes[i])));
+      const seq = ++this.committedSeq;
+      this.observe.committed?.(seq);
+      if (!this.syncer) {
+        // Committed under FULL: already on disk.
+        this.syncedSeq = seq;
+        batch.forEach((p, i) => (outcomes[i] === null ? p.resolve() : p.reject(outcomes[i])));
+        continue;
+      }
+      // A write that failed alone rolled back: its caller learns at once. The others wait for the sync.
+      batch.forEach((p, i) => {
+        if (outcomes[i] !== null) p.reject(outcomes[i]);
+        else if (this.failure) p.reject(this.failure);
+        else this.waiters.push({ seq, resolve: p.resolve, reject: p.reject });
+      });
+      this.startSync();
     }
   }
+
+  /** Starts a sync unless one is running; when it ends, the next one covers whatever committed meanwhile. */
+  private startSync(): void {
+    if (this.syncing || !this.syncer || this.failure) return;
+    const target = this.committedSeq;
+    this.syncing = this.syncer
+      .sync()
+      .then(() => this.observe.synced?.(target))
+      .then(
+        () => {
+          this.syncedSeq = Math.max(this.syncedSeq, target);
+          this.release(target, null);
+        },
+        (err: unknown) => {
+          // fsync failure: the kernel may have dropped the dirty pages, so a later successful sync proves nothing
+          // (PostgreSQL's "fsyncgate"). Stop acknowledging writes; a restart recovers from what is on disk.
+          // SQLITE_IOERR_FSYNC: what SQLite itself reports for a failed sync, so storage-fault handling reads it as
+          // an I/O fault of the data folder.
+          this.failure = Object.assign(
+            new StoreError(`The disk did not confirm a write (${err instanceof Error ? err.message : String(err)}); restart the service.`),
+            { code: 'SQLITE_IOERR_FSYNC' },
+          );
+          this.release(Infinity, this.failure);
+        },
+      )
+      .finally(() => {
+        this.syncing = null;
+        if (this.committedSeq > this.syncedSeq && !this.failure) this.startSync();
+        // After a macrotask boundary, so the callers just released answer (and pass the barrier) first.
+        else if (this.queue.length > 0) this.scheduleFlush();
+      });
+  }
+
+  private release(upTo: number, err: StoreError | null): void {
+    const keep: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.seq > upTo) keep.push(w);
+      else if (err) w.reject(err);
+      else w.resolve();
+    }
+    this.waiters = keep;
+  }
+}
+
+/** The store's committer, if a service built one (the HTTP door uses it as the barrier for answers). */
+export function committerOf(db: Db): GroupCommitter | undefined {
+  return committers.get(db);
 }
 
 /**

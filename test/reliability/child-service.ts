@@ -66,6 +66,8 @@ export interface ChildOptions {
 
 export async function startChild(dataDir: string, o: ChildOptions = {}): Promise<ChildService> {
   const env: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn', VC_FAULT_POINT: undefined, VC_FAULT_AFTER: undefined, ...o.env };
+  // bin/vconsole.mjs would build first when the build is stale; this route is documented as "the sources through tsx".
+  if (serveEntry().label.includes('tsx')) env['VCONSOLE_TSX'] = '1';
   if (o.clockOffsetMs) env['VC_TEST_CLOCK_OFFSET_MS'] = String(o.clockOffsetMs);
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   const proc = spawn(

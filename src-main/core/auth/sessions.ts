@@ -8,7 +8,7 @@ import type { Principal } from '../principal';
 import { dummyPasswordHash, verifyPassword } from './passwords';
 import { randomToken, sha256Hex } from './secrets';
 import { ACCESS_TTL_SECONDS, signAccessToken, verifyAccessToken } from './tokens';
-import { appendAudit } from '../audit/audit-log';
+import { appendAudit, currentActor } from '../audit/audit-log';
 
 export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
 const LOGIN_WINDOW_MS = 15 * 60 * 1000;
@@ -82,10 +82,14 @@ export async function login(deps: CoreDeps, email: string, password: string): Pr
   const actor = { type: 'user' as const, id: user?.id ?? null, label: normalized };
   if (!user || !ok) {
     const org = user?.organization_id ?? firstOrganization(deps);
-    deps.db.transaction(() => {
-      deps.db.prepare('INSERT INTO login_failures (email, at_ms) VALUES (?, ?)').run(normalized, deps.clock.now());
-      if (org) appendAudit(deps, org, { action: 'auth.login_failed', target: { type: 'user', id: user?.id ?? null }, detail: { email: normalized, reason: user ? 'wrong password' : 'unknown email' }, actor });
-    })();
+    // Through the write port: a flood of failed logins must not put one fsync each on the event loop. The failure
+    // and its audit entry share the commit (docs/audit.md).
+    const at = deps.clock.now();
+    const who = currentActor(deps.db);
+    await deps.commit(() => {
+      deps.db.prepare('INSERT INTO login_failures (email, at_ms) VALUES (?, ?)').run(normalized, at);
+      if (org) appendAudit(deps, org, { action: 'auth.login_failed', target: { type: 'user', id: user?.id ?? null }, detail: { email: normalized, reason: user ? 'wrong password' : 'unknown email' }, actor }, who);
+    });
     throw new AppError('INVALID_CREDENTIALS');
   }
   const now = deps.clock.now();

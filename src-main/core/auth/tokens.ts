@@ -1,6 +1,9 @@
 // Access tokens: HS256 JWTs signed with a per-installation secret that never leaves the main process.
-// The algorithm, issuer and audience are pinned on verification.
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+// The algorithm, issuer and audience are pinned on verification. Verification is synchronous HMAC (node:crypto,
+// microseconds): jose verifies through WebCrypto, whose jobs queue on libuv's thread pool, where a few slow
+// password hashes could make every Bearer request wait (issue 16). jose still signs (a login's slow path).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { AppError } from '../../../src-shared/app-error';
 import type { Role } from '../../../src-shared/schemas/auth';
 import type { CoreDeps } from '../context';
@@ -47,23 +50,54 @@ export async function signAccessToken(deps: CoreDeps, c: AccessClaims): Promise<
     .sign(signingKey(deps));
 }
 
-export async function verifyAccessToken(deps: CoreDeps, token: string): Promise<AccessClaims> {
+const B64URL = /^[A-Za-z0-9_-]+$/;
+
+function jsonSegment(segment: string): Record<string, unknown> {
+  if (!B64URL.test(segment)) throw new AppError('TOKEN_INVALID');
+  let v: unknown;
   try {
-    const { payload } = await jwtVerify(token, signingKey(deps), {
-      algorithms: ['HS256'],
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      currentDate: new Date(deps.clock.now()),
-      requiredClaims: ['sub', 'exp', 'sid', 'org', 'role'],
-    });
-    const role = payload['role'];
-    if (typeof payload.sub !== 'string' || typeof payload['sid'] !== 'string' || typeof payload['org'] !== 'string')
-      throw new AppError('TOKEN_INVALID');
-    if (role !== 'OWNER' && role !== 'ADMIN' && role !== 'DEVELOPER') throw new AppError('TOKEN_INVALID');
-    return { userId: payload.sub, sessionId: payload['sid'], organizationId: payload['org'], role };
-  } catch (e) {
-    if (e instanceof AppError) throw e;
-    if (e instanceof joseErrors.JWTExpired) throw new AppError('TOKEN_EXPIRED');
+    v = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+  } catch {
     throw new AppError('TOKEN_INVALID');
   }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new AppError('TOKEN_INVALID');
+  return v as Record<string, unknown>;
+}
+
+/**
+ * Verifies a compact HS256 JWT the way jose's jwtVerify did with `algorithms: ['HS256']`, the pinned issuer and
+ * audience and the required claims: the header must say HS256 (no `none`, no other algorithm, no `crit`), the
+ * signature is checked in constant time before any claim is trusted, then exp (expired when `exp <= now`), nbf,
+ * iat, iss and aud. Synchronous, so it never waits on a thread pool.
+ */
+export function verifyAccessTokenSync(deps: CoreDeps, token: string): AccessClaims {
+  const parts = token.split('.');
+  if (parts.length !== 3) throw new AppError('TOKEN_INVALID');
+  const [h, p, sig] = parts as [string, string, string];
+  const header = jsonSegment(h);
+  if (header['alg'] !== 'HS256' || 'crit' in header || 'b64' in header) throw new AppError('TOKEN_INVALID');
+  if (!B64URL.test(sig)) throw new AppError('TOKEN_INVALID');
+  const given = Buffer.from(sig, 'base64url');
+  const expected = createHmac('sha256', signingKey(deps)).update(`${h}.${p}`).digest();
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new AppError('TOKEN_INVALID');
+  const payload = jsonSegment(p);
+  for (const claim of ['sub', 'exp', 'sid', 'org', 'role']) if (!(claim in payload)) throw new AppError('TOKEN_INVALID');
+  const now = Math.floor(deps.clock.now() / 1000);
+  const { exp, nbf, iat, iss, aud } = payload;
+  if (typeof exp !== 'number' || (nbf !== undefined && typeof nbf !== 'number') || (iat !== undefined && typeof iat !== 'number'))
+    throw new AppError('TOKEN_INVALID');
+  if (iss !== ISSUER) throw new AppError('TOKEN_INVALID');
+  if (!(aud === AUDIENCE || (Array.isArray(aud) && aud.includes(AUDIENCE)))) throw new AppError('TOKEN_INVALID');
+  if (typeof nbf === 'number' && nbf > now) throw new AppError('TOKEN_INVALID');
+  if (exp <= now) throw new AppError('TOKEN_EXPIRED');
+  const role = payload['role'];
+  if (typeof payload['sub'] !== 'string' || typeof payload['sid'] !== 'string' || typeof payload['org'] !== 'string')
+    throw new AppError('TOKEN_INVALID');
+  if (role !== 'OWNER' && role !== 'ADMIN' && role !== 'DEVELOPER') throw new AppError('TOKEN_INVALID');
+  return { userId: payload['sub'], sessionId: payload['sid'], organizationId: payload['org'], role };
+}
+
+/** The promise form kept for callers; it settles without waiting on any thread pool. */
+export async function verifyAccessToken(deps: CoreDeps, token: string): Promise<AccessClaims> {
+  return verifyAccessTokenSync(deps, token);
 }
