@@ -1,7 +1,7 @@
 // Electron main process: starts the same service as `vconsole serve` on the same data folder, opens one hardened
 // window on the built renderer (app:// scheme), wires the console channel map to ipcMain with sender checks, and
 // shows the API listener's state in the tray and menu. The only module tree that imports electron.
-import { app, BrowserWindow, dialog, ipcMain, nativeImage, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, nativeImage, Notification, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHANNEL_NAMES } from '../../src-shared/channels';
@@ -32,6 +32,7 @@ import {
 import { createShellMenus, listenerErrorDialog, type ShellMenus } from './tray';
 import { listenerFailure, type ListenerState } from './tray-menu';
 import { readWindowState, restoreWindowState, trackWindowState } from './window-state';
+import { startWebhookAlerts, type WebhookAlerts } from './webhook-alerts';
 
 // Built as ESM: derive the folder from import.meta.url rather than relying on a __dirname shim.
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -47,6 +48,7 @@ const windowStateFile = join(app.getPath('userData'), 'window-state.json');
 let service: RunningService | null = null;
 let win: BrowserWindow | null = null;
 let menus: ShellMenus | null = null;
+let webhookAlerts: WebhookAlerts | null = null;
 let listener: ListenerState = { kind: 'not-listening', reason: 'error', message: 'Starting…' };
 let desktopLog: DesktopLogger | null = null;
 let saveWindowState: (() => void) | null = null;
@@ -115,6 +117,12 @@ function createWindow(): void {
     win = null;
   });
   void win.loadURL(APP_ENTRY_URL);
+}
+
+/** Shows the window on one webhook's page (the console's address for it: app/routes.ts). */
+function showWebhook(webhookId: string, environment: 'sandbox' | 'live'): void {
+  showWindow();
+  void win?.loadURL(`${APP_ENTRY_URL}#/webhooks/${encodeURIComponent(webhookId)}?env=${environment}`);
 }
 
 function showWindow(): void {
@@ -218,11 +226,14 @@ async function boot(): Promise<void> {
     listener,
     {
       openConsole: showWindow,
+      openWebhook: showWebhook,
       showListenerError: () => listenerErrorDialog(win, listener),
       quit: () => app.quit(),
     },
     { packaged: app.isPackaged },
   );
+  // A webhook turning `failed`: an OS notification and the tray's state (docs/webhooks.md "When an endpoint fails").
+  webhookAlerts = startWebhookAlerts({ deps: service.deps, Notification, setTrayState: (s) => menus?.setWebhooks(s), openWebhook: showWebhook });
   phase = 'running';
   createWindow();
   if (quitWhenStarted) app.quit();
@@ -260,6 +271,7 @@ app.on('before-quit', (e) => {
     .then(() => desktopLog?.close())
     .finally(() => {
       clearTimeout(timer);
+      webhookAlerts?.stop();
       menus?.destroy();
       service = null;
       phase = 'stopped';

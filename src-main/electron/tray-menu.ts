@@ -21,15 +21,28 @@ export function listenerLabel(s: ListenerState): string {
 /** The hint shown with a failed listener: where to fix it. */
 export const LISTENER_HINT = 'The console works without the API listener. Change the port in Settings → API listener, then restart the app.';
 
+/** Failed webhooks as the tray shows them (src-main/electron/webhook-alerts.ts computes it). */
+export interface TrayWebhooks {
+  label: string | null;
+  latest: { webhookId: string; environment: 'sandbox' | 'live' } | null;
+}
+
 export interface TrayActions {
   openConsole(): void;
+  /** Opens the console on one webhook (a failed one, from its menu item). */
+  openWebhook?(webhookId: string, environment: 'sandbox' | 'live'): void;
   copyApiUrl(url: string): void;
   showListenerError(): void;
   quit(): void;
 }
 
-export function trayMenuTemplate(s: ListenerState, a: TrayActions): MenuItemConstructorOptions[] {
+export function trayMenuTemplate(s: ListenerState, a: TrayActions, webhooks: TrayWebhooks | null = null): MenuItemConstructorOptions[] {
   const items: MenuItemConstructorOptions[] = [{ id: 'listener-state', label: listenerLabel(s), enabled: false }];
+  // A failed webhook is the first thing the menu says (issue 14: a failure nobody misses).
+  if (webhooks?.label && webhooks.latest) {
+    const latest = webhooks.latest;
+    items.unshift({ id: 'webhooks-failed', label: `⚠ ${webhooks.label} — open`, click: () => a.openWebhook?.(latest.webhookId, latest.environment) });
+  }
   if (s.kind === 'not-listening') items.push({ id: 'listener-error', label: 'Why is the API not listening…', click: () => a.showListenerError() });
   items.push(
     { type: 'separator' },
@@ -48,8 +61,8 @@ export function trayMenuTemplate(s: ListenerState, a: TrayActions): MenuItemCons
   return items;
 }
 
-export function trayTooltip(s: ListenerState): string {
-  return `Verification Console — ${listenerLabel(s)}`;
+export function trayTooltip(s: ListenerState, webhooks: TrayWebhooks | null = null): string {
+  return `Verification Console — ${listenerLabel(s)}${webhooks?.label ? ` — ${webhooks.label}` : ''}`;
 }
 
 /**

@@ -2,10 +2,12 @@
 // with Open console, Copy API URL and Quit. A desktop without a tray area still has the menu.
 import { clipboard, dialog, Menu, nativeImage, Tray, type BrowserWindow, type NativeImage } from 'electron';
 import { appIconPng, templateIconPng } from './png';
-import { applicationMenuTemplate, LISTENER_HINT, trayMenuTemplate, trayTooltip, type ListenerState, type TrayActions } from './tray-menu';
+import { applicationMenuTemplate, LISTENER_HINT, trayMenuTemplate, trayTooltip, type ListenerState, type TrayActions, type TrayWebhooks } from './tray-menu';
 
 export interface ShellMenus {
   update(state: ListenerState): void;
+  /** Failed webhooks: a first menu item that opens the newest, the tooltip, and the dimmed (attention) icon. */
+  setWebhooks(webhooks: TrayWebhooks | null): void;
   destroy(): void;
 }
 
@@ -34,15 +36,18 @@ export function trayIcon(dim: boolean, platform: string = process.platform): Nat
 export function createShellMenus(initial: ListenerState, actions: Omit<TrayActions, 'copyApiUrl'>, o: { packaged: boolean }): ShellMenus {
   const all: TrayActions = { ...actions, copyApiUrl: (url) => clipboard.writeText(url) };
   let tray: Tray | null = null;
+  let current = initial;
+  let webhooks: TrayWebhooks | null = null;
   const render = (state: ListenerState) => {
-    const template = trayMenuTemplate(state, all);
+    current = state;
+    const template = trayMenuTemplate(state, all, webhooks);
     // The application menu carries the same items under "Service", plus the standard roles (tray-menu.ts).
     Menu.setApplicationMenu(Menu.buildFromTemplate(applicationMenuTemplate(template, { platform: process.platform, packaged: o.packaged })));
     try {
-      const icon = trayIcon(state.kind !== 'listening');
+      const icon = trayIcon(state.kind !== 'listening' || !!webhooks?.label);
       if (!tray) tray = new Tray(icon);
       else tray.setImage(icon);
-      tray.setToolTip(trayTooltip(state));
+      tray.setToolTip(trayTooltip(state, webhooks));
       tray.setContextMenu(Menu.buildFromTemplate(template));
     } catch {
       // No tray on this desktop (some Linux sessions): the application menu shows the same state.
@@ -52,6 +57,10 @@ export function createShellMenus(initial: ListenerState, actions: Omit<TrayActio
   render(initial);
   return {
     update: render,
+    setWebhooks: (w) => {
+      webhooks = w;
+      render(current);
+    },
     destroy: () => {
       tray?.destroy();
       tray = null;

@@ -50,6 +50,7 @@ export function createElectronStandIn(opts: { singleInstance?: boolean; packaged
   const opened: string[] = [];
   const handlers = new Map<string, Listener>();
   const menus: unknown[] = [];
+  const notifications: { title?: string; body?: string }[] = [];
   const paths = new Map<string, string>();
   const state = { exitCode: null as number | null, quitCompleted: false, ready: false, messageBoxResponse: opts.messageBoxResponse ?? 0 };
   let resolveReady: () => void = () => {};
@@ -237,6 +238,17 @@ export function createElectronStandIn(opts: { singleInstance?: boolean; packaged
     },
     nativeImage: { createFromBuffer: image },
     clipboard: { writeText: () => {} },
+    Notification: class extends EventEmitter {
+      static isSupported(): boolean {
+        return true;
+      }
+      constructor(readonly options: { title?: string; body?: string }) {
+        super();
+      }
+      show(): void {
+        notifications.push(this.options);
+      }
+    },
   };
 
   return {
@@ -247,6 +259,7 @@ export function createElectronStandIn(opts: { singleInstance?: boolean; packaged
     opened,
     handlers,
     menus,
+    notifications,
     protocolHandlers,
     session: sessionRecord,
     state,
