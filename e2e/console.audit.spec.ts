@@ -24,6 +24,11 @@ test('audit: console changes are recorded, filtered, verified and exported', asy
   await expect(table).toContainText('key.created');
   await expect(table).toContainText('audited key');
   await expect(table).toContainText('console');
+  // Each entry links to what it changed: the key's entry opens the API keys page.
+  await table.getByRole('row', { name: /audited key/ }).getByRole('link').click();
+  await expect(page.getByTestId('keys-table')).toContainText('audited key');
+  await page.goBack();
+  await expect(page.getByTestId('audit-table')).toBeVisible();
   await page.getByLabel('Action').fill('organization.');
   await page.getByRole('button', { name: 'Filter' }).click();
   await expect(table.getByRole('row')).toHaveCount(2);

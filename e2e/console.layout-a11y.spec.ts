@@ -37,6 +37,7 @@ const SCREENS: Screen[] = [
   { path: '/wallet', title: 'Wallet', primary: 'wallet-topup' },
   { path: '/providers', title: 'Providers', primary: 'provider-add' },
   { path: '/settings', title: 'Settings' },
+  { path: '/audit', title: 'Audit' },
 ];
 
 const SIZES = [

@@ -1,6 +1,6 @@
 // The Audit page (docs/audit.md): the organization's hash-chained audit trail, newest first, filtered by actor,
 // action, target and time; the chain's verification at a glance; exports as CSV (to read) and JSON (to verify
-// offline with `vconsole audit verify --file`).
+// offline with `vconsole audit verify --file`). Each entry links to the screen of what it changed.
 import { useCallback, useEffect, useState } from 'react';
 import { Alert, Badge, Button, Code, Group, Pagination, Paper, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconDownload, IconShieldCheck, IconShieldX } from '@tabler/icons-react';
@@ -9,6 +9,8 @@ import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
+import { paths } from '../../app/routes';
+import { Link } from 'react-router';
 
 const PAGE = 25;
 
@@ -45,6 +47,45 @@ function nextDay(d: string): string | undefined {
   const t = new Date(`${d}T00:00:00.000Z`);
   t.setUTCDate(t.getUTCDate() + 1);
   return t.toISOString();
+}
+
+/** The screen an entry's target lives on (docs/dashboard.md "Addresses"); null when it has none. */
+function targetPath(type: string | null, id: string): string | null {
+  switch (type) {
+    case 'verification':
+      return paths.verification(id);
+    case 'webhook':
+      return paths.webhook(id);
+    case 'apiKey':
+      return paths.section('keys');
+    case 'user':
+    case 'settings':
+      return paths.section('settings');
+    case 'provider':
+      return paths.section('providers');
+    case 'service':
+    case 'ledgerEntry':
+    case 'wallet':
+      return paths.section('wallet');
+    default:
+      return null;
+  }
+}
+
+function TargetLink({ type, id }: { type: string | null; id: string }) {
+  const to = targetPath(type, id);
+  const text = (
+    <Text size="xs" ff="monospace" truncate="end" maw={200} title={id} span>
+      {id}
+    </Text>
+  );
+  return to ? (
+    <Link to={to} aria-label={`Open ${type ?? 'target'} ${id}`}>
+      {text}
+    </Link>
+  ) : (
+    text
+  );
 }
 
 function DetailText({ e }: { e: AuditEvent }) {
@@ -197,9 +238,7 @@ export function AuditPage() {
                   </Table.Td>
                   <Table.Td>
                     {e.target.id ? (
-                      <Text size="xs" ff="monospace" truncate="end" maw={200} title={e.target.id}>
-                        {e.target.id}
-                      </Text>
+                      <TargetLink type={e.target.type} id={e.target.id} />
                     ) : (
                       <Text size="xs" c="dimmed">
                         {e.target.type ?? '—'}

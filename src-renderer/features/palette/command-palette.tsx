@@ -108,7 +108,7 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
                 label: typedId,
                 description: 'Open this verification, delivery, webhook or key',
                 leftSection: <IconSearch size={18} />,
-                onClick: () => void openById(typedId).catch((e: unknown) => notifyError(e, `Could not open ${typedId}`)),
+                onClick: () => void openById(typedId, (to) => void navigate(to)).catch((e: unknown) => notifyError(e, `Could not open ${typedId}`)),
               },
             ],
           },

@@ -3,6 +3,7 @@
 import { ID_PATTERN, type IdLookup } from '../../../src-shared/channels-history';
 import { call } from '../../client/bridge';
 import { useConsole } from '../../app/store';
+import { paths } from '../../app/routes';
 
 /** The id in the palette's text, when the text is one id (surrounding spaces ignored). */
 export function idInQuery(query: string): string | null {
@@ -10,28 +11,29 @@ export function idInQuery(query: string): string | null {
   return ID_PATTERN.test(q) ? q : null;
 }
 
-export function openLookup(found: IdLookup): void {
-  const s = useConsole.getState();
-  if (found.environment !== s.environment) s.requestEnvironment(found.environment);
+/** The address of what an id names (app/routes.ts): the record, the delivery in its webhook's drawer, the webhook, the keys. */
+export function lookupPath(found: IdLookup): string {
   switch (found.kind) {
     case 'verification':
-      s.openHistory({ openId: found.id });
-      break;
+      return paths.verification(found.id);
     case 'delivery':
-      s.openWebhook({ webhookId: found.webhookId ?? '', deliveryId: found.id });
-      break;
+      return found.webhookId ? paths.delivery(found.webhookId, found.id) : paths.section('webhooks');
     case 'webhook':
-      s.openWebhook({ webhookId: found.id });
-      break;
+      return paths.webhook(found.id);
     case 'key':
-      s.setSection('keys');
-      break;
+      return paths.section('keys');
   }
 }
 
+export function openLookup(found: IdLookup, navigate: (to: string) => void): void {
+  const s = useConsole.getState();
+  if (found.environment !== s.environment) s.requestEnvironment(found.environment);
+  navigate(lookupPath(found));
+}
+
 /** Looks the id up and opens it; the error (not found, another organization's) is the caller's to show. */
-export async function openById(id: string): Promise<IdLookup> {
+export async function openById(id: string, navigate: (to: string) => void): Promise<IdLookup> {
   const found = await call('lookup:id', { id });
-  openLookup(found);
+  openLookup(found, navigate);
   return found;
 }

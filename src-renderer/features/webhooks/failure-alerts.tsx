@@ -10,6 +10,8 @@ import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { useConsole } from '../../app/store';
 import { useLiveVersion } from '../../app/live-store';
+import { useNavigate } from 'react-router';
+import { paths } from '../../app/routes';
 
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -91,7 +93,7 @@ export function WebhookFailureAlerts(props: {
 /** The dashboard's copy of the alert: one line to place, it reads the environment and links to the webhook. */
 export function DashboardWebhookAlerts({ reloadKey = 0 }: { reloadKey?: number }) {
   const environment = useConsole((s) => s.environment);
-  const openWebhook = useConsole((s) => s.openWebhook);
+  const navigate = useNavigate();
   const { alerts } = useWebhookAlerts(environment, reloadKey);
-  return <WebhookFailureAlerts alerts={alerts} onOpen={(a) => openWebhook({ webhookId: a.webhookId })} />;
+  return <WebhookFailureAlerts alerts={alerts} onOpen={(a) => navigate(paths.webhook(a.webhookId, 'failed'))} />;
 }
