@@ -5,7 +5,7 @@ import { backupsDir, createBackup, inspectStoreFile, listBackups, restoreBackup 
 import { storeFile } from '../store/store-open';
 import { MIGRATIONS } from '../store/migrations';
 import type { ExtraCommand } from './extra-commands';
-import { formatBytes } from '../store/storage-faults';
+import { formatBytes } from '../../src-shared/format-bytes';
 
 const USAGE = [
   'vconsole db backup [--out FILE] [--include-key] [--data-dir DIR] [--json]',

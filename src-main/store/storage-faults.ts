@@ -5,6 +5,7 @@
 // write that succeeds afterwards clears it: the service recovers by itself.
 import { statfsSync } from 'node:fs';
 import { AppError } from '../../src-shared/app-error';
+import { formatBytes } from '../../src-shared/format-bytes';
 import type { Db } from './database';
 
 export type StorageFaultReason = 'full' | 'read-only' | 'io';
@@ -137,18 +138,6 @@ export function storageUnavailableMessage(reason: StorageFaultReason, dataDir: s
         ? 'Make the folder and its files writable for the user running the service'
         : 'Check the disk';
   return `The service cannot write to its data folder ${dataDir}${free}: ${REASON_TEXT[reason]}. Nothing was recorded. ${fix}; the service resumes by itself, so retry then.`;
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i += 1;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
 const healths = new WeakMap<Db, StorageHealth>();

@@ -19,11 +19,4 @@ export function formatMoney(amount: number, currency: string): string {
 
 export const STATUS_COLOR: Record<string, string> = { success: 'green', failed: 'red', error: 'orange', pending: 'blue' };
 
-/** A file size people can read: bytes below 1 KB (never "0 KB"), one decimal below 10 KB/MB, whole numbers above. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
-  const kb = bytes / 1024;
-  if (kb < 1024) return `${kb < 10 ? kb.toFixed(1) : Math.round(kb)} KB`;
-  const mb = kb / 1024;
-  return `${mb < 10 ? mb.toFixed(1) : Math.round(mb)} MB`;
-}
+export { formatBytes } from '../../src-shared/format-bytes';

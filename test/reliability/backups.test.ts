@@ -4,7 +4,6 @@
 // middle of a backup leaves a complete, verified backup or none; automatic backups run on their schedule and keep
 // the newest N; a restore scheduled from the console happens at the next start.
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,23 +13,7 @@ import { backupsDir, createBackup, inspectStoreFile, listBackups, restoreBackup 
 import { runDueBackup } from '../../src-main/feature-backups';
 import { createCore } from '../../src-main/service';
 import { api, NG_OK, startTestService } from '../helpers/harness';
-import { checkStore, ROOT, serveEntry } from './child-service';
-
-function runCli(args: string[]): { proc: ReturnType<typeof spawn>; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> } {
-  const proc = spawn(process.execPath, [...serveEntry().args, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout!.on('data', (b: Buffer) => (stdout += b.toString()));
-  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000);
-    proc.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { proc, done };
-}
+import { checkStore, spawnCli } from './child-service';
 
 const dirs: string[] = [];
 function tempDir(prefix: string): string {
@@ -66,12 +49,12 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     expect(made.keyNote).toContain('secret.key');
     expect(listBackups(ts.dataDir).map((b) => b.name)).toEqual([made.name]);
     // A restore is refused while the service holds the folder, and changes nothing.
-    const refused = runCli(['db', 'restore', made.file, '--data-dir', ts.dataDir]);
+    const refused = spawnCli(['db', 'restore', made.file, '--data-dir', ts.dataDir]);
     const r1 = await refused.done;
     expect(r1.code, r1.stdout + r1.stderr).toBe(1);
     expect(r1.stderr).toContain('cannot be restored while a service runs');
     await ts.stop({ keepDir: true });
-    const restored = runCli(['db', 'restore', made.file, '--data-dir', ts.dataDir, '--json']);
+    const restored = spawnCli(['db', 'restore', made.file, '--data-dir', ts.dataDir, '--json']);
     const r2 = await restored.done;
     expect(r2.code, r2.stderr).toBe(0);
     const result = JSON.parse(r2.stdout) as { keptAside: string[] };
@@ -117,7 +100,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     const outcomes: string[] = [];
     const copying = () => existsSync(backupsDir(dir)) && readdirSync(backupsDir(dir)).some((f) => f.endsWith('.partial'));
     for (const delayMs of [0, 5, 20, 60, 150]) {
-      const run = runCli(['db', 'backup', '--data-dir', dir]);
+      const run = spawnCli(['db', 'backup', '--data-dir', dir]);
       // Kill it at several points after the copy has begun (or after it finished, if it was quicker than the poll).
       let finished = false;
       void run.done.then(() => (finished = true));
@@ -131,7 +114,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     for (const b of listBackups(dir)) expect(inspectStoreFile(b.file).integrity, b.name).toBe('ok');
     const leftovers = existsSync(backupsDir(dir)) ? readdirSync(backupsDir(dir)).filter((f) => f.endsWith('.partial')) : [];
     // The next backup clears what a crash left unfinished.
-    const done = await runCli(['db', 'backup', '--data-dir', dir]).done;
+    const done = await spawnCli(['db', 'backup', '--data-dir', dir]).done;
     expect(done.code, done.stderr).toBe(0);
     expect(readdirSync(backupsDir(dir)).filter((f) => f.endsWith('.partial'))).toEqual([]);
     console.log(`backup kill -9: ${outcomes.join(', ')}; ${leftovers.length} unfinished copies left and then removed; ${listBackups(dir).length} verified backups`);

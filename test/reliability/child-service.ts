@@ -47,6 +47,41 @@ export function serveEntry(): { args: string[]; label: string } {
   return entryCache;
 }
 
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `vconsole ARGS` (the same entry as serve); `done` resolves when it exits (killed after 2 minutes). */
+export function spawnCli(args: string[], o: { env?: Record<string, string>; uid?: number; gid?: number } = {}): { proc: ChildProcess; done: Promise<CliRun> } {
+  const proc = spawn(process.execPath, [...serveEntry().args, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...o.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(o.uid !== undefined ? { uid: o.uid } : {}),
+    ...(o.gid !== undefined ? { gid: o.gid } : {}),
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (b: Buffer) => (stdout += b.toString()));
+  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+  const done = new Promise<CliRun>((resolve) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000);
+    proc.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { proc, done };
+}
+
+/** Runs `vconsole ARGS` to completion. */
+export function runCli(args: string[], o: { env?: Record<string, string>; uid?: number; gid?: number } = {}): Promise<CliRun> {
+  return spawnCli(args, o).done;
+}
+
 export interface ChildService {
   proc: ChildProcess;
   /** http://127.0.0.1:PORT (the harness's api() adds /api/v1). */

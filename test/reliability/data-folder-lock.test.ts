@@ -2,7 +2,6 @@
 // naming the holder and leaves the first untouched; after `kill -9` of the holder a new start takes the folder at
 // once; admin commands work beside a running service; and the duplicate-key scenario that used to run one request
 // twice across two services can no longer produce two ids.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,23 +10,7 @@ import { insertKey, revokeKey } from '../../src-main/core/keys/keys-service';
 import { createCore } from '../../src-main/service';
 import { acquireDataFolderLock, DataFolderLockedError, HOLDER_FILE } from '../../src-main/store/data-folder-lock';
 import { api, NG_OK, startTestService } from '../helpers/harness';
-import { killChild, prepareDataDir, removeDataDirs, ROOT, serveEntry, startChild, stopChild, type ChildService } from './child-service';
-
-/** Runs `vconsole ARGS` to completion. */
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [...serveEntry().args, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    p.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { killChild, prepareDataDir, removeDataDirs, runCli, startChild, stopChild, type ChildService } from './child-service';
 
 const children: ChildService[] = [];
 afterAll(async () => {

@@ -3,7 +3,6 @@
 // STORAGE_UNAVAILABLE with Retry-After, `GET /health` says degraded, the log says it once a minute with a count, and
 // the service recovers by itself with nothing acknowledged lost. At start, a damaged or unwritable store exits 1
 // naming the file, the problem and the next step, and the file is left exactly as it was.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,22 +12,7 @@ import { ManualClock } from '../../src-main/core/clock';
 import { dispatch } from '../../src-main/console/handlers';
 import { createCore } from '../../src-main/service';
 import { api, NG_OK, startTestService, type TestService } from '../helpers/harness';
-import { ROOT, serveEntry } from './child-service';
-
-function runCli(args: string[], o: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [...serveEntry().args, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'], ...o });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    p.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { runCli } from './child-service';
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 

@@ -9,6 +9,7 @@ import { call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
+import { downloadText } from '../wallet/download';
 import { paths } from '../../app/routes';
 import { Link } from 'react-router';
 
@@ -25,17 +26,6 @@ interface Filters {
 const EMPTY: Filters = { actor: '', action: '', target: '', from: '', to: '' };
 
 type Verify = Awaited<ReturnType<typeof call<'audit:verify'>>>;
-
-function download(filename: string, mediaType: string, content: string) {
-  const url = URL.createObjectURL(new Blob([content], { type: mediaType }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /** A date input (YYYY-MM-DD) as the start of that day in UTC, for the API's datetime filters. */
 function dayStart(d: string): string | undefined {
@@ -135,7 +125,7 @@ export function AuditPage() {
   async function exportAs(format: 'json' | 'csv') {
     try {
       const x = await call('audit:export', { format });
-      download(x.filename, x.mediaType, x.content);
+      downloadText(x.filename, x.content, format === 'csv' ? 'text/csv;charset=utf-8' : 'application/json');
     } catch (e) {
       notifyError(e, 'The export failed');
     }

@@ -6,21 +6,9 @@ import { Alert, Badge, Button, Checkbox, Code, Group, Modal, NumberInput, Paper,
 import { IconDatabaseExport, IconRestore } from '@tabler/icons-react';
 import type { BackupInfo, BackupsOverview } from '../../../src-shared/schemas/backups';
 import { call } from '../../client/bridge';
-import { formatTime } from '../../app/format';
+import { formatBytes, formatTime } from '../../app/format';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = bytes / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i += 1;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}
 
 function RestoreDialog({ backup, onClose, onScheduled }: { backup: BackupInfo | null; onClose: () => void; onScheduled: (o: BackupsOverview) => void }) {
   const [busy, setBusy] = useState(false);
@@ -98,7 +86,7 @@ export function BackupsPanel() {
     setError(null);
     try {
       const made = await call('backups:create', { includeKey });
-      notifySuccess(`${made.name} (${formatSize(made.bytes)}) written and verified.`, 'Backup made');
+      notifySuccess(`${made.name} (${formatBytes(made.bytes)}) written and verified.`, 'Backup made');
       await load();
     } catch (e) {
       setError(e);
@@ -206,7 +194,7 @@ export function BackupsPanel() {
                           </Group>
                         </Table.Td>
                         <Table.Td>{formatTime(b.createdAt)}</Table.Td>
-                        <Table.Td>{formatSize(b.bytes)}</Table.Td>
+                        <Table.Td>{formatBytes(b.bytes)}</Table.Td>
                         <Table.Td>
                           <Button size="xs" variant="subtle" color="red" leftSection={<IconRestore size={14} aria-hidden />} onClick={() => setRestoring(b)}>
                             Restore…

@@ -3,7 +3,6 @@
 // editing, deleting or reordering rows with another tool is detected and named; an export verifies offline and a
 // modified one does not; retention keeps the chain verifiable from a checkpoint; a DEVELOPER cannot read it.
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,22 +12,7 @@ import { createUser } from '../../../src-main/core/orgs/organizations';
 import { dispatch } from '../../../src-main/console/handlers';
 import { allEntries, exportAudit, pruneAudit, verifyStore, type AuditEntry } from '../../../src-main/core/audit/audit-log';
 import { api, enableLive, login, NG_OK, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
-import { prepareDataDir, removeDataDirs, ROOT, serveEntry, startChild, type ChildService } from '../../reliability/child-service';
-
-function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [...serveEntry().args, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    p.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { prepareDataDir, removeDataDirs, runCli, startChild, type ChildService } from '../../reliability/child-service';
 
 let ts: TestService;
 let ownerToken: string;
