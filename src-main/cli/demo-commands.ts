@@ -42,7 +42,7 @@ export const demoCommand: ExtraCommand = {
           onProgress: (p) => process.stderr.write(json ? `${JSON.stringify(p)}\n` : `${p.message}\n`),
         });
       });
-      kit.print(values, r, `Demo data loaded: ${r.checks} sandbox checks, ${r.records} records in ${(r.ms / 1000).toFixed(1)} s (seed ${r.seed}). Remove it with: vconsole demo remove`);
+      kit.print(values, r, `Demo data loaded: ${r.checks} sandbox checks and ${r.routingChecks} routing lookups, ${r.records} records in ${(r.ms / 1000).toFixed(1)} s (seed ${r.seed}). Remove it with: vconsole demo remove`);
       return 0;
     }
     if (sub === 'remove') {

@@ -19,6 +19,9 @@ import { createManagedUser } from '../settings/users';
 import { submitOnce } from '../verification/verification-service';
 import type { VerificationKind } from '../verification/types';
 import { createWebhook, updateWebhook } from '../webhooks/webhooks-service';
+import { answerBatch, answerBic, answerRoutingNumber, correspondentsOnce } from '../routing/routing-service';
+import { publicRoutingFixtures } from '../sandbox-catalogue';
+import type { BatchItem } from '../../../src-shared/schemas/routing';
 import { randomBytes } from 'node:crypto';
 
 /** Tables whose inserted rows the loader lists, with the SQL expression of their primary key. */
@@ -34,6 +37,7 @@ export const DEMO_TABLES: Readonly<Record<string, string>> = {
   users: 'NEW.id',
   usage_records: 'NEW.id',
   verification_cache: 'NEW.key',
+  routing_checks: 'NEW.id',
 };
 
 export const DEMO_DAYS_DEFAULT = 30;
@@ -70,6 +74,7 @@ export interface DemoStatus {
 
 export interface DemoLoadResult extends DemoStatus {
   checks: number;
+  routingChecks: number;
   seed: number;
   ms: number;
 }
@@ -157,6 +162,16 @@ function choose(picks: Pick[], rand: () => number): Pick {
   return picks[picks.length - 1]!;
 }
 
+/** A routing lookup through the routing core, as the /verifications/* routes make it. */
+async function routingCheck(rt: CoreRuntime, p: Principal, kind: string, request: unknown): Promise<void> {
+  const r = request as Record<string, unknown>;
+  if (kind === 'bic') answerBic(rt.deps, p, { bic: String(r['bic']) });
+  else if (kind === 'routing-codes') answerRoutingNumber(rt.deps, p, { routingNumber: String(r['routingNumber']) });
+  else if (kind === 'correspondents') {
+    await correspondentsOnce(rt.deps, p, { bic: String(r['bic']), ...(typeof r['currency'] === 'string' ? { currency: r['currency'] } : {}) });
+  } else if (kind === 'batch') answerBatch(rt.deps, p, { items: r['items'] as BatchItem[] });
+}
+
 function installTagTriggers(db: Db): void {
   for (const [table, key] of Object.entries(DEMO_TABLES)) {
     db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_tag_${table} AFTER INSERT ON main.${table}
@@ -203,7 +218,7 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
   const startMs = (times[0] ?? endMs) - 3_600_000;
   const clock = new ManualClock(startMs);
   const report = opts.onProgress ?? (() => {});
-  const run = async (): Promise<number> => {
+  const run = async (): Promise<{ checks: number; routingChecks: number }> => {
     const loader = await openCore(clock);
     const db = loader.rt.deps.db;
     installTagTriggers(db);
@@ -228,28 +243,37 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
       await updateWebhook(loader.rt, sandbox, hook.id, { status: 'inactive' });
       report({ phase: 'webhook', done: 1, total: 1, message: 'Registered an inactive demo webhook' });
       const picks = demoCatalogue(loader.rt);
+      const routing = publicRoutingFixtures();
+      let routingChecks = 0;
       const every = Math.max(1, Math.floor(times.length / 20));
       for (const [i, t] of times.entries()) {
         clock.set(t);
         const p = choose(picks, rand);
         await submitOnce(loader.rt.verification, sandbox, p.kind, p.request);
+        // About one payment-routing lookup for every eight checks, a minute or two later.
+        if (rand() < 0.12 && routing.length > 0) {
+          clock.advance(30_000 + Math.floor(rand() * 90_000));
+          const f = routing[Math.floor(rand() * routing.length)]!;
+          await routingCheck(loader.rt, sandbox, f.kind, f.request);
+          routingChecks += 1;
+        }
         if ((i + 1) % every === 0 || i + 1 === times.length) {
           report({ phase: 'checks', done: i + 1, total: times.length, message: `${i + 1} of ${times.length} checks` });
         }
       }
-      return times.length;
+      return { checks: times.length, routingChecks };
     } finally {
       dropTagTriggers(db);
       await loader.close();
     }
   };
-  const checks = await run();
+  const { checks, routingChecks } = await run();
   const status = demoStatus(rt.deps.db);
   rt.deps.db.transaction(() =>
-    appendAudit(rt.deps, organizationId, { action: 'demo.loaded', target: { type: 'demoData', id: null }, detail: { days, checks, records: status.records, seed } }),
+    appendAudit(rt.deps, organizationId, { action: 'demo.loaded', target: { type: 'demoData', id: null }, detail: { days, checks, routingChecks, records: status.records, seed } }),
   )();
-  report({ phase: 'done', done: checks, total: checks, message: `Loaded ${checks} checks over ${days} days (${status.records} demo records)` });
-  return { ...status, checks, seed, ms: Date.now() - started };
+  report({ phase: 'done', done: checks, total: checks, message: `Loaded ${checks} checks and ${routingChecks} routing lookups over ${days} days (${status.records} demo records)` });
+  return { ...status, checks, routingChecks, seed, ms: Date.now() - started };
 }
 
 /** Rows that hang off demo rows without being listed themselves (e.g. written by the running service). */
@@ -272,7 +296,7 @@ const DEPENDENTS: { table: string; where: string }[] = [
 ];
 
 /** Deletion order of the listed tables (children before parents). */
-const REMOVE_ORDER = ['webhook_attempts', 'webhook_deliveries', 'webhooks', 'jobs', 'idempotency_keys', 'outbox_events', 'usage_records', 'verification_cache', 'verifications', 'api_keys', 'users'];
+const REMOVE_ORDER = ['routing_checks', 'webhook_attempts', 'webhook_deliveries', 'webhooks', 'jobs', 'idempotency_keys', 'outbox_events', 'usage_records', 'verification_cache', 'verifications', 'api_keys', 'users'];
 
 /**
  * Removes exactly the listed demo rows and the rows that depend on them, in one transaction with its

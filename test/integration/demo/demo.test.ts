@@ -43,6 +43,7 @@ async function call<T = any>(channel: string, input: unknown = {}): Promise<T> {
   return r.value as T;
 }
 
+const db0 = () => ts.service.deps.db;
 const ids = { liveKey: '', sandboxCheck: '', userWebhook: '', user: '' };
 
 beforeAll(async () => {
@@ -68,8 +69,13 @@ describe('demo data', () => {
     const auditBefore = allEntries(ts.service.deps.db, ts.org!.organizationId).length;
     expect(await call('demo:status')).toEqual({ present: false, records: 0, byTable: {} });
 
-    const loaded = await call<{ checks: number; records: number; seed: number }>('demo:load', { days: 30 });
+    const loaded = await call<{ checks: number; routingChecks: number; records: number; seed: number }>('demo:load', { days: 30 });
     expect(loaded.checks).toBeGreaterThan(300);
+    // Payment-routing lookups too, in the sandbox, through the routing core.
+    expect(loaded.routingChecks).toBeGreaterThan(0);
+    const routingRows = db0().prepare(`SELECT environment FROM routing_checks WHERE id IN (SELECT record_id FROM demo_records WHERE table_name = 'routing_checks')`).all() as { environment: string }[];
+    expect(routingRows).toHaveLength(loaded.routingChecks);
+    expect(routingRows.every((r) => r.environment === 'sandbox')).toBe(true);
     const db = ts.service.deps.db;
     const demoIds = (db.prepare(`SELECT record_id FROM demo_records WHERE table_name = 'verifications'`).all() as { record_id: string }[]).map((r) => r.record_id);
     expect(demoIds).toHaveLength(loaded.checks);
