@@ -6,6 +6,8 @@ import type { ConsoleContext } from './console/handlers';
 import type { ManualClock } from './core/clock';
 import { demoStatus, loadDemo, removeDemo, type LoaderCore } from './core/demo/demo-data';
 import type { CoreRuntime } from './core/runtime';
+import { liveEventsOf } from './core/events/live-events';
+import { firstOrganizationId } from './core/orgs/organizations';
 import type { Feature } from './features';
 
 /** Opens the loader's core on rt's data folder: no worker, no listener, no lock (SQLite WAL shares the file). */
@@ -25,6 +27,20 @@ export function demoLoaderFor(rt: CoreRuntime): (clock: ManualClock) => Promise<
   };
 }
 
+/**
+ * The loader writes through its own connection, whose commits the service's live-event notes do not see, and a
+ * removal deletes (which no note covers): one summary event per list tells open consoles to fetch again.
+ */
+function announce(rt: CoreRuntime): void {
+  const organizationId = firstOrganizationId(rt.deps);
+  const hub = liveEventsOf(rt.deps.db);
+  if (!organizationId || !hub) return;
+  hub.publish([
+    { organizationId, environment: 'sandbox', kind: 'verification.updated', ids: {} },
+    { organizationId, environment: 'sandbox', kind: 'webhook.updated', ids: {} },
+  ]);
+}
+
 type DemoHandlers = {
   [K in keyof DemoChannels]: (input: z.output<DemoChannels[K]['input']>) => Promise<z.input<DemoChannels[K]['output']>>;
 };
@@ -41,16 +57,19 @@ export function demoConsoleHandlers(ctx: ConsoleContext): DemoHandlers {
       const p = loadDemo(rt, demoLoaderFor(rt), { ...(days !== undefined ? { days } : {}) });
       loading = p;
       try {
-        const r = await p;
-        return r;
+        return await p;
       } finally {
         loading = null;
+        // Also after a failed load: what it committed is shown (and listed, so Remove takes it out).
+        announce(rt);
       }
     },
     'demo:remove': async () => {
       // A removal asked for while loading waits for the load, so it removes the whole story, not half of it.
       if (loading) await loading.catch(() => undefined);
-      return removeDemo(rt);
+      const r = removeDemo(rt);
+      announce(rt);
+      return r;
     },
   };
 }

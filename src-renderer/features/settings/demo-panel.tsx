@@ -85,7 +85,7 @@ export function DemoPanel() {
         </Text>
         {status?.present && (
           <Text size="sm" c="dimmed" data-testid="demo-status">
-            {status.records} demo records in the store.
+            {status.records === 1 ? '1 demo record' : `${status.records} demo records`} in the store.
           </Text>
         )}
         {busy === 'load' && <Progress value={Math.min(99, ((status?.records ?? 0) / wanted) * 100)} animated aria-label="Loading demo data" />}
