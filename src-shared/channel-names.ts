@@ -67,6 +67,9 @@ export const REQUEST_CHANNEL_NAMES: readonly string[] = [
   'providers:cacheTtl',
   'history:search',
   'history:record',
+  'demo:status',
+  'demo:load',
+  'demo:remove',
   'lookup:id',
 ];
 
