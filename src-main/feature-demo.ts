@@ -11,8 +11,8 @@ import { firstOrganizationId } from './core/orgs/organizations';
 import type { Feature } from './features';
 
 /** Opens the loader's core on rt's data folder: no worker, no listener, no lock (SQLite WAL shares the file). */
-export function demoLoaderFor(rt: CoreRuntime): (clock: ManualClock) => Promise<LoaderCore> {
-  return async (clock) => {
+export function demoLoaderFor(rt: CoreRuntime): (clock: ManualClock, opts: { allowWebhookHosts: string[] }) => Promise<LoaderCore> {
+  return async (clock, opts) => {
     // Imported here: service.ts imports the feature list, which imports this file.
     const { createCore } = await import('./service');
     const core = createCore({
@@ -22,6 +22,8 @@ export function demoLoaderFor(rt: CoreRuntime): (clock: ManualClock) => Promise<
       logLevel: 'silent',
       scryptN: rt.deps.config.scryptN,
       resourcesDir: rt.deps.config.resourcesDir,
+      // Only the loader's core may reach the demo's own receiver on 127.0.0.1.
+      allowWebhookHosts: opts.allowWebhookHosts,
     });
     return { rt: core.rt, close: () => core.close() };
   };

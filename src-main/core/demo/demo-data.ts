@@ -19,6 +19,10 @@ import { createManagedUser } from '../settings/users';
 import { submitOnce } from '../verification/verification-service';
 import type { VerificationKind } from '../verification/types';
 import { createWebhook, updateWebhook } from '../webhooks/webhooks-service';
+import { runScheduledAttempt } from '../webhooks/deliveries';
+import { recoverWebhook } from '../webhooks/recovery';
+import { startTestReceiver } from '../webhooks/test-receiver';
+import { triggerSampleEvent } from '../webhooks/triggers';
 import { answerBatch, answerBic, answerRoutingNumber, correspondentsOnce } from '../routing/routing-service';
 import { publicRoutingFixtures } from '../sandbox-catalogue';
 import type { BatchItem } from '../../../src-shared/schemas/routing';
@@ -33,6 +37,8 @@ export const DEMO_TABLES: Readonly<Record<string, string>> = {
   webhooks: 'NEW.id',
   webhook_deliveries: 'NEW.id',
   webhook_attempts: 'CAST(NEW.seq AS TEXT)',
+  webhook_failures: 'NEW.id',
+  webhook_recoveries: 'NEW.id',
   api_keys: 'NEW.id',
   users: 'NEW.id',
   usage_records: 'NEW.id',
@@ -48,10 +54,10 @@ export interface LoaderCore {
   rt: CoreRuntime;
   close(): Promise<void>;
 }
-export type OpenLoaderCore = (clock: ManualClock) => LoaderCore | Promise<LoaderCore>;
+export type OpenLoaderCore = (clock: ManualClock, opts: { allowWebhookHosts: string[] }) => LoaderCore | Promise<LoaderCore>;
 
 export interface DemoProgress {
-  phase: 'users' | 'keys' | 'webhook' | 'checks' | 'done';
+  phase: 'users' | 'keys' | 'webhook' | 'deliveries' | 'checks' | 'done';
   done: number;
   total: number;
   message: string;
@@ -172,7 +178,7 @@ async function routingCheck(rt: CoreRuntime, p: Principal, kind: string, request
   } else if (kind === 'batch') answerBatch(rt.deps, p, { items: r['items'] as BatchItem[] });
 }
 
-function installTagTriggers(db: Db): void {
+function installTagTriggers(db: Db, holdUntilMs: number): void {
   for (const [table, key] of Object.entries(DEMO_TABLES)) {
     db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_tag_${table} AFTER INSERT ON main.${table}
       BEGIN INSERT OR IGNORE INTO main.demo_records (table_name, record_id) VALUES ('${table}', ${key}); END;`);
@@ -181,11 +187,21 @@ function installTagTriggers(db: Db): void {
   // sandbox endpoint above all) is ever sent a demo event by the running dispatcher.
   db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_quiet_events AFTER INSERT ON main.outbox_events
     BEGIN UPDATE main.outbox_events SET dispatched_at = NEW.created_at WHERE id = NEW.id; END;`);
+  // The demo's deliveries are attempted by the loader, at the story's times, to its own receiver: they stay leased
+  // (in real time) whenever pending, so the running service's dispatcher never claims one.
+  const hold = Math.floor(holdUntilMs);
+  db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_hold_deliveries_ins AFTER INSERT ON main.webhook_deliveries
+    BEGIN UPDATE main.webhook_deliveries SET lease_until_ms = ${hold} WHERE id = NEW.id; END;`);
+  db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_hold_deliveries_upd AFTER UPDATE OF lease_until_ms ON main.webhook_deliveries
+    WHEN NEW.status = 'pending' AND NEW.lease_until_ms IS NULL
+    BEGIN UPDATE main.webhook_deliveries SET lease_until_ms = ${hold} WHERE id = NEW.id; END;`);
 }
 
 function dropTagTriggers(db: Db): void {
   for (const table of Object.keys(DEMO_TABLES)) db.exec(`DROP TRIGGER IF EXISTS temp.demo_tag_${table}`);
   db.exec('DROP TRIGGER IF EXISTS temp.demo_quiet_events');
+  db.exec('DROP TRIGGER IF EXISTS temp.demo_hold_deliveries_ins');
+  db.exec('DROP TRIGGER IF EXISTS temp.demo_hold_deliveries_upd');
 }
 
 const DEMO_USERS = [
@@ -219,9 +235,28 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
   const clock = new ManualClock(startMs);
   const report = opts.onProgress ?? (() => {});
   const run = async (): Promise<{ checks: number; routingChecks: number }> => {
-    const loader = await openCore(clock);
+    // The demo's webhook receiver: answers 503 while `down`, else 200 (a 503 now and then on a first attempt).
+    let down = false;
+    let flaky = false;
+    const receiver = await startTestReceiver({
+      responder: () => {
+        if (down || flaky) {
+          flaky = false;
+          return { status: 503, body: 'receiver busy' };
+        }
+        return { status: 200, body: 'ok' };
+      },
+    });
+    const receiverHost = `127.0.0.1:${receiver.port}`;
+    let loader: LoaderCore;
+    try {
+      loader = await openCore(clock, { allowWebhookHosts: [receiverHost] });
+    } catch (err) {
+      await receiver.close();
+      throw err;
+    }
     const db = loader.rt.deps.db;
-    installTagTriggers(db);
+    installTagTriggers(db, Date.now() + 3_600_000);
     try {
       const sandbox: Principal = { kind: 'console', organizationId, environment: 'sandbox' as Environment, role: 'OWNER' };
       report({ phase: 'users', done: 0, total: DEMO_USERS.length, message: 'Adding two team members' });
@@ -236,12 +271,47 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
       report({ phase: 'keys', done: 2, total: 2, message: 'Created two sandbox keys' });
       report({ phase: 'webhook', done: 0, total: 1, message: 'Registering a webhook' });
       const hook = await createWebhook(loader.rt, sandbox, {
-        url: 'https://hooks.example.com/demo/verifications',
+        url: `http://${receiverHost}/demo/verifications`,
         events: ['verification.completed', 'verification.failed'],
-        description: 'Demo receiver (inactive: the demo sends nothing)',
+        description: 'Demo receiver (the loader ran it while loading; inactive since)',
       });
-      await updateWebhook(loader.rt, sandbox, hook.id, { status: 'inactive' });
-      report({ phase: 'webhook', done: 1, total: 1, message: 'Registered an inactive demo webhook' });
+      report({ phase: 'webhook', done: 1, total: 1, message: 'Registered the demo webhook' });
+      /** One sample event to the demo webhook, attempted at the story's times until it succeeds or fails. */
+      const deliver = async (event: 'verification.completed' | 'verification.failed'): Promise<void> => {
+        const t = await triggerSampleEvent(loader.rt, sandbox, event, hook.id);
+        for (const { deliveryId } of t.deliveries) {
+          for (let i = 0; i < 6; i++) {
+            await runScheduledAttempt(loader.rt, deliveryId);
+            const row = db.prepare('SELECT status, next_attempt_at_ms AS next FROM webhook_deliveries WHERE id = ?').get(deliveryId) as { status: string; next: number | null };
+            if (row.status !== 'pending' || row.next === null) break;
+            clock.set(Math.max(clock.now(), row.next));
+          }
+        }
+      };
+      const deliveryDays = [times[0] ?? startMs, times[Math.floor(times.length / 3)] ?? startMs, times[Math.floor((times.length * 2) / 3)] ?? startMs];
+      // Day one: the integration is tested with sample events, one retried after a 503.
+      clock.set(deliveryDays[0]! - 30 * 60_000);
+      report({ phase: 'deliveries', done: 0, total: 3, message: 'Testing the webhook with sample events' });
+      for (const [i, e] of (['verification.completed', 'verification.failed', 'verification.completed', 'verification.completed'] as const).entries()) {
+        flaky = i === 1;
+        clock.advance(2 * 60_000);
+        await deliver(e);
+      }
+      // A third into the month: the receiver is down, five attempts fail, the webhook turns failed...
+      clock.set(deliveryDays[1]!);
+      down = true;
+      report({ phase: 'deliveries', done: 1, total: 3, message: 'The receiver goes down: the webhook fails' });
+      await deliver('verification.completed');
+      down = false;
+      // ...and is recovered an hour later, then tested again (one more retried delivery).
+      clock.advance(60 * 60_000);
+      await recoverWebhook(loader.rt, sandbox, hook.id, {}, 'demo');
+      report({ phase: 'deliveries', done: 2, total: 3, message: 'The webhook is recovered' });
+      flaky = true;
+      await deliver('verification.completed');
+      clock.set(deliveryDays[2]!);
+      await deliver('verification.failed');
+      report({ phase: 'deliveries', done: 3, total: 3, message: 'Webhook deliveries done' });
       const picks = demoCatalogue(loader.rt);
       const routing = publicRoutingFixtures();
       let routingChecks = 0;
@@ -261,10 +331,14 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
           report({ phase: 'checks', done: i + 1, total: times.length, message: `${i + 1} of ${times.length} checks` });
         }
       }
+      // The receiver stops with the load: the webhook is left inactive, so nothing is ever sent to it again.
+      clock.set(Math.max(clock.now(), endMs));
+      await updateWebhook(loader.rt, sandbox, hook.id, { status: 'inactive' });
       return { checks: times.length, routingChecks };
     } finally {
       dropTagTriggers(db);
       await loader.close();
+      await receiver.close();
     }
   };
   const { checks, routingChecks } = await run();
@@ -285,6 +359,7 @@ const DEPENDENTS: { table: string; where: string }[] = [
               OR verification_id IN (SELECT record_id FROM demo_records WHERE table_name = 'verifications'))`,
   },
   { table: 'webhook_failures', where: `webhook_id IN (SELECT record_id FROM demo_records WHERE table_name = 'webhooks')` },
+  { table: 'webhook_recoveries', where: `webhook_id IN (SELECT record_id FROM demo_records WHERE table_name = 'webhooks')` },
   {
     table: 'webhook_deliveries',
     where: `webhook_id IN (SELECT record_id FROM demo_records WHERE table_name = 'webhooks')
@@ -296,7 +371,7 @@ const DEPENDENTS: { table: string; where: string }[] = [
 ];
 
 /** Deletion order of the listed tables (children before parents). */
-const REMOVE_ORDER = ['routing_checks', 'webhook_attempts', 'webhook_deliveries', 'webhooks', 'jobs', 'idempotency_keys', 'outbox_events', 'usage_records', 'verification_cache', 'verifications', 'api_keys', 'users'];
+const REMOVE_ORDER = ['routing_checks', 'webhook_attempts', 'webhook_failures', 'webhook_recoveries', 'webhook_deliveries', 'webhooks', 'jobs', 'idempotency_keys', 'outbox_events', 'usage_records', 'verification_cache', 'verifications', 'api_keys', 'users'];
 
 /**
  * Removes exactly the listed demo rows and the rows that depend on them, in one transaction with its

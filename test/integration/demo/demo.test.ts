@@ -102,6 +102,16 @@ describe('demo data', () => {
     expect(actions.filter((a) => a === 'user.created')).toHaveLength(2);
     expect(actions.filter((a) => a === 'key.created')).toHaveLength(2);
     expect(actions).toContain('webhook.created');
+    // The webhook story, through the dispatcher's own attempt code against the loader's receiver: sample events on
+    // day one (one retried), a receiver outage that turns the webhook failed, its recovery, one more retried.
+    const hookId = (db.prepare(`SELECT record_id FROM demo_records WHERE table_name = 'webhooks'`).get() as { record_id: string }).record_id;
+    const deliveries = db.prepare('SELECT status, attempts FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms').all(hookId) as { status: string; attempts: number }[];
+    expect(deliveries.filter((d) => d.status === 'success' && d.attempts === 2)).toHaveLength(2);
+    expect(deliveries.filter((d) => d.status === 'failed')).toEqual([{ status: 'failed', attempts: 5 }]);
+    expect(deliveries.every((d) => d.status !== 'pending')).toBe(true);
+    expect(actions).toEqual(expect.arrayContaining(['webhook.failed', 'webhook.reenabled', 'webhook.recovered']));
+    // Left inactive: nothing is sent to the stopped receiver afterwards.
+    expect((db.prepare('SELECT status FROM webhooks WHERE id = ?').get(hookId) as { status: string }).status).toBe('inactive');
     expect(actions[actions.length - 1]).toBe('demo.loaded');
     // No webhook was sent a demo event: the user's active sandbox webhook has no delivery.
     expect((db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?').get(ids.userWebhook) as { n: number }).n).toBe(0);
