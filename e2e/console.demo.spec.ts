@@ -52,3 +52,23 @@ test('load demo data, see the populated dashboard, remove it', async ({ browser,
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
   await expect(page.getByTestId('dash-empty')).toBeVisible();
 });
+
+test('first run: load demo data from the last setup step and open a populated dashboard', async ({ browser, served }) => {
+  test.setTimeout(120_000);
+  const page = await openConsole(browser, served);
+  await page.getByTestId('setup-org').fill('Demo Co');
+  await page.getByTestId('setup-email').fill('presenter@demo.test');
+  await page.getByTestId('setup-password').fill('correct horse battery');
+  await page.getByTestId('setup-submit').click();
+  await page.getByTestId('setup-next').click();
+  const offer = page.getByTestId('demo-offer');
+  await expect(offer).toBeVisible();
+  await offer.getByTestId('demo-offer-load').click();
+  await expect(offer.getByTestId('demo-offer-done')).toContainText('sandbox checks', { timeout: 60_000 });
+  await page.getByTestId('setup-done').click();
+  await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
+  await expect(page.getByTestId('dash-empty')).toHaveCount(0);
+  expect(Number(await page.getByTestId('dash-status-success').getAttribute('data-count'))).toBeGreaterThan(0);
+  await page.getByTestId('nav-settings').click();
+  await expect(page.getByTestId('demo-badge')).toBeVisible();
+});

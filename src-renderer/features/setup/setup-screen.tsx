@@ -5,6 +5,7 @@ import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, Stepper, Tex
 import { IconAlertTriangle, IconArrowRight, IconGauge } from '@tabler/icons-react';
 import { useConsole } from '../../app/store';
 import { FirstCheck } from './first-check';
+import { DemoOffer } from './demo-offer';
 import type { ChannelOutput } from '../../../src-shared/channels';
 import { ConsoleError, call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
@@ -120,6 +121,7 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
             {checking && (
               <Stack>
                 <FirstCheck onResult={() => setChecked(true)} />
+                <DemoOffer />
                 <Group justify="flex-end" mt="sm">
                   <Button data-testid="setup-done" variant={checked ? 'filled' : 'light'} leftSection={<IconGauge size={16} />} onClick={finish}>
                     Go to dashboard
