@@ -14,6 +14,7 @@ import { settingsFeature } from './feature-settings';
 import { verificationFeature } from './feature-verification';
 import { backupsFeature } from './feature-backups';
 import { auditFeature } from './feature-audit';
+import { demoFeature } from './feature-demo';
 
 export interface FeatureRuntime {
   rt: CoreRuntime;
@@ -46,4 +47,5 @@ export const FEATURES: readonly Feature[] = [
   settingsFeature,
   backupsFeature,
   auditFeature,
+  demoFeature,
 ];

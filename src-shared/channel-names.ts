@@ -81,6 +81,9 @@ export const REQUEST_CHANNEL_NAMES: readonly string[] = [
   'audit:setRetention',
   'history:search',
   'history:record',
+  'demo:status',
+  'demo:load',
+  'demo:remove',
   'lookup:id',
 ];
 

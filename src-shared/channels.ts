@@ -15,6 +15,7 @@ import { settingsChannels } from './channels-settings';
 import { backupChannels } from './channels-backups';
 import { auditChannels } from './channels-audit';
 import { historyChannels } from './channels-history';
+import { demoChannels } from './channels-demo';
 import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './schemas/auth';
 import { channel, type ChannelDef } from './channel-def';
 
@@ -82,7 +83,7 @@ const verifyChannels = {
   ),
 };
 
-export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels, backupChannels, auditChannels, historyChannels);
+export const CHANNELS = mergeChannels(appChannels, keyChannels, verifyChannels, verificationChannels, webhookChannels, routingChannels, dashboardChannels, settingsChannels, providerChannels, backupChannels, auditChannels, historyChannels, demoChannels);
 export type Channels = typeof CHANNELS;
 export type ChannelName = keyof Channels & string;
 export const CHANNEL_NAMES = Object.keys(CHANNELS) as ChannelName[];

@@ -11,6 +11,7 @@ import { configCommand } from './config-commands';
 import { simulatorCommand } from './simulator-command';
 import { dbCommand } from './db-commands';
 import { auditCommand } from './audit-commands';
+import { demoCommand } from './demo-commands';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 export interface CliKit {
@@ -29,4 +30,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand, dbCommand, auditCommand];
+export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand, dbCommand, auditCommand, demoCommand];

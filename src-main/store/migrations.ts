@@ -19,6 +19,7 @@ import { m009ProviderCa } from './migrations/009-provider-ca';
 import { m010SearchProvenance } from './migrations/010-search-provenance';
 import { m011WebhookOps } from './migrations/011-webhook-ops';
 import { m013Audit } from './migrations/013-audit';
+import { m014DemoData } from './migrations/014-demo-data';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m010SearchProvenance,
   m011WebhookOps,
   m013Audit,
+  m014DemoData,
 ];

@@ -9,6 +9,7 @@ import { ErrorAlert } from './error-alert';
 import { DataFolderCard, DeveloperOptionsCard, ListenerCard, RateLimitCard, ThemeCard } from './service-settings';
 import { UsersPanel } from './users-panel';
 import { BackupsPanel } from './backups-panel';
+import { DemoPanel } from './demo-panel';
 
 export function SettingsPage() {
   const [view, setView] = useState<SettingsView | null>(null);
@@ -75,6 +76,7 @@ export function SettingsPage() {
         </Text>
       )}
       <BackupsPanel />
+      <DemoPanel />
       <ConfigTransferCard onImported={() => void load()} />
     </Stack>
   );

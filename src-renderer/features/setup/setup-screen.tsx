@@ -6,6 +6,7 @@ import { IconAlertTriangle, IconArrowRight, IconGauge } from '@tabler/icons-reac
 import { useNavigate } from 'react-router';
 import { paths } from '../../app/routes';
 import { FirstCheck } from './first-check';
+import { DemoOffer } from './demo-offer';
 import type { ChannelOutput } from '../../../src-shared/channels';
 import { ConsoleError, call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
@@ -123,6 +124,7 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
         {checking && (
           <Stack>
             <FirstCheck onResult={() => setChecked(true)} />
+            <DemoOffer />
             <Group justify="flex-end" mt="sm">
               <Button data-testid="setup-done" variant={checked ? 'filled' : 'light'} leftSection={<IconGauge size={16} />} onClick={finish}>
                 Go to dashboard

@@ -1,0 +1,400 @@
+// Demo data (issue 23, docs/demo.md): a month of believable sandbox activity written through the same core paths
+// the API uses, every row of it listed in `demo_records` in the transaction that writes it, so removal is exact.
+//
+// The loader writes through a second core on the same store (SQLite WAL), opened with a clock it moves itself, so
+// the checks carry the times of day of the story. On that connection only, temporary triggers list each inserted
+// row of the tables below in demo_records: the listing commits or rolls back with the row, and rows written by the
+// running service (another connection) are never listed.
+import { AppError } from '../../../src-shared/app-error';
+import type { Environment } from '../../../src-shared/schemas/common';
+import { loadFixtures } from '../../providers/sandbox/fixtures';
+import type { Db } from '../../store/database';
+import { appendAudit } from '../audit/audit-log';
+import { ManualClock } from '../clock';
+import { insertKey } from '../keys/keys-service';
+import { firstOrganizationId } from '../orgs/organizations';
+import type { Principal } from '../principal';
+import type { CoreRuntime } from '../runtime';
+import { createManagedUser } from '../settings/users';
+import { submitOnce } from '../verification/verification-service';
+import type { VerificationKind } from '../verification/types';
+import { createWebhook, updateWebhook } from '../webhooks/webhooks-service';
+import { runScheduledAttempt } from '../webhooks/deliveries';
+import { recoverWebhook } from '../webhooks/recovery';
+import { startTestReceiver } from '../webhooks/test-receiver';
+import { triggerSampleEvent } from '../webhooks/triggers';
+import { answerBatch, answerBic, answerRoutingNumber, correspondentsOnce } from '../routing/routing-service';
+import { publicRoutingFixtures } from '../sandbox-catalogue';
+import type { BatchItem } from '../../../src-shared/schemas/routing';
+import { randomBytes } from 'node:crypto';
+
+/** Tables whose inserted rows the loader lists, with the SQL expression of their primary key. */
+export const DEMO_TABLES: Readonly<Record<string, string>> = {
+  verifications: 'NEW.id',
+  outbox_events: 'NEW.id',
+  jobs: 'NEW.id',
+  idempotency_keys: "NEW.scope || char(31) || NEW.idem_key",
+  webhooks: 'NEW.id',
+  webhook_deliveries: 'NEW.id',
+  webhook_attempts: 'CAST(NEW.seq AS TEXT)',
+  webhook_failures: 'NEW.id',
+  webhook_recoveries: 'NEW.id',
+  api_keys: 'NEW.id',
+  users: 'NEW.id',
+  usage_records: 'NEW.id',
+  verification_cache: 'NEW.key',
+  routing_checks: 'NEW.id',
+};
+
+export const DEMO_DAYS_DEFAULT = 30;
+export const DEMO_DAYS_MAX = 90;
+
+/** A core on the same store whose clock the loader controls (the doors build it with createCore). */
+export interface LoaderCore {
+  rt: CoreRuntime;
+  close(): Promise<void>;
+}
+export type OpenLoaderCore = (clock: ManualClock, opts: { allowWebhookHosts: string[] }) => LoaderCore | Promise<LoaderCore>;
+
+export interface DemoProgress {
+  phase: 'users' | 'keys' | 'webhook' | 'deliveries' | 'checks' | 'done';
+  done: number;
+  total: number;
+  message: string;
+}
+
+export interface DemoLoadOptions {
+  days?: number;
+  /** Seed of the story's randomness (default: random); the same seed and day give the same story. */
+  seed?: number;
+  /** The day the story ends (default: the real now). */
+  endMs?: number;
+  onProgress?: (p: DemoProgress) => void;
+}
+
+export interface DemoStatus {
+  present: boolean;
+  records: number;
+  byTable: Record<string, number>;
+}
+
+export interface DemoLoadResult extends DemoStatus {
+  checks: number;
+  routingChecks: number;
+  seed: number;
+  ms: number;
+}
+
+export interface DemoRemoveResult {
+  removed: Record<string, number>;
+  total: number;
+}
+
+export function demoStatus(db: Db): DemoStatus {
+  const rows = db.prepare('SELECT table_name AS t, count(*) AS n FROM demo_records GROUP BY table_name ORDER BY table_name').all() as { t: string; n: number }[];
+  const byTable = Object.fromEntries(rows.map((r) => [r.t, r.n]));
+  const records = rows.reduce((a, r) => a + r.n, 0);
+  return { present: records > 0, records, byTable };
+}
+
+/** mulberry32: a small seeded generator, so a story can be reproduced from its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Pick {
+  kind: VerificationKind;
+  request: Record<string, unknown>;
+  weight: number;
+}
+
+/** Fixture outcomes in believable proportions: mostly matches, some refusals, few format errors, rare upstream trouble. */
+function weightOf(expected: { status: string; errorCode?: string | undefined }, description: string): number {
+  if (expected.status === 'success') return 16;
+  if (expected.status === 'error') return expected.errorCode === 'VERIFICATION_TIMEOUT' || expected.errorCode === 'VERIFICATION_UNAVAILABLE' ? 0.6 : 0.25;
+  return /format failure/.test(description) ? 1.2 : 3;
+}
+
+/** Volume share of each kind (account checks dominate a payouts business). */
+const KIND_SHARE: Partial<Record<VerificationKind, number>> = { account: 0.62, phone: 0.22, identity: 0.11, face: 0.05 };
+
+function demoCatalogue(rt: CoreRuntime): Pick[] {
+  const fixtures = loadFixtures(rt.deps.config.resourcesDir).filter((f) => f.kind in KIND_SHARE);
+  const out: Pick[] = [];
+  for (const kind of Object.keys(KIND_SHARE) as VerificationKind[]) {
+    const own = fixtures.filter((f) => f.kind === kind);
+    const sum = own.reduce((a, f) => a + weightOf(f.expected, f.description), 0);
+    for (const f of own) {
+      out.push({ kind, request: { ...(f.request as Record<string, unknown>) }, weight: (KIND_SHARE[kind]! * weightOf(f.expected, f.description)) / sum });
+    }
+  }
+  return out;
+}
+
+/** The times of the story's checks: weekdays busier than weekends, working hours (08–19 UTC) with a midday peak. */
+function checkTimes(days: number, endMs: number, rand: () => number): number[] {
+  const dayMs = 86_400_000;
+  const lastDay = Math.floor(endMs / dayMs) * dayMs;
+  const times: number[] = [];
+  for (let d = days - 1; d >= 0; d--) {
+    const day = lastDay - d * dayMs;
+    const weekday = new Date(day).getUTCDay();
+    const weekend = weekday === 0 || weekday === 6;
+    const growth = 1 + (days - d) / (days * 2); // a business growing over the month
+    const n = Math.round((weekend ? 4 + rand() * 6 : 22 + rand() * 18) * growth);
+    for (let i = 0; i < n; i++) {
+      // Sum of two uniforms: a triangle around 13:30 between 08:00 and 19:00.
+      const hour = 8 + ((rand() + rand()) / 2) * 11;
+      const t = day + Math.floor(hour * 3_600_000);
+      if (t <= endMs) times.push(t);
+    }
+  }
+  return times.sort((a, b) => a - b);
+}
+
+function choose(picks: Pick[], rand: () => number): Pick {
+  let r = rand();
+  for (const p of picks) {
+    r -= p.weight;
+    if (r <= 0) return p;
+  }
+  return picks[picks.length - 1]!;
+}
+
+/** A routing lookup through the routing core, as the /verifications/* routes make it. */
+async function routingCheck(rt: CoreRuntime, p: Principal, kind: string, request: unknown): Promise<void> {
+  const r = request as Record<string, unknown>;
+  if (kind === 'bic') answerBic(rt.deps, p, { bic: String(r['bic']) });
+  else if (kind === 'routing-codes') answerRoutingNumber(rt.deps, p, { routingNumber: String(r['routingNumber']) });
+  else if (kind === 'correspondents') {
+    await correspondentsOnce(rt.deps, p, { bic: String(r['bic']), ...(typeof r['currency'] === 'string' ? { currency: r['currency'] } : {}) });
+  } else if (kind === 'batch') answerBatch(rt.deps, p, { items: r['items'] as BatchItem[] });
+}
+
+function installTagTriggers(db: Db, holdUntilMs: number): void {
+  for (const [table, key] of Object.entries(DEMO_TABLES)) {
+    db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_tag_${table} AFTER INSERT ON main.${table}
+      BEGIN INSERT OR IGNORE INTO main.demo_records (table_name, record_id) VALUES ('${table}', ${key}); END;`);
+  }
+  // Demo events are history, not news: they are marked dispatched as they are written, so no webhook (a user's
+  // sandbox endpoint above all) is ever sent a demo event by the running dispatcher.
+  db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_quiet_events AFTER INSERT ON main.outbox_events
+    BEGIN UPDATE main.outbox_events SET dispatched_at = NEW.created_at WHERE id = NEW.id; END;`);
+  // The demo's deliveries are attempted by the loader, at the story's times, to its own receiver: they stay leased
+  // (in real time) whenever pending, so the running service's dispatcher never claims one.
+  const hold = Math.floor(holdUntilMs);
+  db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_hold_deliveries_ins AFTER INSERT ON main.webhook_deliveries
+    BEGIN UPDATE main.webhook_deliveries SET lease_until_ms = ${hold} WHERE id = NEW.id; END;`);
+  db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_hold_deliveries_upd AFTER UPDATE OF lease_until_ms ON main.webhook_deliveries
+    WHEN NEW.status = 'pending' AND NEW.lease_until_ms IS NULL
+    BEGIN UPDATE main.webhook_deliveries SET lease_until_ms = ${hold} WHERE id = NEW.id; END;`);
+}
+
+function dropTagTriggers(db: Db): void {
+  for (const table of Object.keys(DEMO_TABLES)) db.exec(`DROP TRIGGER IF EXISTS temp.demo_tag_${table}`);
+  db.exec('DROP TRIGGER IF EXISTS temp.demo_quiet_events');
+  db.exec('DROP TRIGGER IF EXISTS temp.demo_hold_deliveries_ins');
+  db.exec('DROP TRIGGER IF EXISTS temp.demo_hold_deliveries_upd');
+}
+
+const DEMO_USERS = [
+  { email: 'amara.demo@example.com', role: 'ADMIN' as const },
+  { email: 'tomas.demo@example.com', role: 'DEVELOPER' as const },
+];
+
+/**
+ * Loads about `days` days of sandbox activity for the installation's organization: two users, two sandbox keys,
+ * an (inactive) webhook, and checks across corridors and kinds. Refused when demo data is already present.
+ */
+export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: DemoLoadOptions = {}): Promise<DemoLoadResult> {
+  const started = Date.now();
+  const days = opts.days ?? DEMO_DAYS_DEFAULT;
+  if (!Number.isInteger(days) || days < 1 || days > DEMO_DAYS_MAX) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'days', message: `days is a whole number from 1 to ${DEMO_DAYS_MAX}` }] });
+  }
+  const organizationId = firstOrganizationId(rt.deps);
+  if (!organizationId) throw new AppError('FORBIDDEN', { message: 'Set up the organization first.' });
+  if (demoStatus(rt.deps.db).present) {
+    throw new AppError('VALIDATION_ERROR', {
+      message: 'Demo data is already loaded. Remove it first (vconsole demo remove, or Settings › Demo data).',
+      details: [{ field: 'demo', message: 'demo data is already loaded: remove it first' }],
+    });
+  }
+  const seed = opts.seed ?? randomBytes(4).readUInt32LE(0);
+  const rand = rng(seed);
+  const endMs = opts.endMs ?? Date.now();
+  const times = checkTimes(days, endMs, rand);
+  const startMs = (times[0] ?? endMs) - 3_600_000;
+  const clock = new ManualClock(startMs);
+  const report = opts.onProgress ?? (() => {});
+  const run = async (): Promise<{ checks: number; routingChecks: number }> => {
+    // The demo's webhook receiver: answers 503 while `down`, else 200 (a 503 now and then on a first attempt).
+    let down = false;
+    let flaky = false;
+    const receiver = await startTestReceiver({
+      responder: () => {
+        if (down || flaky) {
+          flaky = false;
+          return { status: 503, body: 'receiver busy' };
+        }
+        return { status: 200, body: 'ok' };
+      },
+    });
+    const receiverHost = `127.0.0.1:${receiver.port}`;
+    let loader: LoaderCore;
+    try {
+      loader = await openCore(clock, { allowWebhookHosts: [receiverHost] });
+    } catch (err) {
+      await receiver.close();
+      throw err;
+    }
+    const db = loader.rt.deps.db;
+    installTagTriggers(db, Date.now() + 3_600_000);
+    try {
+      const sandbox: Principal = { kind: 'console', organizationId, environment: 'sandbox' as Environment, role: 'OWNER' };
+      report({ phase: 'users', done: 0, total: DEMO_USERS.length, message: 'Adding two team members' });
+      for (const [i, u] of DEMO_USERS.entries()) {
+        if (db.prepare('SELECT 1 FROM users WHERE email = ?').get(u.email)) continue;
+        await createManagedUser(loader.rt.deps, sandbox, { email: u.email, role: u.role, password: randomBytes(18).toString('base64url') });
+        report({ phase: 'users', done: i + 1, total: DEMO_USERS.length, message: `Added ${u.email} (${u.role})` });
+      }
+      report({ phase: 'keys', done: 0, total: 2, message: 'Creating sandbox keys' });
+      insertKey(loader.rt.deps, organizationId, 'Demo checkout (sandbox)', 'sandbox');
+      insertKey(loader.rt.deps, organizationId, 'Demo payouts (sandbox)', 'sandbox');
+      report({ phase: 'keys', done: 2, total: 2, message: 'Created two sandbox keys' });
+      report({ phase: 'webhook', done: 0, total: 1, message: 'Registering a webhook' });
+      const hook = await createWebhook(loader.rt, sandbox, {
+        url: `http://${receiverHost}/demo/verifications`,
+        events: ['verification.completed', 'verification.failed'],
+        description: 'Demo receiver (the loader ran it while loading; inactive since)',
+      });
+      report({ phase: 'webhook', done: 1, total: 1, message: 'Registered the demo webhook' });
+      /** One sample event to the demo webhook, attempted at the story's times until it succeeds or fails. */
+      const deliver = async (event: 'verification.completed' | 'verification.failed'): Promise<void> => {
+        const t = await triggerSampleEvent(loader.rt, sandbox, event, hook.id);
+        for (const { deliveryId } of t.deliveries) {
+          for (let i = 0; i < 6; i++) {
+            await runScheduledAttempt(loader.rt, deliveryId);
+            const row = db.prepare('SELECT status, next_attempt_at_ms AS next FROM webhook_deliveries WHERE id = ?').get(deliveryId) as { status: string; next: number | null };
+            if (row.status !== 'pending' || row.next === null) break;
+            clock.set(Math.max(clock.now(), row.next));
+          }
+        }
+      };
+      const deliveryDays = [times[0] ?? startMs, times[Math.floor(times.length / 3)] ?? startMs, times[Math.floor((times.length * 2) / 3)] ?? startMs];
+      // Day one: the integration is tested with sample events, one retried after a 503.
+      clock.set(deliveryDays[0]! - 30 * 60_000);
+      report({ phase: 'deliveries', done: 0, total: 3, message: 'Testing the webhook with sample events' });
+      for (const [i, e] of (['verification.completed', 'verification.failed', 'verification.completed', 'verification.completed'] as const).entries()) {
+        flaky = i === 1;
+        clock.advance(2 * 60_000);
+        await deliver(e);
+      }
+      // A third into the month: the receiver is down, five attempts fail, the webhook turns failed...
+      clock.set(deliveryDays[1]!);
+      down = true;
+      report({ phase: 'deliveries', done: 1, total: 3, message: 'The receiver goes down: the webhook fails' });
+      await deliver('verification.completed');
+      down = false;
+      // ...and is recovered an hour later, then tested again (one more retried delivery).
+      clock.advance(60 * 60_000);
+      await recoverWebhook(loader.rt, sandbox, hook.id, {}, 'demo');
+      report({ phase: 'deliveries', done: 2, total: 3, message: 'The webhook is recovered' });
+      flaky = true;
+      await deliver('verification.completed');
+      clock.set(deliveryDays[2]!);
+      await deliver('verification.failed');
+      report({ phase: 'deliveries', done: 3, total: 3, message: 'Webhook deliveries done' });
+      const picks = demoCatalogue(loader.rt);
+      const routing = publicRoutingFixtures();
+      let routingChecks = 0;
+      const every = Math.max(1, Math.floor(times.length / 20));
+      for (const [i, t] of times.entries()) {
+        clock.set(t);
+        const p = choose(picks, rand);
+        await submitOnce(loader.rt.verification, sandbox, p.kind, p.request);
+        // About one payment-routing lookup for every eight checks, a minute or two later.
+        if (rand() < 0.12 && routing.length > 0) {
+          clock.advance(30_000 + Math.floor(rand() * 90_000));
+          const f = routing[Math.floor(rand() * routing.length)]!;
+          await routingCheck(loader.rt, sandbox, f.kind, f.request);
+          routingChecks += 1;
+        }
+        if ((i + 1) % every === 0 || i + 1 === times.length) {
+          report({ phase: 'checks', done: i + 1, total: times.length, message: `${i + 1} of ${times.length} checks` });
+        }
+      }
+      // The receiver stops with the load: the webhook is left inactive, so nothing is ever sent to it again.
+      clock.set(Math.max(clock.now(), endMs));
+      await updateWebhook(loader.rt, sandbox, hook.id, { status: 'inactive' });
+      return { checks: times.length, routingChecks };
+    } finally {
+      dropTagTriggers(db);
+      await loader.close();
+      await receiver.close();
+    }
+  };
+  const { checks, routingChecks } = await run();
+  const status = demoStatus(rt.deps.db);
+  rt.deps.db.transaction(() =>
+    appendAudit(rt.deps, organizationId, { action: 'demo.loaded', target: { type: 'demoData', id: null }, detail: { days, checks, routingChecks, records: status.records, seed } }),
+  )();
+  report({ phase: 'done', done: checks, total: checks, message: `Loaded ${checks} checks and ${routingChecks} routing lookups over ${days} days (${status.records} demo records)` });
+  return { ...status, checks, routingChecks, seed, ms: Date.now() - started };
+}
+
+/** Rows that hang off demo rows without being listed themselves (e.g. written by the running service). */
+const DEPENDENTS: { table: string; where: string }[] = [
+  {
+    table: 'webhook_attempts',
+    where: `delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id IN (SELECT record_id FROM demo_records WHERE table_name = 'webhooks')
+              OR event_id IN (SELECT record_id FROM demo_records WHERE table_name = 'outbox_events')
+              OR verification_id IN (SELECT record_id FROM demo_records WHERE table_name = 'verifications'))`,
+  },
+  { table: 'webhook_failures', where: `webhook_id IN (SELECT record_id FROM demo_records WHERE table_name = 'webhooks')` },
+  { table: 'webhook_recoveries', where: `webhook_id IN (SELECT record_id FROM demo_records WHERE table_name = 'webhooks')` },
+  {
+    table: 'webhook_deliveries',
+    where: `webhook_id IN (SELECT record_id FROM demo_records WHERE table_name = 'webhooks')
+              OR event_id IN (SELECT record_id FROM demo_records WHERE table_name = 'outbox_events')
+              OR verification_id IN (SELECT record_id FROM demo_records WHERE table_name = 'verifications')`,
+  },
+  { table: 'refresh_tokens', where: `session_id IN (SELECT id FROM sessions WHERE user_id IN (SELECT record_id FROM demo_records WHERE table_name = 'users'))` },
+  { table: 'sessions', where: `user_id IN (SELECT record_id FROM demo_records WHERE table_name = 'users')` },
+];
+
+/** Deletion order of the listed tables (children before parents). */
+const REMOVE_ORDER = ['routing_checks', 'webhook_attempts', 'webhook_failures', 'webhook_recoveries', 'webhook_deliveries', 'webhooks', 'jobs', 'idempotency_keys', 'outbox_events', 'usage_records', 'verification_cache', 'verifications', 'api_keys', 'users'];
+
+/**
+ * Removes exactly the listed demo rows and the rows that depend on them, in one transaction with its
+ * `demo.removed` audit entry. Audit entries and ledger entries stay (append-only).
+ */
+export function removeDemo(rt: CoreRuntime): DemoRemoveResult {
+  const { db } = rt.deps;
+  const organizationId = firstOrganizationId(rt.deps);
+  return db.transaction((): DemoRemoveResult => {
+    const removed: Record<string, number> = {};
+    const add = (t: string, n: number) => {
+      if (n > 0) removed[t] = (removed[t] ?? 0) + n;
+    };
+    for (const d of DEPENDENTS) add(d.table, db.prepare(`DELETE FROM ${d.table} WHERE ${d.where}`).run().changes);
+    for (const table of REMOVE_ORDER) {
+      const key = DEMO_TABLES[table]!.replace(/NEW\./g, '');
+      add(table, db.prepare(`DELETE FROM ${table} WHERE ${key} IN (SELECT record_id FROM demo_records WHERE table_name = ?)`).run(table).changes);
+    }
+    db.prepare('DELETE FROM demo_records').run();
+    const total = Object.values(removed).reduce((a, n) => a + n, 0);
+    if (organizationId && total > 0) {
+      appendAudit(rt.deps, organizationId, { action: 'demo.removed', target: { type: 'demoData', id: null }, detail: { removed, total } });
+    }
+    return { removed, total };
+  })();
+}
