@@ -2,31 +2,15 @@
 // every row listed in demo_records; removal deletes exactly those rows (load then remove leaves every table's row
 // count as it was, apart from the audit entries), never a live record nor one a user made, also while loaded;
 // both actions are in the audit trail, which still verifies. The CLI does the same against a running service's store.
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/console/handlers';
 import { allEntries, verifyStore } from '../../../src-main/core/audit/audit-log';
 import { setRegistrationResolverForTests } from '../../../src-main/core/webhooks/webhooks-service';
 import { api, NG_OK, startTestService, type TestService } from '../../helpers/harness';
-import { ROOT, serveEntry } from '../../reliability/child-service';
+import { runCli } from '../../reliability/child-service';
 
 let ts: TestService;
 const seed = Number(process.env['VC_DEMO_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [...serveEntry().args, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    p.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 90_000);
-    p.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** Row counts of every table but the audit trail's own (its entries of the two actions are expected to stay). */
 function counts(): Record<string, number> {
