@@ -33,6 +33,12 @@ test('search History by identifier, name and id; the record shows its provenance
   await box.fill('kamau');
   await expect(rows).toHaveCount(1);
   await expect(page.getByTestId(`history-row-${ke}`)).toBeVisible();
+  // The search is in the address: a reload (or a copied link) shows the same list, with the box filled.
+  await expect(page).toHaveURL(/#\/history\?q=kamau$/);
+  await page.reload();
+  await expect(page.getByTestId('history-search')).toHaveValue('kamau');
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`history-row-${ke}`)).toBeVisible();
   await box.fill(ng);
   await expect(rows).toHaveCount(1);
   await expect(page.getByTestId(`history-row-${ng}`)).toBeVisible();

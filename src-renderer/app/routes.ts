@@ -11,7 +11,7 @@ export const DELIVERY_FILTERS = ['pending', 'success', 'failed'] as const;
 export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
 
 /** The History filters an address carries, in the order they appear in it. */
-export const HISTORY_FILTER_KEYS = ['type', 'status', 'country', 'from', 'to'] as const;
+export const HISTORY_FILTER_KEYS = ['q', 'type', 'status', 'country', 'from', 'to'] as const;
 export type HistoryUrlFilter = HistoryFilter & { type?: string; to?: string };
 
 function query(params: Record<string, string | null | undefined>): string {

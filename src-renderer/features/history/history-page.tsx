@@ -15,6 +15,8 @@ import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
 import { useConsole } from '../../app/store';
 import { useLiveVersion } from '../../app/live-store';
 import { VerificationDrawer } from './verification-drawer';
+import { useLocation, useNavigate } from 'react-router';
+import { paths } from '../../app/routes';
 
 const PAGE_SIZE = 20;
 
@@ -88,6 +90,22 @@ export function HistoryPage() {
   useEffect(() => {
     if (searched === '') setText((t) => (t === listRef.current.filters.q || t.trim() === '' ? t : ''));
   }, [searched]);
+  // Every filter set has an address (issue 13 §2): the page's filters are mirrored into it, replacing the entry, so a
+  // reload, a copied link or a new tab shows the same list.
+  const location = useLocation();
+  const navigate = useNavigate();
+  const { filters } = list;
+  useEffect(() => {
+    const search = paths.history({
+      q: filters.q.trim() || undefined,
+      type: filters.type ?? undefined,
+      status: filters.status ?? undefined,
+      country: filters.country ?? undefined,
+      from: filters.from || undefined,
+      to: filters.to || undefined,
+    }).slice('/history'.length);
+    if (search !== location.search) void navigate({ pathname: location.pathname, search }, { replace: true });
+  }, [filters, location.pathname, location.search, navigate]);
   // A link (the palette's id lookup) may ask for one record to be opened, also while History is already shown.
   const handOver = useConsole((s) => s.historyFilter);
   useEffect(() => {
