@@ -45,6 +45,32 @@ test('load demo data, see the populated dashboard, remove it', async ({ browser,
   }
   await page.setViewportSize({ width: 1440, height: 900 });
 
+  // The guided tour: keyboard-driven over the real screens, skippable.
+  await page.getByTestId('nav-settings').click();
+  await panel.getByTestId('demo-tour').click();
+  const popover = page.locator('.driver-popover');
+  const title = popover.locator('.driver-popover-title');
+  await expect(title).toHaveText('A month at a glance');
+  await expect(page).toHaveURL(/#\/dashboard\?period=30d/);
+  const steps: [string, RegExp][] = [
+    ['A failed check', /#\/history\?status=failed/],
+    ['Why it failed, and who ran it', /#\/history\/ver_/],
+    ['Signed webhooks, every attempt', /#\/webhooks\/whk_/],
+    ['Replay to your receiver', /#\/webhooks\/whk_[^/]+\/deliveries\/del_/],
+    ['Batch results', /#\/routing\/history/],
+    ['Everything from the keyboard', /#\/routing\/history/],
+  ];
+  for (const [text, url] of steps) {
+    await page.keyboard.press('ArrowRight');
+    await expect(title).toHaveText(text);
+    await expect(page).toHaveURL(url);
+  }
+  await page.screenshot({ path: resolve(shots, 'demo-tour.png') });
+  await page.keyboard.press('ArrowLeft');
+  await expect(title).toHaveText('Batch results');
+  await page.keyboard.press('Escape');
+  await expect(popover).toHaveCount(0);
+
   await page.getByTestId('nav-settings').click();
   await panel.getByTestId('demo-remove').click();
   await expect(panel.getByTestId('demo-badge')).toHaveCount(0);

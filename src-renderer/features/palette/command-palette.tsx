@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Badge, Button, Group, Kbd, Modal, Stack, Text } from '@mantine/core';
 import { Spotlight, type SpotlightActionGroupData } from '@mantine/spotlight';
-import { IconArrowsExchange, IconEdit, IconFlask, IconKeyboard, IconKey, IconPlus, IconSearch } from '@tabler/icons-react';
+import { IconArrowsExchange, IconEdit, IconFlask, IconKeyboard, IconKey, IconPlus, IconSearch, IconRoute2 } from '@tabler/icons-react';
 import type { SandboxFixture } from '../../../src-shared/channels';
 import { notifyError } from '../../app/notify';
 import { useNavigate } from 'react-router';
@@ -15,6 +15,7 @@ import { ENV_COLOR } from '../../app/theme';
 import { VerificationResult, type PartialRecord } from '../verify/verification-result';
 import { paletteFilter } from './palette-filter';
 import { idInQuery, openById } from './open-by-id';
+import { startDemoTour } from '../tour/demo-tour';
 import { isRunnable, loadRunnableFixtures, runFixture, type RunnableKind } from './run-fixture';
 import { ENV_SHORTCUT, HELP_SHORTCUT, navShortcut } from './shortcuts';
 
@@ -142,6 +143,14 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
             rightSection: <Keys keys={ENV_SHORTCUT.keys} />,
             keywords: ['environment', 'sandbox', 'live', 'mode'],
             onClick: () => requestEnvironment(other),
+          },
+          {
+            id: 'demo-tour',
+            label: 'Take the demo tour',
+            description: 'Six steps through the demo data: dashboard, a failed check, deliveries and a replay, batches, the palette',
+            leftSection: <IconRoute2 size={18} />,
+            keywords: ['tour', 'demo', 'guide', 'help'],
+            onClick: () => void startDemoTour((to) => void navigate(to)),
           },
           {
             id: 'create-key',

@@ -7,11 +7,15 @@ import type { DemoStatusView } from '../../../src-shared/channels-demo';
 import { call } from '../../client/bridge';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
+import { IconRoute2 } from '@tabler/icons-react';
+import { useNavigate } from 'react-router';
+import { startDemoTour } from '../tour/demo-tour';
 
 /** About two records per check (the check and its idempotency key): enough for a progress estimate. */
 const RECORDS_PER_DAY = 62;
 
 export function DemoPanel() {
+  const navigate = useNavigate();
   const [status, setStatus] = useState<DemoStatusView | null>(null);
   const [days, setDays] = useState<number | string>(30);
   const [busy, setBusy] = useState<'load' | 'remove' | null>(null);
@@ -94,6 +98,9 @@ export function DemoPanel() {
           <NumberInput label="Days" min={1} max={90} value={days} onChange={setDays} w={100} disabled={busy !== null || status?.present === true} />
           <Button onClick={() => void load()} loading={busy === 'load'} disabled={busy !== null || status?.present === true} data-testid="demo-load">
             Load demo data
+          </Button>
+          <Button variant="default" leftSection={<IconRoute2 size={16} aria-hidden />} onClick={() => void startDemoTour((to) => void navigate(to))} disabled={busy !== null || !status?.present} data-testid="demo-tour">
+            Take the tour
           </Button>
           <Button color="red" variant="light" onClick={() => void remove()} loading={busy === 'remove'} disabled={busy !== null || !status?.present} data-testid="demo-remove">
             Remove demo data
