@@ -36,6 +36,8 @@ test('load demo data, see the populated dashboard, remove it', async ({ browser,
   await page.getByTestId('nav-dashboard').click();
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
   await expect(page.getByTestId('dash-empty')).toHaveCount(0);
+  // Every page carries the mark while demo data is there.
+  await expect(page.getByTestId('demo-mark')).toBeVisible();
   const success = Number(await page.getByTestId('dash-status-success').getAttribute('data-count'));
   expect(success).toBeGreaterThan(0);
   for (const s of SIZES) {
@@ -74,6 +76,7 @@ test('load demo data, see the populated dashboard, remove it', async ({ browser,
   await page.getByTestId('nav-settings').click();
   await panel.getByTestId('demo-remove').click();
   await expect(panel.getByTestId('demo-badge')).toHaveCount(0);
+  await expect(page.getByTestId('demo-mark')).toHaveCount(0);
   await page.getByTestId('nav-dashboard').click();
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
   await expect(page.getByTestId('dash-empty')).toBeVisible();

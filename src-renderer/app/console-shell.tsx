@@ -41,6 +41,7 @@ import { paths, sectionOf } from './routes';
 import { useConsole, type Section } from './store';
 import { ENV_COLOR } from './theme';
 import { StorageBanner } from './storage-banner';
+import { DemoMark } from './demo-mark';
 import { AuditPage } from '../features/audit/audit-page';
 
 /** Navigation order is also the Alt+1…9 order and the palette's page order. */
@@ -226,6 +227,7 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
           </Group>
           <EnvironmentSwitch />
           <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
+            <DemoMark />
             <PaletteButton compact={!roomy} />
             <Tooltip label="Keyboard shortcuts (?)" withArrow>
               <ActionIcon variant="subtle" color="gray" size="lg" onClick={showShortcuts} aria-label="Keyboard shortcuts" data-testid="shortcuts-open">
