@@ -15,21 +15,14 @@ import { searchVerifications } from '../src-main/core/verification/search';
 import { openDatabase } from '../src-main/store/database';
 import { SEARCH_BACKFILL_SQL } from '../src-main/store/migrations/010-search-provenance';
 import { arg, freshDataDir, quantile, ratio, round2, writeResult } from './lib/harness';
+import { seededRandom } from '../src-shared/seeded-random';
 
 const rows = arg('--rows', 1_000_000, 100_000);
 const count = arg('--count', 3000, 1000);
 const seed = Number(process.env['BENCH_SEED'] ?? Date.now() % 2 ** 31);
 console.log(`seed ${seed} (BENCH_SEED=${seed} repeats this run)`);
 
-// mulberry32: a small seeded PRNG, so a run can be repeated.
-let state = seed >>> 0;
-const rand = () => {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const rand = seededRandom(seed);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const digits = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 10)).join('');
 

@@ -3,23 +3,16 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { AuditChannels } from '../src-shared/channels-audit';
-import { AUDIT_RETENTION_DAYS_DEFAULT, AuditEventSchema, AuditQuerySchema } from '../src-shared/schemas/audit';
+import { AuditEventSchema, AuditQuerySchema } from '../src-shared/schemas/audit';
+import { auditRetentionDays, setAuditRetention } from './core/audit/retention';
 import { ErrorBodySchema, listEnvelope, toEnvelope, withPage } from '../src-shared/schemas/common';
 import { owner, type ConsoleContext } from './console/handlers';
-import { audited, auditCsv, chainStart, exportAudit, listAudit, pruneAudit, verifyStore } from './core/audit/audit-log';
+import { auditCsv, chainStart, exportAudit, listAudit, pruneAudit, verifyStore } from './core/audit/audit-log';
 import { requireRole } from './core/principal';
 import type { CoreRuntime } from './core/runtime';
 import type { Feature } from './features';
 import { principalOf } from './http/auth';
 import type { HttpDoor } from './http/app';
-
-const RETENTION_KEY = 'audit.retention_days';
-
-export function auditRetentionDays(rt: CoreRuntime): number {
-  const row = rt.deps.db.prepare('SELECT value FROM settings WHERE key = ?').get(RETENTION_KEY) as { value: string } | undefined;
-  const n = row ? Number(JSON.parse(row.value)) : NaN;
-  return Number.isInteger(n) && n > 0 ? n : AUDIT_RETENTION_DAYS_DEFAULT;
-}
 
 function registerAuditRoutes(door: HttpDoor): void {
   const { app, rt } = door;
@@ -75,21 +68,11 @@ function auditConsoleHandlers(ctx: ConsoleContext): AuditHandlers {
         entries: r?.entries ?? 0,
         head: r?.head ?? start,
         firstBad: r?.firstBad ?? null,
-        retentionDays: auditRetentionDays(rt),
+        retentionDays: auditRetentionDays(rt.deps.db),
         checkpoint: start.seq > 0 ? start : null,
       };
     },
-    'audit:setRetention': async ({ days }) => {
-      const organizationId = owner(ctx).organizationId;
-      const before = auditRetentionDays(rt);
-      audited(
-        rt.deps,
-        organizationId,
-        () => rt.deps.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(RETENTION_KEY, JSON.stringify(days)),
-        () => ({ action: 'settings.updated', target: { type: 'settings', id: RETENTION_KEY }, detail: { auditRetentionDays: { from: before, to: days } } }),
-      );
-      return { days };
-    },
+    'audit:setRetention': async ({ days }) => ({ days: setAuditRetention(rt.deps, owner(ctx).organizationId, days) }),
   };
 }
 
@@ -97,7 +80,7 @@ function auditConsoleHandlers(ctx: ConsoleContext): AuditHandlers {
 function startRetentionLoop(rt: CoreRuntime): { stop(): Promise<void> } {
   const run = () => {
     try {
-      const removed = pruneAudit(rt.deps, auditRetentionDays(rt));
+      const removed = pruneAudit(rt.deps, auditRetentionDays(rt.deps.db));
       const n = Object.values(removed).reduce((a, b) => a + b, 0);
       if (n > 0) rt.deps.log.info({ removed: n }, 'audit retention: old entries pruned, chain kept from a checkpoint');
     } catch (err) {

@@ -1,6 +1,7 @@
 // UI state shared across pages: the environment the console acts in (persisted, so a restart never silently
-// flips an analyst from live back to sandbox or the reverse), the current section, and the one-shot hand-overs a
-// link gives the page it opens (a History filter, a webhook's deliveries, a Verify form prefilled from a fixture).
+// flips an analyst from live back to sandbox or the reverse), and the one-shot hand-overs a link gives the page it
+// opens (a History filter from the address, a Verify form prefilled from a fixture). Where the console is lives in
+// the address (app/routes.ts), not here.
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
 import type { Environment } from '../../src-shared/schemas/common';
@@ -20,13 +21,6 @@ export interface HistoryFilter {
   openId?: string;
 }
 
-/** A webhook whose deliveries a link opens (the dashboard's failure rows), optionally one delivery of it. */
-export interface WebhookFocus {
-  webhookId: string;
-  deliveryId?: string;
-  /** The delivery status the list starts filtered to. */
-  status?: 'pending' | 'success' | 'failed';
-}
 
 export const PREFILL_KINDS = ['account', 'phone', 'identity', 'face', 'address'] as const;
 export type PrefillKind = (typeof PREFILL_KINDS)[number];
@@ -41,9 +35,7 @@ export interface VerifyPrefill {
 
 interface ConsoleState {
   environment: Environment;
-  section: Section;
   historyFilter: HistoryFilter | null;
-  webhookFocus: WebhookFocus | null;
   verifyPrefill: VerifyPrefill | null;
   /** True while the "switch to live?" confirmation is on screen. */
   confirmingLive: boolean;
@@ -51,12 +43,6 @@ interface ConsoleState {
   /** Sandbox switches at once; live asks first, since every live check reaches a real provider and is charged. */
   requestEnvironment(environment: Environment): void;
   resolveLive(confirmed: boolean): void;
-  /** Opening a section by hand starts its lists unfiltered. */
-  setSection(section: Section): void;
-  openHistory(filter: HistoryFilter): void;
-  openWebhook(focus: WebhookFocus): void;
-  /** The Webhooks page calls this once it has applied the focus, so a later visit starts plain. */
-  clearWebhookFocus(): void;
   openVerify(prefill: VerifyPrefill): void;
   /** Hands the prefill to the tab of its kind once and forgets it; null when there is none for that kind. */
   takeVerifyPrefill(kind: PrefillKind): VerifyPrefill | null;
@@ -66,19 +52,13 @@ export const useConsole = create<ConsoleState>()(
   persist(
     (set, get) => ({
       environment: 'sandbox',
-      section: 'dashboard',
       historyFilter: null,
-      webhookFocus: null,
       verifyPrefill: null,
       confirmingLive: false,
       setEnvironment: (environment) => set({ environment, confirmingLive: false }),
       requestEnvironment: (environment) => set((s) => (environment === 'live' && s.environment !== 'live' ? { confirmingLive: true } : { environment })),
       resolveLive: (confirmed) => set(confirmed ? { environment: 'live', confirmingLive: false } : { confirmingLive: false }),
-      setSection: (section) => set({ section, historyFilter: null, webhookFocus: null, verifyPrefill: null }),
-      openHistory: (filter) => set({ section: 'history', historyFilter: filter }),
-      openWebhook: (focus) => set({ section: 'webhooks', webhookFocus: focus }),
-      clearWebhookFocus: () => set({ webhookFocus: null }),
-      openVerify: (prefill) => set({ section: 'verify', verifyPrefill: prefill }),
+      openVerify: (prefill) => set({ verifyPrefill: prefill }),
       takeVerifyPrefill: (kind) => {
         const p = get().verifyPrefill;
         if (!p || p.kind !== kind) return null;
@@ -86,6 +66,6 @@ export const useConsole = create<ConsoleState>()(
         return p;
       },
     }),
-    { name: 'vc-console', partialize: (s) => ({ environment: s.environment, section: s.section }) },
+    { name: 'vc-console', partialize: (s) => ({ environment: s.environment }) },
   ),
 );

@@ -46,3 +46,4 @@ export const AuditVerifySchema = z.object({
 });
 
 export const AUDIT_RETENTION_DAYS_DEFAULT = 400;
+export const AuditRetentionDaysSchema = z.number().int().min(30).max(3650);

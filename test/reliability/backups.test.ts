@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src-main/console/handlers';
 import { backupsDir, createBackup, inspectStoreFile, listBackups, restoreBackup } from '../../src-main/core/backups/backups';
-import { runDueBackup } from '../../src-main/feature-backups';
+import { runDueBackup } from '../../src-main/core/backups/schedule';
 import { createCore } from '../../src-main/service';
 import { api, NG_OK, startTestService } from '../helpers/harness';
 import { checkStore, spawnCli } from './child-service';

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/harness';
+import { seededRandom } from '../../src-shared/seeded-random';
 import {
   checkStore,
   killChild,
@@ -42,17 +43,6 @@ interface ReplayMsg {
   replayed: boolean;
 }
 
-/** mulberry32, as in workload.mjs: the kill moments follow from the printed seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -212,7 +202,7 @@ describe('crash loop', () => {
         }
       };
 
-      const r = rng(SEED);
+      const r = seededRandom(SEED);
       let offset = 0;
       const started = Date.now();
       for (let k = 1; k <= KILLS; k++) {

@@ -8,18 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestReceiver, type ReceivedRequest } from '../../src-main/core/webhooks/test-receiver';
 import type { DurabilityObserver } from '../../src-main/store/write-port';
 import { api, NG_OK, newKey, startTestService, type TestService } from '../helpers/harness';
+import { seededRandom } from '../../src-shared/seeded-random';
 
-/** mulberry32: a small seeded generator, so a failing interleaving can be replayed with VC_SEED. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = Number(process.env['VC_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -74,7 +64,7 @@ function check(watch: SyncWatch, what: string, commit: number | undefined): void
 
 describe('acknowledged writes are on disk before anything built on them leaves', () => {
   it(`answers, replays and webhooks wait for the sync of their commit (seed ${SEED})`, async () => {
-    const random = rng(SEED);
+    const random = seededRandom(SEED);
     const watch = new SyncWatch(random);
     const receiver = await startTestReceiver({
       onRequest: (req: ReceivedRequest) => {

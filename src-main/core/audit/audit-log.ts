@@ -342,8 +342,6 @@ export function auditCsv(entries: AuditEntry[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-export const AUDIT_RETENTION_DAYS_DEFAULT = 400;
-
 /**
  * Retention: removes entries older than `days`, keeping the chain verifiable from a checkpoint (the seq and hash of
  * the last removed entry), and records that it happened. Returns the number removed per organization.

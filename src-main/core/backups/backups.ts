@@ -209,6 +209,13 @@ export function scheduleRestore(dataDir: string, file: string): void {
   writeFileSync(join(dataDir, PENDING_RESTORE), JSON.stringify({ file: resolve(file), requestedAt: new Date().toISOString() }));
 }
 
+/** scheduleRestore for a backup of the data folder's backups/ folder, by its name (what the console lists). */
+export function scheduleRestoreByName(dataDir: string, name: string): void {
+  const b = listBackups(dataDir).find((x) => x.name === name);
+  if (!b) throw new AppError('NOT_FOUND', { message: `No backup named ${name} in ${backupsDir(dataDir)}.` });
+  scheduleRestore(dataDir, b.file);
+}
+
 export function pendingRestore(dataDir: string): { file: string; requestedAt: string } | null {
   try {
     return JSON.parse(readFileSync(join(dataDir, PENDING_RESTORE), 'utf8')) as { file: string; requestedAt: string };

@@ -27,6 +27,7 @@ import { answerBatch, answerBic, answerRoutingNumber, correspondentsOnce } from 
 import { publicRoutingFixtures } from '../sandbox-catalogue';
 import type { BatchItem } from '../../../src-shared/schemas/routing';
 import { randomBytes } from 'node:crypto';
+import { seededRandom } from '../../../src-shared/seeded-random';
 
 /** Tables whose inserted rows the loader lists, with the SQL expression of their primary key. */
 export const DEMO_TABLES: Readonly<Record<string, string>> = {
@@ -97,17 +98,6 @@ export function demoStatus(db: Db): DemoStatus {
   return { present: records > 0, records, byTable };
 }
 
-/** mulberry32: a small seeded generator, so a story can be reproduced from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Pick {
   kind: VerificationKind;
@@ -228,7 +218,7 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
     });
   }
   const seed = opts.seed ?? randomBytes(4).readUInt32LE(0);
-  const rand = rng(seed);
+  const rand = seededRandom(seed);
   const endMs = opts.endMs ?? Date.now();
   const times = checkTimes(days, endMs, rand);
   const startMs = (times[0] ?? endMs) - 3_600_000;

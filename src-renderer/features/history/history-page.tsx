@@ -61,7 +61,7 @@ export function returnedName(r: VerificationRecord): string | undefined {
 
 export function HistoryPage() {
   const environment = useConsole((s) => s.environment);
-  // A dashboard link opens History already filtered (store.openHistory); read once, at mount.
+  // An address opens History already filtered (app/history-route.tsx hands the filters over); read once, at mount.
   const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...useConsole.getState().historyFilter }));
   const [openId, setOpenId] = useState<string | null>(null);
   const closeDrawer = useCallback(() => setOpenId(null), []);
