@@ -3,16 +3,12 @@
 // entry without every signature carrying the actor. Set before any write is queued: the group commit runs writes
 // in its own tick, so an entry's actor is taken where the change is asked for, never inside the commit.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuditEvent } from '../../../src-shared/schemas/audit';
 import type { Principal } from '../principal';
 
-export type AuditDoor = 'api' | 'console' | 'cli' | 'system';
-export type ActorType = 'user' | 'apiKey' | 'console' | 'cli' | 'system';
-
-export interface AuditActor {
-  type: ActorType;
-  id: string | null;
-  label: string;
-}
+/** The door and the actor of an entry, as the contract describes them (src-shared/schemas/audit.ts). */
+export type AuditDoor = AuditEvent['door'];
+export type AuditActor = AuditEvent['actor'];
 
 export interface AuditContext {
   door: AuditDoor;

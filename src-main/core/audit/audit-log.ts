@@ -8,6 +8,8 @@ import type { CoreDeps } from '../context';
 import { iso } from '../clock';
 import { newId } from '../ids';
 import { faultPoint } from '../fault-points';
+import { firstOrganizationId } from '../orgs/first-organization';
+import type { AuditEvent } from '../../../src-shared/schemas/audit';
 import { currentAuditContext, type AuditActor, type AuditDoor } from './audit-context';
 import type { Db } from '../../store/database';
 import type { Principal } from '../principal';
@@ -15,19 +17,8 @@ import type { Principal } from '../principal';
 export const GENESIS_HASH = '0'.repeat(64);
 export const AUDIT_EXPORT_FORMAT = 'vconsole-audit-1';
 
-export interface AuditEntry {
-  id: string;
-  organizationId: string;
-  seq: number;
-  at: string;
-  actor: AuditActor;
-  door: AuditDoor;
-  action: string;
-  target: { type: string | null; id: string | null };
-  detail: Record<string, unknown>;
-  prevHash: string;
-  hash: string;
-}
+/** An entry as stored, exported and served: the contract's AuditEvent (src-shared/schemas/audit.ts). */
+export type AuditEntry = AuditEvent;
 
 /** What a change records: its action, its target and a detail that never holds a secret. */
 export interface AuditRecord {
@@ -148,17 +139,11 @@ export function appendAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId
 }
 
 /**
- * Installation-wide changes (live providers, cache lifetimes) are audited in the log of the installation's first
- * organization, whose owners run the installation; null before any organization exists.
+ * appendAudit into the installation's log: installation-wide changes (live providers, cache lifetimes, console
+ * sessions) go to the first organization's, whose owners run the installation; nothing before setup.
  */
-export function installationOrganization(db: Db): string | null {
-  const row = db.prepare('SELECT id FROM organizations ORDER BY created_at, rowid LIMIT 1').get() as { id: string } | undefined;
-  return row?.id ?? null;
-}
-
-/** appendAudit into the installation's log (see installationOrganization); nothing before setup. */
 export function appendInstallationAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, r: AuditRecord, who?: { actor: AuditActor; door: AuditDoor }): void {
-  const org = installationOrganization(deps.db);
+  const org = firstOrganizationId(deps);
   if (org) appendAudit(deps, org, r, who);
 }
 

@@ -9,6 +9,7 @@ import { dummyPasswordHash, verifyPassword } from './passwords';
 import { randomToken, sha256Hex } from './secrets';
 import { ACCESS_TTL_SECONDS, signAccessToken, verifyAccessToken } from './tokens';
 import { appendAudit, currentActor } from '../audit/audit-log';
+import { firstOrganizationId } from '../orgs/first-organization';
 
 export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
 const LOGIN_WINDOW_MS = 15 * 60 * 1000;
@@ -64,11 +65,6 @@ async function issuePair(deps: CoreDeps, user: UserRow, sessionId: string): Prom
   };
 }
 
-function firstOrganization(deps: CoreDeps): string | null {
-  const row = deps.db.prepare('SELECT id FROM organizations ORDER BY created_at, rowid LIMIT 1').get() as { id: string } | undefined;
-  return row?.id ?? null;
-}
-
 export async function login(deps: CoreDeps, email: string, password: string): Promise<TokenPair> {
   const normalized = email.trim().toLowerCase();
   checkThrottle(deps, normalized);
@@ -81,7 +77,7 @@ export async function login(deps: CoreDeps, email: string, password: string): Pr
   // with the email that tried — never the password (docs/audit.md).
   const actor = { type: 'user' as const, id: user?.id ?? null, label: normalized };
   if (!user || !ok) {
-    const org = user?.organization_id ?? firstOrganization(deps);
+    const org = user?.organization_id ?? firstOrganizationId(deps);
     // Through the write port: a flood of failed logins must not put one fsync each on the event loop. The failure
     // and its audit entry share the commit (docs/audit.md).
     const at = deps.clock.now();

@@ -33,12 +33,7 @@ function validateEmail(email: string): string {
   return e;
 }
 
-export function firstOrganizationId(deps: CoreDeps): string | null {
-  const row = deps.db.prepare('SELECT id FROM organizations ORDER BY created_at ASC, rowid ASC LIMIT 1').get() as
-    | { id: string }
-    | undefined;
-  return row?.id ?? null;
-}
+export { firstOrganizationId } from './first-organization';
 
 export async function bootstrap(
   deps: CoreDeps,
