@@ -1,6 +1,7 @@
 // Demo data (issue 23) in the web console: Settings › Demo data loads a month of sandbox activity, the card shows the
-// "demo data" badge, the dashboard is populated (screenshots at three sizes), and Remove takes the dashboard back to
-// empty.
+// "demo data" badge, the dashboard is populated (screenshots at three sizes), the tour's batch step opens the story's
+// finished batch CSV (its results download), and Remove takes the dashboard and the batch history back to empty.
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, openConsole, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
@@ -34,6 +35,9 @@ test('load demo data, see the populated dashboard, remove it', async ({ browser,
   await panel.screenshot({ path: resolve(shots, 'demo-panel.png') });
 
   await page.getByTestId('nav-dashboard').click();
+  // The story's month (its "today" has no checks before 08:00 UTC).
+  await page.getByTestId('dash-period').getByText('Last 30 days').click();
+  await expect(page).toHaveURL(/#\/dashboard\?period=30d/);
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
   await expect(page.getByTestId('dash-empty')).toHaveCount(0);
   // Every page carries the mark while demo data is there.
@@ -59,13 +63,24 @@ test('load demo data, see the populated dashboard, remove it', async ({ browser,
     ['Why it failed, and who ran it', /#\/history\/ver_/],
     ['Signed webhooks, every attempt', /#\/webhooks\/whk_/],
     ['Replay to your receiver', /#\/webhooks\/whk_[^/]+\/deliveries\/del_/],
-    ['Batch results', /#\/routing\/history/],
-    ['Everything from the keyboard', /#\/routing\/history/],
+    ['Batch results', /#\/routing\/batch\/bat_/],
+    ['Everything from the keyboard', /#\/routing\/batch\/bat_/],
   ];
   for (const [text, url] of steps) {
     await page.keyboard.press('ArrowRight');
     await expect(title).toHaveText(text);
     await expect(page).toHaveURL(url);
+    if (text === 'Batch results') {
+      // The story's finished batch, not an empty history: the payouts file's counts and reasons, the step pointing
+      // at the reasons.
+      const job = page.getByTestId('batch-job-view');
+      await expect(job).toHaveAttribute('data-status', 'done');
+      await expect(job.getByRole('heading', { name: /^supplier-payouts-\d{4}-\d{2}\.csv$/ })).toBeVisible();
+      await expect(page.getByTestId('batch-count-rows')).toHaveText('300');
+      await expect(page.getByTestId('batch-count-invalid')).toHaveText('20');
+      await expect(page.getByTestId('batch-reasons')).toHaveClass(/driver-active-element/);
+      await page.screenshot({ path: resolve(shots, 'demo-tour-batch.png') });
+    }
   }
   await page.screenshot({ path: resolve(shots, 'demo-tour.png') });
   await page.keyboard.press('ArrowLeft');
@@ -73,13 +88,29 @@ test('load demo data, see the populated dashboard, remove it', async ({ browser,
   await page.keyboard.press('Escape');
   await expect(popover).toHaveCount(0);
 
+  // The batch's result files are there to download, as any batch's.
+  await expect(page.getByTestId('batch-results-table')).toContainText('payee_name');
+  const download = page.waitForEvent('download');
+  await page.getByTestId('batch-download-invalid').click();
+  const d = await download;
+  expect(d.suggestedFilename()).toMatch(/^supplier-payouts-\d{4}-\d{2}-invalid-rows\.csv$/);
+  const lines = readFileSync((await d.path())!, 'utf8').trim().split(/\r?\n/);
+  expect(lines).toHaveLength(1 + 20);
+  expect(lines.slice(1).every((l) => l.includes(',false,'))).toBe(true);
+
   await page.getByTestId('nav-settings').click();
   await panel.getByTestId('demo-remove').click();
   await expect(panel.getByTestId('demo-badge')).toHaveCount(0);
   await expect(page.getByTestId('demo-mark')).toHaveCount(0);
   await page.getByTestId('nav-dashboard').click();
+  await page.getByTestId('dash-period').getByText('Last 30 days').click();
+  await expect(page).toHaveURL(/#\/dashboard\?period=30d/);
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
   await expect(page.getByTestId('dash-empty')).toBeVisible();
+  // The demo batch went with the rest.
+  await page.getByTestId('nav-routing').click();
+  await page.getByTestId('routing-tab-history').click();
+  await expect(page.getByTestId('batch-history-empty')).toBeVisible();
 });
 
 test('first run: load demo data from the last setup step and open a populated dashboard', async ({ browser, served }) => {
@@ -95,6 +126,8 @@ test('first run: load demo data from the last setup step and open a populated da
   await offer.getByTestId('demo-offer-load').click();
   await expect(offer.getByTestId('demo-offer-done')).toContainText('sandbox checks', { timeout: 60_000 });
   await page.getByTestId('setup-done').click();
+  // It opens on the story's month.
+  await expect(page).toHaveURL(/#\/dashboard\?period=30d/);
   await expect(page.getByTestId('dashboard')).toHaveAttribute('data-loaded', 'true');
   await expect(page.getByTestId('dash-empty')).toHaveCount(0);
   expect(Number(await page.getByTestId('dash-status-success').getAttribute('data-count'))).toBeGreaterThan(0);

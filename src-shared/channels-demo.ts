@@ -13,8 +13,18 @@ export const demoChannels = {
   'demo:status': channel(z.object({}).strict(), DemoStatusSchema),
   'demo:load': channel(
     z.object({ days: z.number().int().min(1).max(90).optional() }).strict(),
-    DemoStatusSchema.extend({ checks: z.number().int(), routingChecks: z.number().int(), seed: z.number().int(), ms: z.number() }),
+    DemoStatusSchema.extend({
+      checks: z.number().int(),
+      routingChecks: z.number().int(),
+      /** The story's finished batch CSV (Routing › History). */
+      batch: z.object({ id: z.string(), inputName: z.string(), rows: z.number().int(), valid: z.number().int(), invalid: z.number().int() }),
+      seed: z.number().int(),
+      ms: z.number(),
+    }),
   ),
-  'demo:remove': channel(z.object({}).strict(), z.object({ removed: z.record(z.string(), z.number().int()), total: z.number().int() })),
+  'demo:remove': channel(
+    z.object({}).strict(),
+    z.object({ removed: z.record(z.string(), z.number().int()), total: z.number().int(), batchFolders: z.number().int() }),
+  ),
 };
 export type DemoChannels = typeof demoChannels;

@@ -42,7 +42,11 @@ export const demoCommand: ExtraCommand = {
           onProgress: (p) => process.stderr.write(json ? `${JSON.stringify(p)}\n` : `${p.message}\n`),
         });
       });
-      kit.print(values, r, `Demo data loaded: ${r.checks} sandbox checks and ${r.routingChecks} routing lookups, ${r.records} records in ${(r.ms / 1000).toFixed(1)} s (seed ${r.seed}). Remove it with: vconsole demo remove`);
+      kit.print(
+        values,
+        r,
+        `Demo data loaded: ${r.checks} sandbox checks, ${r.routingChecks} routing lookups and a batch CSV of ${r.batch.rows} rows (${r.batch.invalid} invalid, ${r.batch.id}), ${r.records} records in ${(r.ms / 1000).toFixed(1)} s (seed ${r.seed}). Remove it with: vconsole demo remove`,
+      );
       return 0;
     }
     if (sub === 'remove') {
@@ -52,7 +56,8 @@ export const demoCommand: ExtraCommand = {
         return removeDemo(core.rt);
       });
       const lines = Object.entries(r.removed).map(([t, n]) => `  ${t}: ${n}`);
-      kit.print(values, r, r.total === 0 ? 'No demo data to remove.' : [`Removed ${r.total} demo records:`, ...lines].join('\n'));
+      const folders = r.batchFolders > 0 ? [`  and the result files of ${r.batchFolders} batch${r.batchFolders === 1 ? '' : 'es'}`] : [];
+      kit.print(values, r, r.total === 0 ? 'No demo data to remove.' : [`Removed ${r.total} demo records:`, ...lines, ...folders].join('\n'));
       return 0;
     }
     if (sub === 'status') {

@@ -19,7 +19,7 @@ import { createManagedUser } from '../settings/users';
 import { submitOnce } from '../verification/verification-service';
 import type { VerificationKind } from '../verification/types';
 import { createWebhook, updateWebhook } from '../webhooks/webhooks-service';
-import { runScheduledAttempt } from '../webhooks/deliveries';
+import { retryNow, runScheduledAttempt } from '../webhooks/deliveries';
 import { recoverWebhook } from '../webhooks/recovery';
 import { startTestReceiver } from '../webhooks/test-receiver';
 import { triggerSampleEvent } from '../webhooks/triggers';
@@ -28,6 +28,7 @@ import { publicRoutingFixtures } from '../sandbox-catalogue';
 import type { BatchItem } from '../../../src-shared/schemas/routing';
 import { randomBytes } from 'node:crypto';
 import { seededRandom } from '../../../src-shared/seeded-random';
+import { removeDemoBatchFiles, runDemoBatch } from './demo-batch';
 
 /** Tables whose inserted rows the loader lists, with the SQL expression of their primary key. */
 export const DEMO_TABLES: Readonly<Record<string, string>> = {
@@ -45,6 +46,7 @@ export const DEMO_TABLES: Readonly<Record<string, string>> = {
   usage_records: 'NEW.id',
   verification_cache: 'NEW.key',
   routing_checks: 'NEW.id',
+  routing_batches: 'NEW.id',
 };
 
 export const DEMO_DAYS_DEFAULT = 30;
@@ -58,7 +60,7 @@ export interface LoaderCore {
 export type OpenLoaderCore = (clock: ManualClock, opts: { allowWebhookHosts: string[] }) => LoaderCore | Promise<LoaderCore>;
 
 export interface DemoProgress {
-  phase: 'users' | 'keys' | 'webhook' | 'deliveries' | 'checks' | 'done';
+  phase: 'users' | 'keys' | 'webhook' | 'deliveries' | 'batch' | 'checks' | 'done';
   done: number;
   total: number;
   message: string;
@@ -79,9 +81,19 @@ export interface DemoStatus {
   byTable: Record<string, number>;
 }
 
+/** The story's finished batch CSV (routing_batches; its result files under <dataDir>/batches/<id>/). */
+export interface DemoBatchSummary {
+  id: string;
+  inputName: string;
+  rows: number;
+  valid: number;
+  invalid: number;
+}
+
 export interface DemoLoadResult extends DemoStatus {
   checks: number;
   routingChecks: number;
+  batch: DemoBatchSummary;
   seed: number;
   ms: number;
 }
@@ -89,6 +101,8 @@ export interface DemoLoadResult extends DemoStatus {
 export interface DemoRemoveResult {
   removed: Record<string, number>;
   total: number;
+  /** Folders of result files deleted with the demo batches (<dataDir>/batches/<id>/). */
+  batchFolders: number;
 }
 
 export function demoStatus(db: Db): DemoStatus {
@@ -168,9 +182,16 @@ async function routingCheck(rt: CoreRuntime, p: Principal, kind: string, request
   } else if (kind === 'batch') answerBatch(rt.deps, p, { items: r['items'] as BatchItem[] });
 }
 
+/**
+ * Deliveries the loader's connection writes to another webhook than the demo's are not the story: a recovery fans
+ * out every undispatched event first (recovery.ts), which may include a user's event of that instant. Those stay
+ * unlisted and unheld, so the service's dispatcher delivers them as usual.
+ */
+const DEMO_HOOK = `NEW.webhook_id IN (SELECT record_id FROM main.demo_records WHERE table_name = 'webhooks')`;
+
 function installTagTriggers(db: Db, holdUntilMs: number): void {
   for (const [table, key] of Object.entries(DEMO_TABLES)) {
-    db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_tag_${table} AFTER INSERT ON main.${table}
+    db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_tag_${table} AFTER INSERT ON main.${table}${table === 'webhook_deliveries' ? ` WHEN ${DEMO_HOOK}` : ''}
       BEGIN INSERT OR IGNORE INTO main.demo_records (table_name, record_id) VALUES ('${table}', ${key}); END;`);
   }
   // Demo events are history, not news: they are marked dispatched as they are written, so no webhook (a user's
@@ -180,10 +201,10 @@ function installTagTriggers(db: Db, holdUntilMs: number): void {
   // The demo's deliveries are attempted by the loader, at the story's times, to its own receiver: they stay leased
   // (in real time) whenever pending, so the running service's dispatcher never claims one.
   const hold = Math.floor(holdUntilMs);
-  db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_hold_deliveries_ins AFTER INSERT ON main.webhook_deliveries
+  db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_hold_deliveries_ins AFTER INSERT ON main.webhook_deliveries WHEN ${DEMO_HOOK}
     BEGIN UPDATE main.webhook_deliveries SET lease_until_ms = ${hold} WHERE id = NEW.id; END;`);
   db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_hold_deliveries_upd AFTER UPDATE OF lease_until_ms ON main.webhook_deliveries
-    WHEN NEW.status = 'pending' AND NEW.lease_until_ms IS NULL
+    WHEN NEW.status = 'pending' AND NEW.lease_until_ms IS NULL AND ${DEMO_HOOK}
     BEGIN UPDATE main.webhook_deliveries SET lease_until_ms = ${hold} WHERE id = NEW.id; END;`);
 }
 
@@ -224,7 +245,7 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
   const startMs = (times[0] ?? endMs) - 3_600_000;
   const clock = new ManualClock(startMs);
   const report = opts.onProgress ?? (() => {});
-  const run = async (): Promise<{ checks: number; routingChecks: number }> => {
+  const run = async (): Promise<{ checks: number; routingChecks: number; batch: DemoBatchSummary }> => {
     // The demo's webhook receiver: answers 503 while `down`, else 200 (a 503 now and then on a first attempt).
     let down = false;
     let flaky = false;
@@ -267,7 +288,7 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
       });
       report({ phase: 'webhook', done: 1, total: 1, message: 'Registered the demo webhook' });
       /** One sample event to the demo webhook, attempted at the story's times until it succeeds or fails. */
-      const deliver = async (event: 'verification.completed' | 'verification.failed'): Promise<void> => {
+      const deliver = async (event: 'verification.completed' | 'verification.failed'): Promise<string[]> => {
         const t = await triggerSampleEvent(loader.rt, sandbox, event, hook.id);
         for (const { deliveryId } of t.deliveries) {
           for (let i = 0; i < 6; i++) {
@@ -277,6 +298,7 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
             clock.set(Math.max(clock.now(), row.next));
           }
         }
+        return t.deliveries.map((d) => d.deliveryId);
       };
       const deliveryDays = [times[0] ?? startMs, times[Math.floor(times.length / 3)] ?? startMs, times[Math.floor((times.length * 2) / 3)] ?? startMs];
       // Day one: the integration is tested with sample events, one retried after a 503.
@@ -291,17 +313,27 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
       clock.set(deliveryDays[1]!);
       down = true;
       report({ phase: 'deliveries', done: 1, total: 3, message: 'The receiver goes down: the webhook fails' });
-      await deliver('verification.completed');
+      const failed = await deliver('verification.completed');
       down = false;
-      // ...and is recovered an hour later, then tested again (one more retried delivery).
+      // ...and is recovered an hour later (re-enabled), its failed delivery sent again with "Retry now" (a manual
+      // attempt, which succeeds: failed, then recovered), then tested again (one more retried delivery).
       clock.advance(60 * 60_000);
       await recoverWebhook(loader.rt, sandbox, hook.id, {}, 'demo');
-      report({ phase: 'deliveries', done: 2, total: 3, message: 'The webhook is recovered' });
+      clock.advance(3 * 60_000);
+      for (const id of failed) await retryNow(loader.rt, sandbox, id);
+      report({ phase: 'deliveries', done: 2, total: 3, message: 'The webhook is recovered and its failed delivery sent again' });
+      clock.advance(5 * 60_000);
       flaky = true;
       await deliver('verification.completed');
       clock.set(deliveryDays[2]!);
       await deliver('verification.failed');
       report({ phase: 'deliveries', done: 3, total: 3, message: 'Webhook deliveries done' });
+      // Late in the month, a supplier-payouts file is checked as a batch CSV (a few invalid rows), to completion.
+      report({ phase: 'batch', done: 0, total: 1, message: 'Checking a payouts file as a batch CSV' });
+      clock.set((times[Math.floor(times.length * 0.85)] ?? endMs) - 20 * 60_000);
+      const job = await runDemoBatch(loader.rt, sandbox, clock, seededRandom(seed ^ 0x0ba7c5), endMs);
+      const batch: DemoBatchSummary = { id: job.id, inputName: job.inputName, rows: job.rows, valid: job.valid, invalid: job.invalid };
+      report({ phase: 'batch', done: 1, total: 1, message: `Checked ${batch.inputName}: ${batch.rows} rows, ${batch.invalid} invalid` });
       const picks = demoCatalogue(loader.rt);
       const routing = publicRoutingFixtures();
       let routingChecks = 0;
@@ -324,20 +356,29 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
       // The receiver stops with the load: the webhook is left inactive, so nothing is ever sent to it again.
       clock.set(Math.max(clock.now(), endMs));
       await updateWebhook(loader.rt, sandbox, hook.id, { status: 'inactive' });
-      return { checks: times.length, routingChecks };
+      return { checks: times.length, routingChecks, batch };
     } finally {
       dropTagTriggers(db);
       await loader.close();
       await receiver.close();
     }
   };
-  const { checks, routingChecks } = await run();
+  const { checks, routingChecks, batch } = await run();
   const status = demoStatus(rt.deps.db);
   rt.deps.db.transaction(() =>
-    appendAudit(rt.deps, organizationId, { action: 'demo.loaded', target: { type: 'demoData', id: null }, detail: { days, checks, routingChecks, records: status.records, seed } }),
+    appendAudit(rt.deps, organizationId, {
+      action: 'demo.loaded',
+      target: { type: 'demoData', id: null },
+      detail: { days, checks, routingChecks, batchRows: batch.rows, records: status.records, seed },
+    }),
   )();
-  report({ phase: 'done', done: checks, total: checks, message: `Loaded ${checks} checks and ${routingChecks} routing lookups over ${days} days (${status.records} demo records)` });
-  return { ...status, checks, routingChecks, seed, ms: Date.now() - started };
+  report({
+    phase: 'done',
+    done: checks,
+    total: checks,
+    message: `Loaded ${checks} checks, ${routingChecks} routing lookups and a ${batch.rows}-row batch CSV over ${days} days (${status.records} demo records)`,
+  });
+  return { ...status, checks, routingChecks, batch, seed, ms: Date.now() - started };
 }
 
 /** Rows that hang off demo rows without being listed themselves (e.g. written by the running service). */
@@ -361,16 +402,22 @@ const DEPENDENTS: { table: string; where: string }[] = [
 ];
 
 /** Deletion order of the listed tables (children before parents). */
-const REMOVE_ORDER = ['routing_checks', 'webhook_attempts', 'webhook_failures', 'webhook_recoveries', 'webhook_deliveries', 'webhooks', 'jobs', 'idempotency_keys', 'outbox_events', 'usage_records', 'verification_cache', 'verifications', 'api_keys', 'users'];
+const REMOVE_ORDER = ['routing_batches', 'routing_checks', 'webhook_attempts', 'webhook_failures', 'webhook_recoveries', 'webhook_deliveries', 'webhooks', 'jobs', 'idempotency_keys', 'outbox_events', 'usage_records', 'verification_cache', 'verifications', 'api_keys', 'users'];
 
 /**
  * Removes exactly the listed demo rows and the rows that depend on them, in one transaction with its
- * `demo.removed` audit entry. Audit entries and ledger entries stay (append-only).
+ * `demo.removed` audit entry; then, once that has committed, the files of the removed demo batches (their result
+ * folders and the input files the loader wrote). Audit entries and ledger entries stay (append-only).
  */
 export function removeDemo(rt: CoreRuntime): DemoRemoveResult {
   const { db } = rt.deps;
   const organizationId = firstOrganizationId(rt.deps);
-  return db.transaction((): DemoRemoveResult => {
+  let batches: { id: string; inputPath: string }[] = [];
+  const result = db.transaction((): Omit<DemoRemoveResult, 'batchFolders'> => {
+    // The demo batches' files are deleted once their rows are gone for good (after the commit, below).
+    batches = db
+      .prepare(`SELECT id, input_path AS inputPath FROM routing_batches WHERE id IN (SELECT record_id FROM demo_records WHERE table_name = 'routing_batches')`)
+      .all() as { id: string; inputPath: string }[];
     const removed: Record<string, number> = {};
     const add = (t: string, n: number) => {
       if (n > 0) removed[t] = (removed[t] ?? 0) + n;
@@ -387,4 +434,5 @@ export function removeDemo(rt: CoreRuntime): DemoRemoveResult {
     }
     return { removed, total };
   })();
+  return { ...result, batchFolders: removeDemoBatchFiles(rt.info().dataDir, batches) };
 }

@@ -84,8 +84,8 @@ export function DemoPanel() {
           )}
         </Group>
         <Text size="sm">
-          Fills the sandbox with a month of believable activity — checks across corridors and kinds, two team members, two sandbox keys and a webhook
-          with its deliveries, retries and one outage — through the same rules as the API. Remove takes out exactly those records; anything you made stays, and the audit trail records both.
+          Fills the sandbox with a month of believable activity — checks across corridors and kinds, two team members, two sandbox keys, a webhook
+          with its deliveries, retries and one outage, and a payouts file checked as a batch CSV with its result files — through the same rules as the API. Remove takes out exactly those records and files; anything you made stays, and the audit trail records both.
         </Text>
         {status?.present && (
           <Text size="sm" c="dimmed" data-testid="demo-status">

@@ -6,7 +6,7 @@ import { IconPresentation } from '@tabler/icons-react';
 import { call } from '../../client/bridge';
 import { ErrorAlert } from '../settings/error-alert';
 
-export function DemoOffer() {
+export function DemoOffer({ onLoaded }: { onLoaded?: () => void }) {
   const [state, setState] = useState<'idle' | 'loading' | { checks: number }>('idle');
   const [error, setError] = useState<unknown>(null);
   const load = async () => {
@@ -15,6 +15,7 @@ export function DemoOffer() {
     try {
       const r = await call('demo:load', { days: 30 });
       setState({ checks: r.checks });
+      onLoaded?.();
     } catch (e) {
       setError(e);
       setState('idle');
@@ -24,7 +25,7 @@ export function DemoOffer() {
     <Alert color="grape" variant="light" icon={<IconPresentation size={18} />} title="Giving a demo?" data-testid="demo-offer">
       {typeof state === 'object' ? (
         <Text size="sm" data-testid="demo-offer-done">
-          Loaded {state.checks} sandbox checks over the last 30 days, with a webhook, keys and team members. Remove them in Settings › Demo data.
+          Loaded {state.checks} sandbox checks over the last 30 days, with a webhook, a checked batch CSV, keys and team members. Remove them in Settings › Demo data.
         </Text>
       ) : (
         <Group justify="space-between" wrap="nowrap">

@@ -23,6 +23,8 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
   const [result, setResult] = useState<ChannelOutput<'setup:bootstrap'> | null>(null);
   const [checking, setChecking] = useState(false);
   const [checked, setChecked] = useState(false);
+  // After "Load demo data" the dashboard opens on the story's month (its "today" may have no checks yet).
+  const [demoLoaded, setDemoLoaded] = useState(false);
   const navigate = useNavigate();
 
   /** The value, change handler and error of one input. */
@@ -82,7 +84,7 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
 
   function finish() {
     // The console opens on the dashboard whatever section a previous installation left in storage.
-    void navigate(paths.dashboard());
+    void navigate(paths.dashboard(demoLoaded ? '30d' : undefined));
     onDone();
   }
 
@@ -124,7 +126,7 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
         {checking && (
           <Stack>
             <FirstCheck onResult={() => setChecked(true)} />
-            <DemoOffer />
+            <DemoOffer onLoaded={() => setDemoLoaded(true)} />
             <Group justify="flex-end" mt="sm">
               <Button data-testid="setup-done" variant={checked ? 'filled' : 'light'} leftSection={<IconGauge size={16} />} onClick={finish}>
                 Go to dashboard

@@ -1,5 +1,5 @@
-// The guided tour for demos (issue 23 §3, docs/demo.md): six steps over the real screens of the demo data —
-// dashboard → a failed check and its reason → the delivery timeline → a replay → batch results → the palette.
+// The guided tour for demos (issue 23 §3, docs/demo.md): seven steps over the real screens of the demo data —
+// dashboard → a failed check and its reason → the delivery timeline → a replay → a finished batch's results → the palette.
 // driver.js draws the highlight and the popover; each step first opens its screen's address (app/routes.ts) and
 // waits for the element, so the tour points at what is really there. Keyboard: → / ← move, Esc ends; every step
 // has a close button (skippable at any point).
@@ -29,16 +29,26 @@ async function waitFor(selector: string, ms = 5000): Promise<Element | null> {
   }
 }
 
-/** The ids the tour needs from the demo data (sandbox): a failed check, the demo webhook and one of its deliveries. */
-async function demoTargets(): Promise<{ failedId: string | null; webhookId: string | null; deliveryId: string | null }> {
+export interface TourTargets {
+  failedId: string | null;
+  webhookId: string | null;
+  deliveryId: string | null;
+  /** A finished sandbox batch CSV (the demo's payouts file), whose results the batch step opens. */
+  batchId: string | null;
+}
+
+/** The ids the tour needs from the demo data (sandbox): a failed check, the demo webhook, one of its deliveries, a finished batch. */
+async function demoTargets(): Promise<TourTargets> {
   const failed = await call('history:search', { environment: 'sandbox', q: '', status: 'failed', limit: 1, offset: 0 }).catch(() => null);
   const hooks = await call('webhooks:list', { environment: 'sandbox' }).catch(() => null);
   const webhookId = hooks?.data[0]?.id ?? null;
   const deliveries = webhookId ? await call('webhooks:deliveries', { environment: 'sandbox', webhookId }).catch(() => null) : null;
-  return { failedId: failed?.data[0]?.id ?? null, webhookId, deliveryId: deliveries?.data[0]?.id ?? null };
+  const batches = await call('batch:list', { limit: 50, offset: 0 }).catch(() => null);
+  const batch = batches?.find((b) => b.environment === 'sandbox' && b.status === 'done' && b.resultPath !== null) ?? null;
+  return { failedId: failed?.data[0]?.id ?? null, webhookId, deliveryId: deliveries?.data[0]?.id ?? null, batchId: batch?.id ?? null };
 }
 
-export function tourSteps(t: { failedId: string | null; webhookId: string | null; deliveryId: string | null }): TourStep[] {
+export function tourSteps(t: TourTargets): TourStep[] {
   const steps: TourStep[] = [
     {
       path: paths.dashboard('30d'),
@@ -80,12 +90,20 @@ export function tourSteps(t: { failedId: string | null; webhookId: string | null
     }
   }
   steps.push(
-    {
-      path: paths.routing('history'),
-      selector: '[data-testid="batch-history-table"], [data-testid="batch-history-empty"]',
-      title: 'Batch results',
-      description: 'Routing CSV files of any size are checked here; each batch keeps its results and the invalid rows to download.',
-    },
+    t.batchId
+      ? {
+          path: paths.batchJob(t.batchId),
+          selector: '[data-testid="batch-job-view"][data-status="done"] [data-testid="batch-reasons"]',
+          title: 'Batch results',
+          description:
+            'A payouts file checked as a batch CSV: every row against the routing directory, why the invalid ones failed, and the results and the invalid rows to download.',
+        }
+      : {
+          path: paths.routing('history'),
+          selector: '[data-testid="batch-history-table"], [data-testid="batch-history-empty"]',
+          title: 'Batch results',
+          description: 'Routing CSV files of any size are checked here; each batch keeps its results and the invalid rows to download.',
+        },
     {
       path: null,
       selector: '[data-testid="palette-open"]',
