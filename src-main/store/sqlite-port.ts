@@ -36,14 +36,34 @@ function binds(params: SqlParams | undefined): Bind {
   return params.map((v, i) => normaliseParam(v, `${i + 1}`));
 }
 
-/** Booleans do not exist in SQLite: nothing to map on the way out; integers are numbers unless beyond 2^53. */
+function exactRow(row: Record<string, unknown>): void {
+  for (const k in row) {
+    const v = row[k];
+    if (typeof v === 'bigint') {
+      if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) throw new SqlPortError(`the integer ${v} in column ${k} is beyond 2^53 and cannot be read as a JS number exactly`);
+      row[k] = Number(v);
+    }
+  }
+}
+
+/**
+ * Integers are read as BigInt and turned into numbers only when exact (better-sqlite3 would round them silently);
+ * the statement's own mode is put back, since prepared statements are shared with the rest of the process.
+ */
 function execute<T>(db: Db, sql: string, params: SqlParams | undefined): SqlResult<T> {
   const stmt: Database.Statement = db.prepare(sql);
   const args = binds(params);
   if (stmt.reader) {
-    const rows = stmt.all(...args) as T[];
+    let rows: Record<string, unknown>[];
+    stmt.safeIntegers(true);
+    try {
+      rows = stmt.all(...args) as Record<string, unknown>[];
+    } finally {
+      stmt.safeIntegers(false);
+    }
+    for (const r of rows) exactRow(r);
     // A write with RETURNING is a reader too: one row per row it changed.
-    return { rows, changes: /^\s*(insert|update|delete|replace)\b/i.test(sql) ? rows.length : 0 };
+    return { rows: rows as T[], changes: /^\s*(insert|update|delete|replace)\b/i.test(sql) ? rows.length : 0 };
   }
   const r = stmt.run(...args);
   return { rows: [], changes: r.changes };
