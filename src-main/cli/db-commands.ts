@@ -144,6 +144,7 @@ async function checkPostgres(url: string, values: Values, kit: Parameters<ExtraC
       [
         `Engine: PostgreSQL ${r.server} (${r.database})`,
         `Schema version: ${r.schemaVersion} (this app: ${r.appSchemaVersion})${r.problem ? ` — ${r.problem}` : ''}`,
+        ...(r.unicodeCase ? [] : ['Note: this database folds only ASCII letters to lower case (its locale is C): History search ignores case for Latin letters only. Create it with a UTF-8 locale (docs/team-server.md, "Set-up").']),
         ...Object.entries(r.rows).map(([t, n]) => `  ${t.padEnd(20)} ${n}`),
       ].join('\n'),
     );

@@ -98,8 +98,9 @@ async function main() {
     chownSync(data, ids.uid, ids.gid);
     chownSync(pwfile, ids.uid, ids.gid);
   }
-  // UTF-8 with Unicode case mapping where the server has it built in (17+), whatever locales the machine has.
-  const locale = major >= 17 ? ['--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'] : ['--locale=C'];
+  // UTF-8 with Unicode case mapping (lower('И') = 'и': search and emails fold case beyond ASCII): the server's own
+  // C.UTF-8 from 17 on, whatever locales the machine has; before, the C library's C.UTF-8 (Debian has it).
+  const locale = major >= 17 ? ['--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'] : ['--locale=C.UTF-8'];
   const env = { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' };
   execFileSync(bin.initdb, ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', ...locale, '-N'], { stdio: 'pipe', env, ...ids });
   rmSync(pwfile);

@@ -11,11 +11,14 @@ export interface PgCheck {
   appSchemaVersion: number;
   schema: SchemaState['status'];
   problem: string | null;
+  /** Whether the database folds case beyond ASCII (lower('Ä') = 'ä'): History search and email matching rely on it. */
+  unicodeCase: boolean;
   rows: Record<string, number>;
 }
 
 export async function inspectPostgres(port: PgPort, countedTables: readonly string[]): Promise<PgCheck> {
   const server = (await port.get<{ v: string }>("SELECT current_setting('server_version') AS v"))!.v;
+  const unicodeCase = (await port.get<{ ok: number }>("SELECT lower('ÄИ') = 'äи' AS ok"))!.ok === 1;
   const state = await port.withClient(async (c) => judgeSchema(await appliedMigrations(c)));
   const rows: Record<string, number> = {};
   if (state.status !== 'empty') {
@@ -32,6 +35,7 @@ export async function inspectPostgres(port: PgPort, countedTables: readonly stri
     appSchemaVersion: latestVersion(),
     schema: state.status,
     problem: 'problem' in state ? state.problem : state.status === 'empty' ? 'no schema yet: run `vconsole migrate --database URL` (or `vconsole db copy`)' : state.status === 'behind' ? 'migrations are pending: run `vconsole migrate --database URL`' : null,
+    unicodeCase,
     rows,
   };
 }

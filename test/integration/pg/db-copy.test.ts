@@ -249,6 +249,7 @@ describe('vconsole db check and migrate on both engines', () => {
     expect(pj.engine).toBe('postgresql');
     expect(pj.schemaVersion).toBe(sj.schemaVersion);
     expect(pj.schema).toBe('current');
+    expect(pj.unicodeCase).toBe(true);
     expect(pj.rows).toEqual(sj.rows);
     expect(pj.rows.verifications).toBeGreaterThan(0);
     const text = await cli(['db', 'check', '--database', db.url]);
