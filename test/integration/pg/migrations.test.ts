@@ -50,6 +50,24 @@ describe('PostgreSQL migrations', () => {
     expect((err as Error).message).toMatch(/schema version 999, newer than this app/);
   });
 
+  it('keep the tables in a schema of their own when the URL sets search_path (docs/team-server.md, "Set-up")', async () => {
+    const port = await fresh();
+    await port.exec('CREATE SCHEMA vc_team');
+    const u = new URL(dbs[dbs.length - 1]!.url);
+    u.searchParams.set('options', '-c search_path=vc_team');
+    const scoped = createPgPort(u.toString());
+    ports.push(scoped);
+    await migratePostgres(scoped);
+    expect(await port.all("SELECT DISTINCT table_schema AS s FROM information_schema.tables WHERE table_name IN ('verifications', 'schema_migrations', 'audit_events')")).toEqual([{ s: 'vc_team' }]);
+    // The search index's functions are found during maintenance although they live outside public.
+    await scoped.run("INSERT INTO organizations (id, name, created_at) VALUES ('org_s', 's', 'x')");
+    await scoped.run(
+      "INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode, request, created_at) VALUES ('ver_s', 'org_s', 'live', 'account', 'account', 'NG', '0123', 'success', 'sync', '{}', 'x')",
+    );
+    await scoped.exec('REINDEX TABLE verifications');
+    expect((await migratePostgres(scoped)).applied).toEqual([]);
+  });
+
   it('a failing migration applies nothing', async () => {
     const port = await fresh();
     const broken = [...PG_MIGRATIONS.slice(0, 2), { version: 3, name: 'webhooks', sql: 'CREATE TABLE nope (x int); SELECT no_such_function();' }];
