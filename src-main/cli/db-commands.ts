@@ -126,7 +126,7 @@ async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): P
     if (typeof fromArg !== 'string' || fromArg === '') return usage('db copy needs --from FILE.sqlite (or the data folder holding it)');
     const from = existsSync(fromArg) && statSync(fromArg).isDirectory() ? storeFile(fromArg) : fromArg;
     if (!existsSync(from)) return usage(`db copy: no store at ${from}`);
-    const to = postgresTarget({ database: values['to'] }, 'database');
+    const to = postgresTarget({ to: values['to'] }, 'to');
     if (!to) return usage(`db copy needs --to postgres://… (or ${DATABASE_URL_ENV})`);
     return copyToPostgres(from, to, values, kit);
   }

@@ -278,6 +278,9 @@ describe('vconsole db check and migrate on both engines', () => {
     const bad = await cli(['migrate', '--database', 'mysql://x']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--database expects a postgres:// (or postgresql://) URL');
+    const badTo = await cli(['db', 'copy', '--from', dataDir, '--to', 'sqlite:///x']);
+    expect(badTo.code).toBe(2);
+    expect(badTo.err).toContain('--to expects a postgres:// (or postgresql://) URL');
   });
 
   it('serve --database refuses in one line, naming what works (the real binary)', () => {
