@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One throw-away PostgreSQL for the run (docs/team-server.md, "Tests"); each PostgreSQL test file makes its own database.
+    globalSetup: ['test/pg-global-setup.ts'],
   },
 });

@@ -9,7 +9,7 @@ import { routingCommands } from './routing-commands';
 import { providersCommand } from './providers-commands';
 import { configCommand } from './config-commands';
 import { simulatorCommand } from './simulator-command';
-import { dbCommand } from './db-commands';
+import { dbCommand, migrateCommand } from './db-commands';
 import { auditCommand } from './audit-commands';
 import { demoCommand } from './demo-commands';
 
@@ -30,4 +30,4 @@ export interface ExtraCommand {
   run(args: string[], kit: CliKit): Promise<number>;
 }
 
-export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand, dbCommand, auditCommand, demoCommand];
+export const extraCommands: ExtraCommand[] = [verifyCommand, ...routingCommands, ...billingCommands, webhooksCommand, configCommand, simulatorCommand, providersCommand, dbCommand, migrateCommand, auditCommand, demoCommand];

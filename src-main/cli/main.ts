@@ -12,6 +12,7 @@ import { runningListener } from '../core/settings/settings-store';
 import { extraCommands } from './extra-commands';
 import { userInfo } from 'node:os';
 import { runWithAudit } from '../core/audit/audit-context';
+import { DATABASE_URL_ENV } from '../store/pg/url';
 
 export class UsageError extends Error {}
 
@@ -100,7 +101,13 @@ function print(values: Values, json: unknown, text: string): void {
   process.stdout.write(values['json'] ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
 }
 
+/** Issue 17: on PostgreSQL only `migrate`, `db check` and `db copy` exist yet; nothing falls back to SQLite silently. */
+const PG_NOT_YET = 'with a PostgreSQL database this version can run `vconsole migrate`, `vconsole db check` and `vconsole db copy` (docs/team-server.md)';
+
 export async function withCore<T>(values: Values, fn: (core: ReturnType<typeof createCore>) => Promise<T> | T): Promise<T> {
+  if (typeof values['data-dir'] !== 'string' && process.env[DATABASE_URL_ENV]) {
+    throw new UsageError(`${DATABASE_URL_ENV} is set, but this command works only on a SQLite data folder in this version; pass --data-dir DIR to use one, or unset it (${PG_NOT_YET}).`);
+  }
   const core = createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent' });
   // Changes made by a command are audited as the command line's, with the operating-system user (docs/audit.md).
   const actor = { type: 'cli' as const, id: null, label: `${cliUser()} (command line)` };
@@ -135,7 +142,13 @@ async function serve(args: string[]): Promise<number> {
     'rate-limit': { type: 'string' },
     'backup-every': { type: 'string' },
     'backup-keep': { type: 'string' },
+    database: { type: 'string' },
   });
+  const database = typeof values['database'] === 'string' ? values['database'] : typeof values['data-dir'] === 'string' ? undefined : process.env[DATABASE_URL_ENV];
+  if (database) {
+    process.stderr.write(`vconsole: serving from PostgreSQL is not available in this version yet; ${PG_NOT_YET}. Without --database (and ${DATABASE_URL_ENV} unset) serve uses the SQLite data folder.\n`);
+    return 1;
+  }
   // An absent flag leaves the choice to the saved settings (docs/settings.md), then the default.
   const backupEvery = values['backup-every'] === undefined ? undefined : Number(values['backup-every']);
   if (backupEvery !== undefined && (!Number.isInteger(backupEvery) || backupEvery < 0 || backupEvery > 720)) throw new UsageError('--backup-every must be a whole number of hours from 0 (off) to 720');

@@ -161,7 +161,8 @@ export function audited<T>(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId:
   })();
 }
 
-interface Row {
+/** An audit_events row as both engines return it. */
+export interface AuditRow {
   organization_id: string;
   seq: number;
   id: string;
@@ -178,7 +179,8 @@ interface Row {
   hash: string;
 }
 
-function toEntry(r: Row): AuditEntry {
+/** An entry from its stored row (the detail column holds its canonical JSON). */
+export function auditEntryFromRow(r: AuditRow): AuditEntry {
   return {
     id: r.id,
     organizationId: r.organization_id,
@@ -229,9 +231,9 @@ export function listAudit(db: Db, organizationId: string, q: AuditQuery): { data
     args.push(q.to);
   }
   const w = where.join(' AND ');
-  const rows = db.prepare(`SELECT * FROM audit_events WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as Row[];
+  const rows = db.prepare(`SELECT * FROM audit_events WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as AuditRow[];
   const total = (db.prepare(`SELECT count(*) AS n FROM audit_events WHERE ${w}`).get(...args) as { n: number }).n;
-  return { data: rows.map(toEntry), total };
+  return { data: rows.map(auditEntryFromRow), total };
 }
 
 export interface ChainStart {
@@ -272,13 +274,41 @@ export function chainStart(db: Db, organizationId: string): ChainStart {
 }
 
 export function allEntries(db: Db, organizationId: string): AuditEntry[] {
-  return (db.prepare('SELECT * FROM audit_events WHERE organization_id = ? ORDER BY seq').all(organizationId) as Row[]).map(toEntry);
+  return (db.prepare('SELECT * FROM audit_events WHERE organization_id = ? ORDER BY seq').all(organizationId) as AuditRow[]).map(auditEntryFromRow);
+}
+
+/** A retention checkpoint row: where an organization's chain starts after pruning. */
+export interface AuditCheckpointRow {
+  organization_id: string;
+  seq: number;
+  hash: string;
+}
+
+/**
+ * Verifies every organization's chain from its rows, whatever engine they were read from (a pure function: the
+ * SQLite store, a PostgreSQL copy and `vconsole db copy`'s checks all use it). `rows` in any order; organizations
+ * in the order of their ids.
+ */
+export function verifyAuditChains(rows: readonly AuditRow[], checkpoints: readonly AuditCheckpointRow[]): VerifyResult[] {
+  const byOrg = new Map<string, AuditRow[]>();
+  for (const r of rows) {
+    const list = byOrg.get(r.organization_id);
+    if (list) list.push(r);
+    else byOrg.set(r.organization_id, [r]);
+  }
+  const starts = new Map(checkpoints.map((c) => [c.organization_id, { seq: c.seq, hash: c.hash }]));
+  const orgs = [...new Set([...byOrg.keys(), ...starts.keys()])].sort();
+  return orgs.map((id) => {
+    const entries = (byOrg.get(id) ?? []).sort((a, b) => a.seq - b.seq).map(auditEntryFromRow);
+    return verifyEntries(id, starts.get(id) ?? { seq: 0, hash: GENESIS_HASH }, entries);
+  });
 }
 
 /** Verifies every organization's chain in the store. */
 export function verifyStore(db: Db): VerifyResult[] {
-  const orgs = db.prepare('SELECT DISTINCT organization_id AS id FROM audit_events UNION SELECT organization_id FROM audit_checkpoints').all() as { id: string }[];
-  return orgs.map(({ id }) => verifyEntries(id, chainStart(db, id), allEntries(db, id)));
+  const rows = db.prepare('SELECT * FROM audit_events').all() as AuditRow[];
+  const checkpoints = db.prepare('SELECT organization_id, seq, hash FROM audit_checkpoints').all() as AuditCheckpointRow[];
+  return verifyAuditChains(rows, checkpoints);
 }
 
 export interface AuditExport {

@@ -1,0 +1,224 @@
+// The SQL port (../sql-port.ts) on PostgreSQL, through node-postgres (`pg`): a connection pool; each top-level
+// transaction takes one connection for its whole life (BEGIN … COMMIT, savepoints when nested), a statement outside
+// a transaction takes any. Placeholders are rewritten by placeholders.ts; values are read back as the SQLite
+// engine returns them (the type parsers below), so the core sees the same rows on both engines.
+import pg from 'pg';
+import { exactNumber, SqlPortError, type IsolationLevel, type SqlParams, type SqlPort, type SqlQueries, type SqlResult, type SqlRow, type TransactionOptions } from '../sql-port';
+import { toPgStatement } from './placeholders';
+import { redactUrl } from './url';
+
+const OID = { BOOL: 16, INT8: 20, JSON: 114, NUMERIC: 1700, DATE: 1082, TIME: 1083, TIMESTAMP: 1114, TIMESTAMPTZ: 1184, TIMETZ: 1266, INTERVAL: 1186, JSONB: 3802 } as const;
+
+const identity = (s: string) => s;
+
+/**
+ * Parsers for this port's connections only (the pg module's global table is left alone): bigint and numeric as JS
+ * numbers (refusing any that would lose digits), booleans as 1/0, JSON and date/time values as the text the server
+ * prints (the schema stores both as text; an expression that yields them is not turned into objects).
+ */
+export const PORT_TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (format === 'binary') return pg.types.getTypeParser(oid, 'binary');
+    switch (oid) {
+      case OID.INT8:
+      case OID.NUMERIC:
+        return exactNumber;
+      case OID.BOOL:
+        return (s: string) => (s === 't' ? 1 : 0);
+      case OID.JSON:
+      case OID.JSONB:
+      case OID.DATE:
+      case OID.TIME:
+      case OID.TIMETZ:
+      case OID.TIMESTAMP:
+      case OID.TIMESTAMPTZ:
+      case OID.INTERVAL:
+        return identity;
+      default:
+        return pg.types.getTypeParser(oid, 'text');
+    }
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+async function execute<T>(c: Queryable, sql: string, params: SqlParams | undefined): Promise<SqlResult<T>> {
+  const st = toPgStatement(sql, params);
+  const r = await c.query({ text: st.text, values: st.values, types: PORT_TYPES });
+  const writes = r.command === 'INSERT' || r.command === 'UPDATE' || r.command === 'DELETE' || r.command === 'MERGE';
+  return { rows: r.rows as T[], changes: writes ? (r.rowCount ?? 0) : 0 };
+}
+
+const ISOLATION: Record<IsolationLevel, string> = { 'read committed': 'READ COMMITTED', 'repeatable read': 'REPEATABLE READ', serializable: 'SERIALIZABLE' };
+
+abstract class PgQueries implements SqlQueries {
+  readonly engine = 'postgres' as const;
+  abstract query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>>;
+  abstract exec(sql: string): Promise<void>;
+  abstract transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;
+
+  async all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
+    return (await this.query<T>(sql, params)).rows;
+  }
+
+  async get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    return (await this.query<T>(sql, params)).rows[0];
+  }
+
+  async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
+    return { changes: (await this.query(sql, params)).changes };
+  }
+}
+
+/** A transaction (or a savepoint inside one) on one connection. */
+class PgTransaction extends PgQueries {
+  private busy = false;
+  private done = false;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly depth: number,
+  ) {
+    super();
+  }
+
+  private guard(): void {
+    if (this.done) throw new SqlPortError('this transaction has already ended: use the port, or a transaction still open');
+    if (this.busy) throw new SqlPortError('a nested transaction of this transaction is running: wait for it before using the outer one');
+  }
+
+  finish(): void {
+    this.done = true;
+  }
+
+  async query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>> {
+    this.guard();
+    return execute<T>(this.client, sql, params);
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.guard();
+    await this.client.query(sql);
+  }
+
+  async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    this.guard();
+    const name = `vc_sp_${this.depth}`;
+    this.busy = true;
+    const tx = new PgTransaction(this.client, this.depth + 1);
+    try {
+      await this.client.query(`SAVEPOINT ${name}`);
+      try {
+        const result = await fn(tx);
+        await this.client.query(`RELEASE SAVEPOINT ${name}`);
+        return result;
+      } catch (e) {
+        await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        await this.client.query(`RELEASE SAVEPOINT ${name}`);
+        throw e;
+      }
+    } finally {
+      tx.finish();
+      this.busy = false;
+    }
+  }
+}
+
+export interface PgPortOptions {
+  /** Connections in the pool (default 10). */
+  max?: number;
+  /** Shown in pg_stat_activity (default "vconsole"). */
+  applicationName?: string;
+  /** Where errors of idle connections go (a restarted server, a dropped network); default: ignored, the next query reports. */
+  onIdleError?: (e: Error) => void;
+}
+
+export class PgPort extends PgQueries implements SqlPort {
+  readonly pool: pg.Pool;
+  /** The URL without its password, for messages. */
+  readonly where: string;
+  private closed = false;
+
+  constructor(url: string, o: PgPortOptions = {}) {
+    super();
+    this.where = redactUrl(url);
+    this.pool = new pg.Pool({ connectionString: url, max: o.max ?? 10, application_name: o.applicationName ?? 'vconsole' });
+    this.pool.on('error', (e) => o.onIdleError?.(e));
+  }
+
+  private check(): void {
+    if (this.closed) throw new SqlPortError('the SQL port is closed');
+  }
+
+  async query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>> {
+    this.check();
+    return execute<T>(this.pool, sql, params);
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.check();
+    await this.pool.query(sql);
+  }
+
+  /** Runs `fn` with one connection of the pool to itself (session state: advisory locks, LISTEN, SET). */
+  withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.borrow((client) => fn(client));
+  }
+
+  /**
+   * A connection that failed (the server went away) or whose transaction could not be rolled back is closed rather
+   * than given back to the pool.
+   */
+  private async borrow<T>(fn: (client: pg.PoolClient, markBroken: (e: Error) => void) => Promise<T>): Promise<T> {
+    this.check();
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    const onError = (e: Error) => (broken = e);
+    client.on('error', onError);
+    try {
+      return await fn(client, onError);
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
+  async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.borrow(async (client, markBroken) => {
+      await client.query(options.isolation ? `BEGIN ISOLATION LEVEL ${ISOLATION[options.isolation]}` : 'BEGIN');
+      const tx = new PgTransaction(client, 1);
+      try {
+        const result = await fn(tx);
+        await client.query('COMMIT');
+        return result;
+      } catch (e) {
+        await client.query('ROLLBACK').catch((re: Error) => markBroken(re));
+        throw e;
+      } finally {
+        tx.finish();
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+export function createPgPort(url: string, o: PgPortOptions = {}): PgPort {
+  return new PgPort(url, o);
+}
+
+/** PostgreSQL's error code of a failure (SQLSTATE, e.g. 23505 for a unique violation), or null. */
+export function pgErrorCode(e: unknown): string | null {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
+}
+
+/** A failure that the same transaction, run again, may not meet: a serialization failure or a deadlock. */
+export function isRetryableTransactionError(e: unknown): boolean {
+  const code = pgErrorCode(e);
+  return code === '40001' || code === '40P01';
+}

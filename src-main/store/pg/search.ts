@@ -1,0 +1,68 @@
+// History search on PostgreSQL: the same text, the same matches as SQLite's FTS5 search (core/verification/search.ts,
+// parseSearch), against the expression index of PostgreSQL migration 10. A term becomes lexemes tagged as the index
+// tags them (`s` scope, `i` identifier, `n` name, `c` country), normalised by the database's own vc_search_words()
+// so that accents and case fold exactly as when the rows were indexed; prefixes are `:*`. Ids (`ver_…`) are found
+// through the primary key, as on SQLite.
+import type { SqlQueries } from '../sql-port';
+
+/** The indexed expression; a query must repeat it exactly for PostgreSQL to use the index. */
+export const PG_SEARCH_DOCUMENT = (alias = 'v') =>
+  `vc_search_document(${alias}.organization_id, ${alias}.environment, ${alias}.identifier, ${alias}.request, ${alias}.result, ${alias}.country)`;
+
+/** A lexeme as a tsquery literal: quoted, quotes and backslashes doubled, optionally a prefix. */
+export function tsLexeme(lexeme: string, prefix: boolean): string {
+  return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${prefix ? ':*' : ''}`;
+}
+
+/** The scope token (organization and environment as one token), as migration 10 and search.ts's scopeToken build it. */
+function scopeToken(organizationId: string, environment: string): string {
+  return `${organizationId.replace(/[_-]/g, '').toLowerCase()}x${environment}`;
+}
+
+type Term = { kind: 'ident'; text: string } | { kind: 'country'; text: string } | { kind: 'names'; words: string[] };
+
+export interface PgSearch {
+  /** Id prefixes (`ver_…`), each required; with any, the other words are not applied (as on SQLite). */
+  ids: string[];
+  /** The tsquery for `@@` against PG_SEARCH_DOCUMENT, scope included; null when no word needs the index. */
+  tsquery: string | null;
+}
+
+/** Splits the text as parseSearch does, and builds the tsquery with the database's normalisation. */
+export async function pgSearchQuery(q: SqlQueries, text: string, organizationId: string, environment: string): Promise<PgSearch> {
+  const ids: string[] = [];
+  const terms: Term[] = [];
+  for (const raw of text.trim().split(/\s+/).filter(Boolean).slice(0, 12)) {
+    if (/^ver_[A-Za-z0-9]*$/i.test(raw)) {
+      ids.push(raw.toLowerCase());
+      continue;
+    }
+    if (/\d/.test(raw)) {
+      const ident = raw.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+      if (ident) terms.push({ kind: 'ident', text: ident });
+      continue;
+    }
+    const words = raw.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    if (words.length === 0) continue;
+    terms.push(words.length === 1 && /^\p{L}{2}$/u.test(raw) ? { kind: 'country', text: raw } : { kind: 'names', words });
+  }
+  if (ids.length > 0 || terms.length === 0) return { ids, tsquery: null };
+  // One round trip normalises every piece of text, in order.
+  const pieces = terms.flatMap((t) => (t.kind === 'names' ? t.words : [t.text]));
+  const normal = (await q.all<{ i: number; w: string }>('SELECT t.i, w FROM json_array_elements_text(?::json) WITH ORDINALITY AS t(x, i), unnest(vc_search_words(t.x)) WITH ORDINALITY AS u(w, k) ORDER BY t.i, u.k', [JSON.stringify(pieces)])).reduce(
+    (m, r) => m.set(r.i, [...(m.get(r.i) ?? []), r.w]),
+    new Map<number, string[]>(),
+  );
+  let at = 0;
+  const next = () => normal.get(++at) ?? [];
+  const parts: string[] = [tsLexeme(`s${scopeToken(organizationId, environment)}`, false)];
+  for (const t of terms) {
+    if (t.kind === 'ident') parts.push(...next().map((w) => tsLexeme(`i${w}`, true)));
+    else if (t.kind === 'country') parts.push(...next().map((w) => tsLexeme(`c${w}`, false)));
+    else {
+      const names = t.words.flatMap(() => next().map((w) => tsLexeme(`n${w}`, true)));
+      if (names.length > 0) parts.push(`(${names.join(' & ')})`);
+    }
+  }
+  return { ids, tsquery: parts.join(' & ') };
+}
