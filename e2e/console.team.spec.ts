@@ -112,6 +112,16 @@ test('team sign-in: a developer signs in over HTTPS, restricted actions are hidd
   await page.getByTestId('nav-wallet').click();
   await expect(page.getByTestId('wallet-topup')).toHaveCount(0);
   await expect(page.getByTestId('wallet-toggle-status')).toHaveCount(0);
+  await expect(page.locator('input[data-testid^="service-switch-"]').first()).toBeDisabled();
+  // The palette offers pages and actions the role may use only.
+  await page.keyboard.press('Control+K');
+  const search = page.getByTestId('palette-search');
+  await expect(search).toBeFocused();
+  await search.fill('Create API key');
+  await expect(page.getByText('Open API keys and start a new key')).toHaveCount(0);
+  await search.fill('Webhooks');
+  await expect(page.getByText('Open Webhooks (sandbox)')).toBeVisible();
+  await page.keyboard.press('Escape');
 
   // Called anyway from the page's own session, the service refuses.
   const refused = await page.evaluate(async () => {
