@@ -3,7 +3,7 @@
 // options as one line that expands, the live warning once, every screen's route (app/routes.ts), the palette.
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router';
-import { ActionIcon, Alert, Anchor, AppShell, Badge, Box, Burger, Button, Code, Collapse, CopyButton, EmptyState, Group, Kbd, Menu, NavLink, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Anchor, AppShell, Badge, Box, Burger, Button, Code, Collapse, CopyButton, EmptyState, Group, Kbd, NavLink, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { spotlight } from '@mantine/spotlight';
 import {
@@ -64,40 +64,38 @@ const NAV: { section: Section; label: string; icon: ReactNode; needs?: ChannelNa
   { section: 'audit', label: 'Audit', icon: <IconShieldCheck size={18} />, needs: 'audit:list' },
 ];
 
-/** The signed-in team user, with the sign-out action (a team server only). */
+/** The signed-in team user and role, with the sign-out action (a team server only). */
 function UserMenu({ user, compact }: { user: NonNullable<AppInfo['user']>; compact: boolean }) {
   const [busy, setBusy] = useState(false);
   return (
-    <Menu position="bottom-end" withinPortal>
-      <Menu.Target>
-        <Button variant="subtle" color="gray" size="xs" leftSection={<IconUserCircle size={16} />} data-testid="user-menu" style={{ flexShrink: 0 }}>
+    <Group gap={6} wrap="nowrap" data-testid="user-menu" style={{ flexShrink: 0 }}>
+      <Tooltip label={`Signed in as ${user.email} (${user.role})`} withArrow>
+        <Group gap={4} wrap="nowrap" aria-label={`Signed in as ${user.email}, ${user.role}`}>
+          <IconUserCircle size={18} aria-hidden color="var(--mantine-color-dimmed)" />
           {!compact && (
             <Text span size="sm" data-testid="signed-in-user" style={{ whiteSpace: 'nowrap' }}>
               {user.email}
             </Text>
           )}
-          <Badge ml={compact ? 0 : 6} size="xs" variant="light" data-testid="signed-in-role">
+          <Badge size="xs" variant="light" data-testid="signed-in-role">
             {user.role}
           </Badge>
-        </Button>
-      </Menu.Target>
-      <Menu.Dropdown>
-        <Menu.Label>
-          Signed in as {user.email} ({user.role})
-        </Menu.Label>
-        <Menu.Item
-          leftSection={<IconLogout size={14} />}
-          disabled={busy}
-          data-testid="sign-out"
-          onClick={() => {
-            setBusy(true);
-            void signOut().finally(() => setBusy(false));
-          }}
-        >
-          Sign out
-        </Menu.Item>
-      </Menu.Dropdown>
-    </Menu>
+        </Group>
+      </Tooltip>
+      <Button
+        variant="default"
+        size="xs"
+        leftSection={<IconLogout size={14} />}
+        loading={busy}
+        data-testid="sign-out"
+        onClick={() => {
+          setBusy(true);
+          void signOut().finally(() => setBusy(false));
+        }}
+      >
+        Sign out
+      </Button>
+    </Group>
   );
 }
 
