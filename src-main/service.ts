@@ -14,6 +14,7 @@ import { FEATURES, type FeatureRuntime } from './features';
 import { createHandlers, type Handlers } from './console/handlers';
 import { createWebBridge, type WebBridge } from './console/web-bridge';
 import { buildApp, endIdleSockets } from './http/app';
+import { listenerProblem, parsePublicUrl } from './http/public-url';
 import { JobWorker } from './jobs/worker';
 import { releaseLeases } from './jobs/queue';
 import { releaseDeliveryLeases } from './core/webhooks/deliveries';
@@ -65,6 +66,12 @@ export interface ServiceConfig {
   lockDoor?: LockDoor;
   /** Tests only: sees every group commit and WAL sync (test/reliability/durable-acks.test.ts). */
   durabilityObserver?: DurabilityObserver;
+  /** A team server (docs/team-server.md): its public URL; console sign-in; the only Host answered. */
+  publicUrl?: string;
+  /** Serve HTTPS directly (PEM certificate chain and key); needs an https publicUrl. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Proxy addresses whose X-Forwarded-* headers are trusted (never by default). */
+  trustProxy?: string[];
 }
 
 export interface RunningService {
@@ -176,9 +183,10 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
   let port: number | null = null;
   const host = effective.host;
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const publicOrigin = cfg.publicUrl ? new URL(cfg.publicUrl).origin : null;
   const info = (): RuntimeInfo => ({
     version: VERSION,
-    apiBaseUrl: port === null ? null : `http://${displayHost}:${port}/api/v1`,
+    apiBaseUrl: port === null ? null : publicOrigin ? `${publicOrigin}/api/v1` : `http://${displayHost}:${port}/api/v1`,
     dataDir: cfg.dataDir,
     developerOptions: { allowWebhookHosts: config.allowWebhookHosts, retryUnitMs: config.retryUnitMs },
   });
@@ -241,7 +249,20 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
   const { host, port: wantedPort } = core.listen;
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 
-  const consoleCtx = { rt, door: cfg.door ?? ('web' as const) };
+  // A team server (docs/team-server.md): checked before anything listens.
+  let publicUrl: URL | null;
+  try {
+    publicUrl = cfg.publicUrl ? parsePublicUrl(cfg.publicUrl) : null;
+  } catch (e) {
+    await core.close();
+    throw new ListenError((e as Error).message);
+  }
+  const problem = cfg.listen === false ? null : listenerProblem({ host, publicUrl, tls: cfg.tls !== undefined });
+  if (problem) {
+    await core.close();
+    throw new ListenError(problem);
+  }
+  const consoleCtx = { rt, door: cfg.door ?? ('web' as const), teamSignIn: publicUrl !== null };
   const handlers = createHandlers(consoleCtx, FEATURES.flatMap((f) => (f.consoleHandlers ? [f.consoleHandlers(consoleCtx)] : [])));
   let bridge: WebBridge | null = null;
   let app: FastifyInstance | null = null;
@@ -249,6 +270,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
     if (cfg.webConsole) {
       bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads'), live: liveEventsOf(deps.db),
+        ...(publicUrl ? { team: { publicUrl, deps } } : {}),
         onSessionOpened: ({ userAgent }) =>
           deps.db.transaction(() =>
             appendInstallationAudit(
@@ -262,6 +284,9 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     app = await buildApp({
       rt,
       loopbackOnly: loopback,
+      ...(publicUrl ? { publicUrl } : {}),
+      ...(cfg.tls ? { https: cfg.tls } : {}),
+      ...(cfg.trustProxy ? { trustProxy: cfg.trustProxy } : {}),
       port: () => port,
       ...(cfg.logger ? { loggerInstance: cfg.logger } : { logger: cfg.logLevel === 'silent' ? false : { level: cfg.logLevel ?? 'info', redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] } }),
       extensions: bridge ? [(a) => bridge!.plugin(a)] : [],
@@ -280,7 +305,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     port = typeof addr === 'object' && addr ? addr.port : null;
     core.setPort(port);
   }
-  const url = port === null ? null : `http://${displayHost}:${port}`;
+  const url = port === null ? null : publicUrl ? publicUrl.origin : `http://${displayHost}:${port}`;
 
   let stopped = false;
   return {
@@ -291,7 +316,12 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     worker,
     url,
     apiBaseUrl: rt.info().apiBaseUrl,
-    consoleUrl: () => (bridge && url ? `${url}/console/#token=${bridge.issueToken()}` : null),
+    consoleUrl: () => {
+      if (!bridge || !url) return null;
+      // A team server has no one-time link: people open the console and sign in.
+      const token = bridge.issueToken();
+      return token === null ? `${url}/console/` : `${url}/console/#token=${token}`;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

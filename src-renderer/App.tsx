@@ -10,7 +10,8 @@ import { HashRouter } from 'react-router';
 import { Center, Loader, MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import type { AppInfo } from '../src-shared/channels';
-import { ConsoleError, SessionExpiredError, call, onSessionExpired, startSession } from './client/bridge';
+import { ConsoleError, SessionExpiredError, SignInRequiredError, call, onSessionExpired, startSession } from './client/bridge';
+import { SignInPage } from './app/sign-in-page';
 import { ConsoleShell } from './app/console-shell';
 import { FullPageMessage } from './app/full-page-message';
 import { useConsole } from './app/store';
@@ -18,7 +19,7 @@ import { useLiveConnection } from './app/live-store';
 import { cssVariablesResolver, themeFor } from './app/theme';
 import { SetupScreen } from './features/setup/setup-screen';
 
-type Phase = { kind: 'loading' } | { kind: 'expired' } | { kind: 'error'; message: string; hint?: string } | { kind: 'ready'; info: AppInfo };
+type Phase = { kind: 'loading' } | { kind: 'expired' } | { kind: 'sign-in'; notice: string | null } | { kind: 'error'; message: string; hint?: string } | { kind: 'ready'; info: AppInfo };
 
 const EXPIRED_MESSAGE = 'This console link was already used or has expired. Run `vconsole serve` again or use the link it printed.';
 
@@ -34,6 +35,7 @@ export function App() {
       setPhase({ kind: 'ready', info });
     } catch (e) {
       if (e instanceof SessionExpiredError) setPhase({ kind: 'expired' });
+      else if (e instanceof SignInRequiredError) setPhase({ kind: 'sign-in', notice: null });
       else if (e instanceof ConsoleError) setPhase({ kind: 'error', message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
       else setPhase({ kind: 'error', message: 'The console could not start.', hint: 'Check that the service is running, then reload.' });
     }
@@ -41,14 +43,20 @@ export function App() {
 
   useEffect(() => {
     void load();
-    return onSessionExpired(() => setPhase({ kind: 'expired' }));
+    return onSessionExpired((reason) =>
+      setPhase(
+        reason === 'expired'
+          ? { kind: 'expired' }
+          : { kind: 'sign-in', notice: reason === 'ended' ? 'Your session has ended. Sign in again.' : 'You have signed out.' },
+      ),
+    );
   }, [load]);
 
   // Set after the screen for this phase has been committed, so "loaded" means something is on screen.
   useEffect(() => {
     const root = document.getElementById('root');
     if (!root) return;
-    root.dataset['appState'] = phase.kind === 'loading' ? 'loading' : phase.kind === 'ready' ? 'loaded' : 'error';
+    root.dataset['appState'] = phase.kind === 'loading' ? 'loading' : phase.kind === 'ready' ? 'loaded' : phase.kind === 'sign-in' ? 'sign-in' : 'error';
   }, [phase]);
 
   return (
@@ -59,6 +67,7 @@ export function App() {
           <Loader />
         </Center>
       )}
+      {phase.kind === 'sign-in' && <SignInPage notice={phase.notice} onSignedIn={() => void load()} />}
       {phase.kind === 'expired' && <FullPageMessage title="Console link expired" message={EXPIRED_MESSAGE} />}
       {phase.kind === 'error' && (
         <FullPageMessage title="The console could not start" message={phase.message} {...(phase.hint ? { hint: phase.hint } : {})} onRetry={() => void load()} />

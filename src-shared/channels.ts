@@ -16,7 +16,7 @@ import { backupChannels } from './channels-backups';
 import { auditChannels } from './channels-audit';
 import { historyChannels } from './channels-history';
 import { demoChannels } from './channels-demo';
-import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './schemas/auth';
+import { ORGANIZATION_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, RoleSchema } from './schemas/auth';
 import { channel, type ChannelDef } from './channel-def';
 
 /** Merges per-domain channel maps; a channel defined twice is an error at start. */
@@ -46,6 +46,10 @@ export const AppInfoSchema = z.object({
   door: z.enum(['electron', 'web']),
   developerOptions: z.object({ allowWebhookHosts: z.array(z.string()), retryUnitMs: z.number() }),
   warnings: z.array(z.string()),
+  /** How the web console is entered: a one-time link (desktop, loopback) or signing in (a team server). */
+  signIn: z.enum(['link', 'password']),
+  /** The signed-in user on a team server; null where the console acts as the owner. */
+  user: z.object({ id: z.string(), email: z.string(), role: RoleSchema }).nullable(),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 

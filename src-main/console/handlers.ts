@@ -1,5 +1,10 @@
 // The console door: one handler per channel of the console contract, each a thin call into core/. The console
-// acts as the installation's owner (the first organization), in the environment the console has switched to.
+// acts as the installation's owner (the first organization), in the environment the console has switched to — or,
+// on a team server (docs/team-server.md), as the signed-in user: dispatch() checks the user's role against the
+// channel's (src-shared/channel-roles.ts) before any handler runs, and runs the handler as that user.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import { AppError, isAppError } from '../../src-shared/app-error';
 import { ACTION_HINTS, HTTP_ERRORS } from '../../src-shared/errors';
 import {
@@ -20,6 +25,8 @@ import { toEnvelope, withPage } from '../../src-shared/schemas/common';
 import { storageAppError } from '../store/storage-faults';
 import { runWithAudit } from '../core/audit/audit-context';
 import { historyHandlers } from './history-handlers';
+import { CHANNEL_MIN_ROLE, PATH_CHANNELS, roleMayCall } from '../../src-shared/channel-roles';
+import type { ConsoleUser } from '../core/auth/console-sessions';
 
 export type Handlers = { [K in ChannelName]: (input: ChannelOutputOfInput<K>) => Promise<ChannelOutput<K>> };
 type ChannelOutputOfInput<K extends ChannelName> = import('zod').output<(typeof CHANNELS)[K]['input']>;
@@ -27,9 +34,28 @@ type ChannelOutputOfInput<K extends ChannelName> = import('zod').output<(typeof 
 export interface ConsoleContext {
   rt: CoreRuntime;
   door: 'electron' | 'web';
+  /** A team server: the web console is entered by signing in (docs/team-server.md), not by a one-time link. */
+  teamSignIn?: boolean;
 }
 
+/** The signed-in team user a console call runs as (none: the desktop app or a one-time link, acting as owner). */
+const consoleUsers = new AsyncLocalStorage<ConsoleUser>();
+
+export function currentConsoleUser(): ConsoleUser | undefined {
+  return consoleUsers.getStore();
+}
+
+function userPrincipal(u: ConsoleUser, environment: Environment): Principal {
+  return { kind: 'user', organizationId: u.organizationId, environment, role: u.role, userId: u.userId, sessionId: u.sessionId, door: 'console' };
+}
+
+/**
+ * Who a console call acts as: the signed-in user on a team server, else the installation's owner (the desktop
+ * app, or a web console opened through its one-time link on loopback).
+ */
 export function owner(ctx: ConsoleContext, environment: Environment = 'sandbox'): Principal {
+  const user = consoleUsers.getStore();
+  if (user) return userPrincipal(user, environment);
   const organizationId = firstOrganizationId(ctx.rt.deps);
   if (!organizationId) throw new AppError('FORBIDDEN', { message: 'Set up the organization first.' });
   return { kind: 'console', organizationId, environment, role: 'OWNER' };
@@ -49,15 +75,17 @@ export function createHandlers(ctx: ConsoleContext, extra: Partial<Handlers>[] =
   const consoleActor = { type: 'console' as const, id: null, label: ctx.door === 'electron' ? 'Desktop console (owner)' : 'Web console (owner)' };
   // A full or read-only disk answers STORAGE_UNAVAILABLE with the folder and free space, in every channel.
   for (const [name, fn] of Object.entries(merged) as [string, (i: unknown) => Promise<unknown>][]) {
-    (merged as Record<string, unknown>)[name] = (input: unknown) =>
-      // Every console call is audited as the console's (docs/audit.md).
-      runWithAudit({ door: 'console', actor: consoleActor }, async () => {
+    (merged as Record<string, unknown>)[name] = (input: unknown) => {
+      // Every console call is audited as the console's (docs/audit.md), or as the signed-in team user's.
+      const user = consoleUsers.getStore();
+      return runWithAudit(user ? { door: 'console', principal: userPrincipal(user, 'sandbox') } : { door: 'console', actor: consoleActor }, async () => {
         try {
           return await fn(input);
         } catch (e) {
           throw storageAppError(ctx.rt.deps.db, e) ?? e;
         }
       });
+    };
   }
   return merged as Handlers;
 }
@@ -67,7 +95,8 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
   return {
     'app:info': async () => {
       const info = rt.info();
-      const organizationId = firstOrganizationId(rt.deps);
+      const user = consoleUsers.getStore();
+      const organizationId = user?.organizationId ?? firstOrganizationId(rt.deps);
       const warnings: string[] = [];
       if (info.developerOptions.allowWebhookHosts.length > 0) {
         warnings.push(`Webhook URL rules are relaxed for ${info.developerOptions.allowWebhookHosts.join(', ')} (--allow-webhook-host).`);
@@ -75,7 +104,15 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
       if (info.developerOptions.retryUnitMs !== 60_000) {
         warnings.push(`One minute of the webhook retry schedule lasts ${info.developerOptions.retryUnitMs} ms (--retry-unit-ms).`);
       }
-      return { ...info, needsSetup: organizationId === null, organizationId, door: ctx.door, warnings };
+      return {
+        ...info,
+        needsSetup: organizationId === null,
+        organizationId,
+        door: ctx.door,
+        warnings,
+        signIn: ctx.teamSignIn ? ('password' as const) : ('link' as const),
+        user: user ? { id: user.userId, email: user.email, role: user.role } : null,
+      };
     },
     'setup:bootstrap': async (input) => {
       if (firstOrganizationId(rt.deps)) throw new AppError('FORBIDDEN', { message: 'This installation is already set up.' });
@@ -99,12 +136,50 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
   };
 }
 
-/** Validates a channel call, runs it, and wraps the outcome as a result value (errors never cross as throws). */
-export async function dispatch(handlers: Handlers, channel: string, raw: unknown, log?: { error(o: object, m: string): void }): Promise<BridgeResult<unknown>> {
+/** A signed-in team user's call: checked against the channel's role, files confined to the user's uploads. */
+export interface ConsoleCaller {
+  user: ConsoleUser;
+  /** The folder uploads are stored in; a path input outside it is refused. */
+  uploadDir?: string;
+}
+
+function forbidden(message: string): BridgeResult<never> {
+  return { ok: false, error: { code: 'FORBIDDEN', message, hint: ACTION_HINTS.CONTACT_ADMIN } };
+}
+
+/** Whether a path names a file inside `dir` (after resolving `..` and symbolic links). */
+export function isInside(dir: string, path: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const root = real(dir);
+  const file = real(resolve(dir, path));
+  return file.startsWith(root + sep);
+}
+
+/**
+ * Validates a channel call, runs it, and wraps the outcome as a result value (errors never cross as throws). With
+ * a caller (a signed-in team user), the caller's role is checked against the channel's first (channel-roles.ts),
+ * then the handler runs as that user.
+ */
+export async function dispatch(
+  handlers: Handlers,
+  channel: string,
+  raw: unknown,
+  log?: { error(o: object, m: string): void },
+  caller?: ConsoleCaller,
+): Promise<BridgeResult<unknown>> {
   if (!Object.hasOwn(CHANNELS, channel)) {
     return { ok: false, error: { code: 'NOT_FOUND', message: `Unknown console channel ${channel}.` } };
   }
   const name = channel as ChannelName;
+  if (caller && !roleMayCall(caller.user.role, name)) {
+    return forbidden(`Your role (${caller.user.role}) cannot do this: ${name} needs ${CHANNEL_MIN_ROLE[name]} or above.`);
+  }
   const parsed = CHANNELS[name].input.safeParse(raw ?? {});
   if (!parsed.success) {
     return {
@@ -117,9 +192,17 @@ export async function dispatch(handlers: Handlers, channel: string, raw: unknown
       },
     };
   }
+  if (caller && PATH_CHANNELS.includes(name)) {
+    // A team user is not on the service's machine: the only files they may name are the ones they uploaded.
+    const path = (parsed.data as { path?: unknown }).path;
+    if (typeof path !== 'string' || !caller.uploadDir || !isInside(caller.uploadDir, path)) {
+      return forbidden('On a team server the console reads only files uploaded through it. Drop the file into the page to upload it.');
+    }
+  }
   try {
     const handler = handlers[name] as (i: unknown) => Promise<unknown>;
-    return { ok: true, value: await handler(parsed.data) };
+    const run = () => handler(parsed.data);
+    return { ok: true, value: await (caller ? consoleUsers.run(caller.user, run) : run()) };
   } catch (e) {
     if (isAppError(e)) {
       const body = e.toBody();

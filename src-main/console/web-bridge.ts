@@ -1,6 +1,11 @@
-// The headless web console: serves the built renderer under /console/ on the loopback listener and carries the
-// console channel map over POST /console/bridge/:channel. Entry is by a one-time token in the URL fragment,
-// exchanged once for an HttpOnly, SameSite=Strict session cookie; bridge calls from any other origin are refused.
+// The headless web console: serves the built renderer under /console/ and carries the console channel map over
+// POST /console/bridge/:channel. Two ways in:
+// - on loopback, a one-time token in the URL fragment, exchanged once for an HttpOnly, SameSite=Strict session
+//   cookie; the console then acts as the installation's owner;
+// - on a team server (`--public-url`), signing in with a console user's email and password (POST /console/sign-in):
+//   a server-side session in the store (core/auth/console-sessions.ts) behind an HttpOnly, SameSite=Strict cookie,
+//   Secure when the public URL is https; every channel call is checked against the user's role before it runs.
+// Bridge calls from any other origin than the console's own are refused.
 // A browser cannot hand the service a local path, so files dropped into the console are streamed to the data
 // folder (POST /console/upload) and batch results are downloaded from it (GET /console/batch/:id/download).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -13,7 +18,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BatchJobSchema } from '../../src-shared/schemas/routing';
 import type { LiveMessage } from '../../src-shared/live-events';
 import type { LiveEventHub } from '../core/events/live-events';
-import { dispatch, type Handlers } from './handlers';
+import { LoginRequestSchema } from '../../src-shared/schemas/auth';
+import { AppError } from '../../src-shared/app-error';
+import type { CoreDeps } from '../core/context';
+import { consoleSessionUser, consoleSignIn, consoleSignOut, CONSOLE_SESSION_TTL_MS } from '../core/auth/console-sessions';
+import { runWithAudit } from '../core/audit/audit-context';
+import { dispatch, type ConsoleCaller, type Handlers } from './handlers';
 import { sseComment, sseFrame, sseRetry, startSseResponse } from './sse';
 
 /** How long a browser waits before reconnecting a dropped event stream. */
@@ -59,8 +69,8 @@ export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
 export interface WebBridge {
-  /** Issues a fresh one-time entry token (each is usable once). */
-  issueToken(): string;
+  /** Issues a fresh one-time entry token (each is usable once); null on a team server, where people sign in. */
+  issueToken(): string | null;
   /** Ends every open event stream (the service stopping; tests of a dropped connection). */
   dropLiveStreams(): void;
   plugin(app: FastifyInstance): Promise<void>;
@@ -93,23 +103,59 @@ export function createWebBridge(opts: {
   live?: LiveEventHub | null;
   /** Told when a one-time link opens a console session (the audit trail records it: docs/audit.md). */
   onSessionOpened?: (info: { userAgent: string | null }) => void;
+  /**
+   * A team server (docs/team-server.md): the console is entered by signing in, at this public URL (its origin is
+   * the only one whose calls are answered). Without it, the one-time link on loopback.
+   */
+  team?: { publicUrl: URL; deps: CoreDeps };
 }): WebBridge {
   if (opts.uploadDir) void removeOldUploads(opts.uploadDir, Date.now());
   const tokens = new Set<string>();
   const sessions = new Set<string>();
+  const team = opts.team ?? null;
+  const secure = team?.publicUrl.protocol === 'https:';
+  // A Secure cookie on a team server carries the __Host- prefix: the browser then also refuses it from any
+  // sub-domain or path scope, and over plain HTTP.
+  const cookieName = team ? (secure ? '__Host-vc_session' : 'vc_session') : 'vc_console';
+  const cookiePath = team ? '/' : '/console';
+
+  function sessionCookie(value: string, maxAgeSeconds: number): string {
+    return `${cookieName}=${value}; HttpOnly; SameSite=Strict; Path=${cookiePath}; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+  }
 
   function sameOrigin(req: FastifyRequest): boolean {
     const origin = req.headers.origin;
+    if (!origin) return false;
+    if (team) return origin === team.publicUrl.origin;
     const port = opts.port();
-    if (!origin || port === null) return false;
+    if (port === null) return false;
     return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
   }
 
-  function authed(req: FastifyRequest): boolean {
+  function linkAuthed(req: FastifyRequest): boolean {
     const s = cookie(req, 'vc_console');
     if (!s) return false;
     for (const known of sessions) if (safeEqual(known, s)) return true;
     return false;
+  }
+
+  /**
+   * Who is calling: undefined for a one-time-link session (the console acts as owner), the signed-in user on a
+   * team server, null when not signed in.
+   */
+  async function access(req: FastifyRequest): Promise<ConsoleCaller | undefined | null> {
+    if (!team) return linkAuthed(req) ? undefined : null;
+    const user = await consoleSessionUser(team.deps, cookie(req, cookieName));
+    return user ? { user, ...(opts.uploadDir ? { uploadDir: opts.uploadDir } : {}) } : null;
+  }
+
+  const notSignedIn = () =>
+    team
+      ? { code: 'SIGN_IN_REQUIRED', message: 'Your console session has ended. Sign in again.', statusCode: 401 }
+      : { code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 };
+
+  function clientInfo(req: FastifyRequest) {
+    return { ip: req.ip ?? null, userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 200) : null };
   }
 
   /**
@@ -121,7 +167,8 @@ export function createWebBridge(opts: {
     return req.headers['sec-fetch-site'] === 'same-origin';
   }
 
-  const streams = new Set<() => void>();
+  /** Open event streams: each one's end(), and the team session it belongs to (null for a one-time link). */
+  const streams = new Map<() => void, string | null>();
 
   async function serveFile(reply: FastifyReply, rel: string) {
     const root = normalize(opts.rendererDir);
@@ -148,9 +195,10 @@ export function createWebBridge(opts: {
 
   return {
     dropLiveStreams() {
-      for (const end of [...streams]) end();
+      for (const end of [...streams.keys()]) end();
     },
     issueToken() {
+      if (team) return null;
       const t = randomBytes(24).toString('base64url');
       tokens.add(t);
       return t;
@@ -167,15 +215,21 @@ export function createWebBridge(opts: {
           // A stray '%' (e.g. /console/%25) is not a file name; it used to surface as a 500.
           return reply.code(404).send({ code: 'NOT_FOUND', message: 'Not found', statusCode: 404 });
         }
-        if (rel.startsWith('bridge/') || rel === 'session' || rel === 'events') return reply.code(405).send();
+        if (rel.startsWith('bridge/') || rel === 'session' || rel === 'events' || rel === 'sign-in' || rel === 'sign-out') return reply.code(405).send();
         return serveFile(reply, rel === '' ? 'index.html' : rel);
       });
       app.post<{ Body: { token?: unknown } }>('/console/session', { schema: { hide: true } }, async (req, reply) => {
         if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+        if (team) {
+          // A team server takes no one-time token: the session is the signed-in one, or none (the sign-in page).
+          const caller = await access(req);
+          if (!caller) return reply.code(401).send({ code: 'SIGN_IN_REQUIRED', message: 'Sign in to use the console.', statusCode: 401 });
+          return { ok: true, signIn: 'password', user: { id: caller.user.userId, email: caller.user.email, role: caller.user.role } };
+        }
         const token = typeof req.body?.token === 'string' ? req.body.token : '';
         let match: string | undefined;
         for (const t of tokens) if (safeEqual(t, token)) match = t;
-        if (!match && !authed(req)) {
+        if (!match && !linkAuthed(req)) {
           return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'This console link was already used or is not valid. Ask the service for a new one.', statusCode: 401 });
         }
         if (match) {
@@ -185,23 +239,50 @@ export function createWebBridge(opts: {
           reply.header('Set-Cookie', `vc_console=${sid}; HttpOnly; SameSite=Strict; Path=/console`);
           opts.onSessionOpened?.({ userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 200) : null });
         }
-        return { ok: true };
+        return { ok: true, signIn: 'link' };
       });
+      if (team) {
+        // Team sign-in: email and password of a console user; throttled and audited in core (core/auth/sign-in.ts).
+        app.post<{ Body: unknown }>('/console/sign-in', { schema: { hide: true } }, async (req, reply) => {
+          if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+          const body = LoginRequestSchema.safeParse(req.body ?? {});
+          if (!body.success) {
+            throw new AppError('VALIDATION_ERROR', { details: body.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message })) });
+          }
+          const from = clientInfo(req);
+          const signedIn = await runWithAudit({ door: 'console' }, () => consoleSignIn(team.deps, body.data.email, body.data.password, from));
+          reply.header('Set-Cookie', sessionCookie(signedIn.token, Math.floor(CONSOLE_SESSION_TTL_MS / 1000)));
+          reply.header('Cache-Control', 'no-store');
+          const u = signedIn.user;
+          return { ok: true, user: { id: u.userId, email: u.email, role: u.role } };
+        });
+        app.post('/console/sign-out', { schema: { hide: true } }, async (req, reply) => {
+          if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+          const caller = await access(req);
+          await runWithAudit({ door: 'console' }, () => consoleSignOut(team.deps, cookie(req, cookieName)));
+          // The session's open event streams end now; the browser forgets the cookie.
+          if (caller) for (const [end, sid] of [...streams]) if (sid === caller.user.sessionId) end();
+          reply.header('Set-Cookie', sessionCookie('', 0));
+          return { ok: true };
+        });
+      }
       app.post<{ Params: { channel: string } }>('/console/bridge/:channel', { schema: { hide: true } }, async (req, reply) => {
         if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
-        if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
-        return dispatch(opts.handlers, req.params.channel, req.body, opts.log);
+        const caller = await access(req);
+        if (caller === null) return reply.code(401).send(notSignedIn());
+        return dispatch(opts.handlers, req.params.channel, req.body, opts.log, caller);
       });
       // Ends open event streams first: app.close() waits for requests in flight, and a stream never finishes.
       app.addHook('preClose', (done) => {
-        for (const end of [...streams]) end();
+        for (const end of [...streams.keys()]) end();
         done();
       });
       app.get<{ Querystring: { lastEventId?: string } }>('/console/events', { schema: { hide: true } }, async (req, reply) => {
         if (!sameOriginRead(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
-        if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
+        const caller = await access(req);
+        if (caller === null) return reply.code(401).send(notSignedIn());
         const hub = opts.live;
-        const info = await dispatch(opts.handlers, 'app:info', {}, opts.log);
+        const info = await dispatch(opts.handlers, 'app:info', {}, opts.log, caller);
         const organizationId = info.ok ? (info.value as { organizationId: string | null }).organizationId : null;
         if (!hub || !organizationId) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No live events here yet: set up the organization first.', statusCode: 404 });
         // The browser resends the last id it saw in Last-Event-ID; a client that had to start a new EventSource
@@ -220,7 +301,17 @@ export function createWebBridge(opts: {
         // A fresh stream starts at "now" (after subscribing: the first subscriber starts a recording period): its
         // id lets the next reconnect resume from here.
         if (!lastEventId) res.write(sseFrame({ event: 'hello', id: hub.lastId, data: '{}' }));
-        const heartbeat = setInterval(() => res.write(sseComment('keep-alive')), LIVE_HEARTBEAT_MS);
+        const token = team ? cookie(req, cookieName) : undefined;
+        const heartbeat = setInterval(() => {
+          // A team session may have ended elsewhere (expired, revoked by a role change, signed out on another
+          // instance): the stream ends with it, at the latest one heartbeat later.
+          if (team) {
+            void consoleSessionUser(team.deps, token).then(
+              (u) => (u ? res.write(sseComment('keep-alive')) : end()),
+              () => end(),
+            );
+          } else res.write(sseComment('keep-alive'));
+        }, LIVE_HEARTBEAT_MS);
         heartbeat.unref();
         const end = () => {
           if (!streams.delete(end)) return;
@@ -228,7 +319,7 @@ export function createWebBridge(opts: {
           unsubscribe();
           res.end();
         };
-        streams.add(end);
+        streams.set(end, caller?.user.sessionId ?? null);
         req.raw.on('close', end);
         res.on('close', end);
       });
@@ -238,7 +329,10 @@ export function createWebBridge(opts: {
         scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
         scope.post<{ Querystring: { name?: string } }>('/console/upload', { schema: { hide: true } }, async (req, reply) => {
           if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
-          if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
+          if ((await access(req)) === null) {
+            req.raw.resume();
+            return reply.code(401).send(notSignedIn());
+          }
           if (!opts.uploadDir) return reply.code(404).send({ code: 'NOT_FOUND', message: 'Uploads are not available on this door.', statusCode: 404 });
           const declared = Number(req.headers['content-length'] ?? NaN);
           if (declared > MAX_UPLOAD_BYTES) {
@@ -271,8 +365,9 @@ export function createWebBridge(opts: {
         });
       });
       app.get<{ Params: { id: string }; Querystring: { rows?: string } }>('/console/batch/:id/download', { schema: { hide: true } }, async (req, reply) => {
-        if (!authed(req)) return reply.code(401).send({ code: 'TOKEN_INVALID', message: 'Open the console through its one-time link.', statusCode: 401 });
-        const answer = await dispatch(opts.handlers, 'batch:progress', { id: req.params.id }, opts.log);
+        const caller = await access(req);
+        if (caller === null) return reply.code(401).send(notSignedIn());
+        const answer = await dispatch(opts.handlers, 'batch:progress', { id: req.params.id }, opts.log, caller);
         const parsed = answer.ok ? BatchJobSchema.safeParse(answer.value) : null;
         if (!parsed?.success) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No such batch.', statusCode: 404 });
         const invalidOnly = req.query.rows === 'invalid';

@@ -72,6 +72,18 @@ export interface BuildAppOptions {
   rt: CoreRuntime;
   /** Answer only requests whose Host names the loopback listener (DNS rebinding guard, decisions §1). */
   loopbackOnly: boolean;
+  /**
+   * A team server's public URL (docs/team-server.md): the only Host answered is its host (the loopback names are
+   * refused too), and when it is https every answer carries Strict-Transport-Security.
+   */
+  publicUrl?: URL;
+  /** Serve HTTPS directly with this certificate and key (PEM). */
+  https?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * Trust X-Forwarded-For / X-Forwarded-Proto from these proxy addresses (Fastify's trustProxy: addresses or CIDR
+   * ranges). Never by default: a client could otherwise claim any address and dodge the sign-in throttle.
+   */
+  trustProxy?: string[];
   /** Filled once the port is known, for the Host check. */
   port: () => number | null;
   logger?: FastifyServerOptions['logger'];
@@ -84,6 +96,18 @@ export interface BuildAppOptions {
 }
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost'];
+
+/** The Host header values that name a public URL: its host, and host:port with the scheme's default port spelled out. */
+export function publicHostHeaders(url: URL): string[] {
+  const host = url.host.toLowerCase();
+  if (url.port !== '') return [host];
+  return [host, `${host}:${url.protocol === 'https:' ? 443 : 80}`];
+}
+
+/** The TCP socket under a request: an HTTPS request's TLS socket wraps the one the server's 'connection' saw. */
+function tcpSocketOf(s: Socket): Socket {
+  return (s as Socket & { _parent?: Socket })._parent ?? s;
+}
 const SINGLE_VALUE_HEADERS = ['idempotency-key', 'x-api-key', 'x-environment'];
 
 export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
@@ -93,7 +117,8 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     // Error responses carry no stack; proto poisoning is refused outright.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    trustProxy: false,
+    trustProxy: o.trustProxy && o.trustProxy.length > 0 ? o.trustProxy : false,
+    ...(o.https ? { https: { cert: o.https.cert, key: o.https.key, minVersion: 'TLSv1.2' as const } } : {}),
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
     // Errors raised before routing, or by Node's parser, answer with the §7.1 body too (found by test/security).
@@ -117,12 +142,14 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     socket.once('close', () => sockets.delete(socket));
   });
   const done = (req: { raw: { socket: Socket } }) => {
-    const n = sockets.get(req.raw.socket);
-    if (n !== undefined) sockets.set(req.raw.socket, Math.max(0, n - 1));
+    const socket = tcpSocketOf(req.raw.socket);
+    const n = sockets.get(socket);
+    if (n !== undefined) sockets.set(socket, Math.max(0, n - 1));
   };
   app.addHook('onRequest', async (req) => {
-    const n = sockets.get(req.raw.socket);
-    if (n !== undefined) sockets.set(req.raw.socket, n + 1);
+    const socket = tcpSocketOf(req.raw.socket);
+    const n = sockets.get(socket);
+    if (n !== undefined) sockets.set(socket, n + 1);
   });
   app.addHook('onResponse', async (req) => done(req));
   app.addHook('onRequestAbort', async (req) => done(req));
@@ -164,7 +191,27 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     }
   });
 
-  if (o.loopbackOnly) {
+  if (o.publicUrl) {
+    const publicUrl = o.publicUrl;
+    const allowed = publicHostHeaders(publicUrl);
+    const https = publicUrl.protocol === 'https:';
+    app.addHook('onRequest', async (req, reply) => {
+      const host = (req.headers.host ?? '').toLowerCase();
+      if (!allowed.includes(host)) {
+        return sendError(reply, 'FORBIDDEN', { message: `This listener answers only requests addressed to ${publicUrl.host}.` });
+      }
+      // Behind a trusted proxy that says the client came over plain HTTP: send it to the https address instead.
+      if (https && o.trustProxy?.length && req.protocol !== 'https') {
+        if (req.method === 'GET' || req.method === 'HEAD') return reply.redirect(new URL(req.url, publicUrl).href, 308);
+        return sendError(reply, 'FORBIDDEN', { message: `Use ${publicUrl.origin}: this service answers over https only.` });
+      }
+    });
+    if (https) {
+      app.addHook('onSend', async (_req, reply) => {
+        reply.header('Strict-Transport-Security', 'max-age=31536000');
+      });
+    }
+  } else if (o.loopbackOnly) {
     app.addHook('onRequest', async (req, reply) => {
       const port = o.port();
       const host = req.headers.host ?? '';

@@ -1,9 +1,9 @@
 // The app frame: header (product, the one environment badge and its switch, palette, API base URL), the section
 // navigation (behind a burger below 1100 px), the environment's colour frame around the window, the developer
 // options as one line that expands, the live warning once, every screen's route (app/routes.ts), the palette.
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router';
-import { ActionIcon, Alert, Anchor, AppShell, Box, Burger, Button, Code, Collapse, CopyButton, EmptyState, Group, Kbd, NavLink, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Anchor, AppShell, Badge, Box, Burger, Button, Code, Collapse, CopyButton, EmptyState, Group, Kbd, NavLink, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { spotlight } from '@mantine/spotlight';
 import {
@@ -22,8 +22,11 @@ import {
   IconSettings,
   IconWallet,
   IconWebhook,
+  IconLogout,
+  IconUserCircle,
 } from '@tabler/icons-react';
-import type { AppInfo } from '../../src-shared/channels';
+import type { AppInfo, ChannelName } from '../../src-shared/channels';
+import { signOut } from '../client/bridge';
 import { HistoryRoute } from './history-route';
 import { KeysPage } from '../features/keys/keys-page';
 import { RoutingPage } from '../features/routing/routing-page';
@@ -35,7 +38,7 @@ import { ProvidersPage } from '../features/providers/providers-page';
 import { CommandPalette } from '../features/palette/command-palette';
 import { ShortcutsModal, useConsoleHotkeys } from '../features/palette/shortcuts-modal';
 import { DashboardPage } from './dashboard-page';
-import { AppInfoContext } from './app-info';
+import { AppInfoContext, canCall } from './app-info';
 import { ENV_LABEL, EnvironmentSwitch, LiveConfirmModal } from './environment';
 import { paths, sectionOf } from './routes';
 import { useConsole, type Section } from './store';
@@ -44,19 +47,74 @@ import { StorageBanner } from './storage-banner';
 import { DemoMark } from './demo-mark';
 import { AuditPage } from '../features/audit/audit-page';
 
-/** Navigation order is also the Alt+1…9 order and the palette's page order. */
-const NAV: { section: Section; label: string; icon: ReactNode }[] = [
+/**
+ * Navigation order is also the Alt+1…9 order and the palette's page order. A section with `needs` is shown only to
+ * a signed-in team user whose role may call that channel (src-shared/channel-roles.ts).
+ */
+const NAV: { section: Section; label: string; icon: ReactNode; needs?: ChannelName }[] = [
   { section: 'dashboard', label: 'Dashboard', icon: <IconGauge size={18} /> },
   { section: 'verify', label: 'Verify', icon: <IconBuildingBank size={18} /> },
   { section: 'history', label: 'History', icon: <IconHistory size={18} /> },
-  { section: 'keys', label: 'API keys', icon: <IconKey size={18} /> },
+  { section: 'keys', label: 'API keys', icon: <IconKey size={18} />, needs: 'keys:list' },
   { section: 'webhooks', label: 'Webhooks', icon: <IconWebhook size={18} /> },
   { section: 'routing', label: 'Routing', icon: <IconRoute size={18} /> },
   { section: 'wallet', label: 'Wallet', icon: <IconWallet size={18} /> },
-  { section: 'providers', label: 'Providers', icon: <IconPlugConnected size={18} /> },
+  { section: 'providers', label: 'Providers', icon: <IconPlugConnected size={18} />, needs: 'providers:list' },
   { section: 'settings', label: 'Settings', icon: <IconSettings size={18} /> },
-  { section: 'audit', label: 'Audit', icon: <IconShieldCheck size={18} /> },
+  { section: 'audit', label: 'Audit', icon: <IconShieldCheck size={18} />, needs: 'audit:list' },
 ];
+
+/** The signed-in team user and role, with the sign-out action (a team server only). */
+function UserMenu({ user, compact }: { user: NonNullable<AppInfo['user']>; compact: boolean }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <Group gap={6} wrap="nowrap" data-testid="user-menu" style={{ flexShrink: 0 }}>
+      <Tooltip label={`Signed in as ${user.email} (${user.role})`} withArrow>
+        <Group gap={4} wrap="nowrap" aria-label={`Signed in as ${user.email}, ${user.role}`}>
+          <IconUserCircle size={18} aria-hidden color="var(--mantine-color-dimmed)" />
+          {!compact && (
+            <Text span size="sm" data-testid="signed-in-user" style={{ whiteSpace: 'nowrap' }}>
+              {user.email}
+            </Text>
+          )}
+          <Badge size="xs" variant="light" data-testid="signed-in-role">
+            {user.role}
+          </Badge>
+        </Group>
+      </Tooltip>
+      <Button
+        variant="default"
+        size="xs"
+        leftSection={<IconLogout size={14} />}
+        loading={busy}
+        data-testid="sign-out"
+        onClick={() => {
+          setBusy(true);
+          void signOut().finally(() => setBusy(false));
+        }}
+      >
+        Sign out
+      </Button>
+    </Group>
+  );
+}
+
+/** A screen the signed-in role may not use (reached by address; the navigation does not offer it). */
+function NotAllowed({ info }: { info: AppInfo }) {
+  return (
+    <EmptyState
+      data-testid="not-allowed"
+      title="Not available to your role"
+      description={`This screen needs a higher role than ${info.user?.role ?? 'yours'}. Ask an owner or admin of your organization.`}
+    >
+      <EmptyState.Actions>
+        <Button component={Link} to={paths.dashboard()}>
+          Open the dashboard
+        </Button>
+      </EmptyState.Actions>
+    </EmptyState>
+  );
+}
 
 /** Below this width the navigation folds behind the header's burger (Mantine AppShell's breakpoint). */
 export const NAV_BREAKPOINT = '68.75em'; // 1100 px
@@ -157,6 +215,7 @@ function NotFound() {
 }
 
 function ConsoleRoutes({ info }: { info: AppInfo }) {
+  const allowed = (channel: ChannelName, page: ReactNode) => (canCall(info, channel) ? page : <NotAllowed info={info} />);
   return (
     <Routes>
       <Route index element={<Navigate to={paths.dashboard()} replace />} />
@@ -164,14 +223,14 @@ function ConsoleRoutes({ info }: { info: AppInfo }) {
       <Route path="verify" element={<Navigate to={paths.verify()} replace />} />
       <Route path="verify/:kind" element={<VerifyPage />} />
       <Route path="history/*" element={<HistoryRoute />} />
-      <Route path="keys" element={<KeysPage />} />
+      <Route path="keys" element={allowed('keys:list', <KeysPage />)} />
       <Route path="webhooks/*" element={<WebhooksPage />} />
       <Route path="routing" element={<Navigate to={paths.routing()} replace />} />
       <Route path="routing/*" element={<RoutingPage />} />
       <Route path="wallet" element={<WalletPage />} />
-      <Route path="providers" element={<ProvidersPage />} />
+      <Route path="providers" element={allowed('providers:list', <ProvidersPage />)} />
       <Route path="settings" element={<SettingsPage />} />
-      <Route path="audit" element={<AuditPage />} />
+      <Route path="audit" element={allowed('audit:list', <AuditPage />)} />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );
@@ -186,7 +245,8 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
   const roomy = useMediaQuery('(min-width: 62em)', true, { getInitialValueInEffect: false });
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const showShortcuts = useCallback(() => setShortcutsOpen(true), []);
-  useConsoleHotkeys(NAV, showShortcuts);
+  const nav = useMemo(() => NAV.filter((n) => !n.needs || canCall(info, n.needs)), [info]);
+  useConsoleHotkeys(nav, showShortcuts);
   const accent = `var(--mantine-color-${ENV_COLOR[environment]}-6)`;
   const headerHeight = 60;
   const label = NAV.find((n) => n.section === section)?.label ?? 'Not found';
@@ -235,11 +295,12 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
               </ActionIcon>
             </Tooltip>
             <ApiBaseUrl url={info.apiBaseUrl} />
+            {info.user && <UserMenu user={info.user} compact={!roomy} />}
           </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label="Sections">
-        {NAV.map((n) => (
+        {nav.map((n) => (
           <NavLink
             key={n.section}
             component={Link}
@@ -265,8 +326,8 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
           <ConsoleRoutes info={info} />
         </Stack>
       </AppShell.Main>
-      <CommandPalette nav={NAV} onShowShortcuts={showShortcuts} />
-      <ShortcutsModal opened={shortcutsOpen} onClose={() => setShortcutsOpen(false)} nav={NAV} />
+      <CommandPalette nav={nav} onShowShortcuts={showShortcuts} />
+      <ShortcutsModal opened={shortcutsOpen} onClose={() => setShortcutsOpen(false)} nav={nav} />
       <LiveConfirmModal />
     </AppShell>
     </AppInfoContext.Provider>

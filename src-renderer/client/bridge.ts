@@ -24,7 +24,16 @@ export class SessionExpiredError extends Error {
   }
 }
 
-type SessionListener = () => void;
+/** Thrown by `startSession` on a team server when nobody is signed in: the app shows the sign-in page. */
+export class SignInRequiredError extends Error {
+  constructor(message = 'Sign in to use the console.') {
+    super(message);
+    this.name = 'SignInRequiredError';
+  }
+}
+
+/** Why the session went away: a spent one-time link, a deliberate sign-out, a team session that ended. */
+type SessionListener = (reason: 'expired' | 'signed-out' | 'ended') => void;
 const expiredListeners = new Set<SessionListener>();
 
 /** Lets the app switch to the expired-link screen if the web session is lost after start. */
@@ -56,7 +65,12 @@ export function startSession(): Promise<void> {
     });
     // The token is single-use: drop it from the address bar and history either way.
     if (match) history.replaceState(null, '', location.pathname + location.search);
-    if (res.status === 401) throw new SessionExpiredError();
+    if (res.status === 401) {
+      const body = (await res.json().catch(() => ({}))) as { code?: unknown };
+      // Forget this attempt: after signing in, the next call asks again.
+      session = null;
+      throw body.code === 'SIGN_IN_REQUIRED' ? new SignInRequiredError() : new SessionExpiredError();
+    }
     if (!res.ok) throw new ConsoleError({ code: 'SESSION_FAILED', message: `The console could not start a session (HTTP ${res.status}).` });
   })();
   return session;
@@ -83,8 +97,16 @@ async function webInvoke(channel: string, input: unknown): Promise<BridgeResult<
     return networkError();
   }
   if (res.status === 401) {
-    for (const fn of expiredListeners) fn();
-    return { ok: false, error: { code: 'TOKEN_INVALID', message: 'The console session has ended.', hint: 'Open the console through a new link.' } };
+    const body = (await res.json().catch(() => ({}))) as { code?: unknown };
+    const team = body.code === 'SIGN_IN_REQUIRED';
+    session = null;
+    for (const fn of expiredListeners) fn(team ? 'ended' : 'expired');
+    return {
+      ok: false,
+      error: team
+        ? { code: 'SIGN_IN_REQUIRED', message: 'Your console session has ended.', hint: 'Sign in again.' }
+        : { code: 'TOKEN_INVALID', message: 'The console session has ended.', hint: 'Open the console through a new link.' },
+    };
   }
   let body: unknown;
   try {
@@ -99,6 +121,38 @@ async function webInvoke(channel: string, input: unknown): Promise<BridgeResult<
     ok: false,
     error: { code: typeof e.code === 'string' ? e.code : 'HTTP_' + res.status, message: typeof e.message === 'string' ? e.message : `HTTP ${res.status}` },
   };
+}
+
+async function postJson(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
+  const res = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const parsed = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  return { status: res.status, body: parsed, retryAfter: res.headers.get('retry-after') };
+}
+
+/** Team sign-in (web console on a team server): resolves once the session cookie is set; throws ConsoleError. */
+export async function signIn(email: string, password: string): Promise<void> {
+  let r;
+  try {
+    r = await postJson('sign-in', { email, password });
+  } catch {
+    throw new ConsoleError({ code: 'NETWORK_ERROR', message: 'The console could not reach the service.', hint: 'Check that the service is still running, then retry.' });
+  }
+  if (r.status !== 200) {
+    const b = r.body as { code?: string; message?: string; details?: { field: string; message: string }[] };
+    const wait = r.retryAfter ? ` Try again in ${r.retryAfter} s.` : '';
+    throw new ConsoleError({ code: b.code ?? `HTTP_${r.status}`, message: (b.message ?? `Sign-in failed (HTTP ${r.status}).`) + (r.status === 429 ? wait : ''), ...(b.details ? { details: b.details } : {}) });
+  }
+  session = null;
+}
+
+/** Ends the team session; the app then shows the sign-in page. */
+export async function signOut(): Promise<void> {
+  try {
+    await postJson('sign-out', {});
+  } finally {
+    session = null;
+    for (const fn of expiredListeners) fn('signed-out');
+  }
 }
 
 export async function invoke<K extends ChannelName>(channel: K, input: ChannelInput<K>): Promise<BridgeResult<ChannelOutput<K>>> {

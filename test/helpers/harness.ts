@@ -38,7 +38,9 @@ export async function startTestService(opts: StartOptions = {}): Promise<TestSer
   const dataDir = cfg.dataDir ?? mkdtempSync(join(tmpdir(), 'vc-'));
   const service = await startService({ port: 0, logLevel: 'silent', scryptN: 1024, lockDoor: 'test', ...cfg, dataDir });
   if (!service.url) throw new Error('service did not listen');
-  const port = Number(new URL(service.url).port);
+  // The listening port (a team server's url is its public URL, whose port may differ).
+  const addr = service.app?.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : Number(new URL(service.url).port);
   let org: BootstrapResult | null = null;
   const email = (boot && boot.email) || `owner-${randomUUID().slice(0, 8)}@example.com`;
   if (boot !== false) {

@@ -1,27 +1,17 @@
-// Sign-in, refresh with rotation and reuse detection, sign-out, and the brute-force limit on sign-in.
+// API sessions: sign-in (the password check and its throttle are sign-in.ts), refresh with rotation and reuse
+// detection, sign-out.
 import { AppError } from '../../../src-shared/app-error';
 import type { Role } from '../../../src-shared/schemas/auth';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
-import { dummyPasswordHash, verifyPassword } from './passwords';
+import { checkPassword, type AttemptSource, type UserRow } from './sign-in';
 import { randomToken, sha256Hex } from './secrets';
 import { ACCESS_TTL_SECONDS, signAccessToken, verifyAccessToken } from './tokens';
-import { appendAudit, currentActor } from '../audit/audit-log';
-import { firstOrganizationId } from '../orgs/first-organization';
+import { appendAudit } from '../audit/audit-log';
 
 export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
-const LOGIN_WINDOW_MS = 15 * 60 * 1000;
-const LOGIN_MAX_FAILURES = 10;
-
-interface UserRow {
-  id: string;
-  organization_id: string;
-  email: string;
-  password_hash: string;
-  role: Role;
-}
 
 export interface TokenPair {
   accessToken: string;
@@ -29,19 +19,6 @@ export interface TokenPair {
   tokenType: 'Bearer';
   expiresIn: number;
   user: { id: string; email: string; role: Role; organizationId: string };
-}
-
-function checkThrottle(deps: CoreDeps, email: string): void {
-  const now = deps.clock.now();
-  const rows = deps.db
-    .prepare('SELECT at_ms FROM login_failures WHERE email = ? AND at_ms > ? ORDER BY at_ms ASC')
-    .all(email, now - LOGIN_WINDOW_MS) as { at_ms: number }[];
-  if (rows.length >= LOGIN_MAX_FAILURES) {
-    // The limit lifts when enough failures have left the window.
-    const oldestThatCounts = rows[rows.length - LOGIN_MAX_FAILURES]!.at_ms;
-    const retryAfterSeconds = Math.max(1, Math.ceil((oldestThatCounts + LOGIN_WINDOW_MS - now) / 1000));
-    throw new AppError('TOO_MANY_LOGIN_ATTEMPTS', { retryAfterSeconds });
-  }
 }
 
 async function issuePair(deps: CoreDeps, user: UserRow, sessionId: string): Promise<TokenPair> {
@@ -65,37 +42,18 @@ async function issuePair(deps: CoreDeps, user: UserRow, sessionId: string): Prom
   };
 }
 
-export async function login(deps: CoreDeps, email: string, password: string): Promise<TokenPair> {
-  const normalized = email.trim().toLowerCase();
-  checkThrottle(deps, normalized);
-  const user = deps.db
-    .prepare('SELECT id, organization_id, email, password_hash, role FROM users WHERE email = ?')
-    .get(normalized) as UserRow | undefined;
-  // An unknown email and a wrong password take the same path and the same time.
-  const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(deps.config.scryptN)));
-  // Sign-in attempts are audited under the account's organization (an unknown email: the installation's first),
-  // with the email that tried — never the password (docs/audit.md).
-  const actor = { type: 'user' as const, id: user?.id ?? null, label: normalized };
-  if (!user || !ok) {
-    const org = user?.organization_id ?? firstOrganizationId(deps);
-    // Through the write port: a flood of failed logins must not put one fsync each on the event loop. The failure
-    // and its audit entry share the commit (docs/audit.md).
-    const at = deps.clock.now();
-    const who = currentActor(deps.db);
-    await deps.commit(() => {
-      deps.db.prepare('INSERT INTO login_failures (email, at_ms) VALUES (?, ?)').run(normalized, at);
-      if (org) appendAudit(deps, org, { action: 'auth.login_failed', target: { type: 'user', id: user?.id ?? null }, detail: { email: normalized, reason: user ? 'wrong password' : 'unknown email' }, actor }, who);
-    });
-    throw new AppError('INVALID_CREDENTIALS');
-  }
+/** Signs in through the API: the shared, throttled and audited password check, then a session and a token pair. */
+export async function login(deps: CoreDeps, email: string, password: string, from: AttemptSource = { ip: null }): Promise<TokenPair> {
+  const user = await checkPassword(deps, email, password, from);
   const now = deps.clock.now();
   const sessionId = newId('ses');
+  const actor = { type: 'user' as const, id: user.id, label: user.email };
   deps.db.transaction(() => {
-    deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(normalized);
+    deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(user.email);
     deps.db
       .prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
       .run(sessionId, user.id, iso(now), iso(now + REFRESH_TTL_MS));
-    appendAudit(deps, user.organization_id, { action: 'auth.login_succeeded', target: { type: 'session', id: sessionId }, detail: { email: normalized }, actor });
+    appendAudit(deps, user.organization_id, { action: 'auth.login_succeeded', target: { type: 'session', id: sessionId }, detail: { email: user.email, ip: from.ip }, actor });
   })();
   return issuePair(deps, user, sessionId);
 }

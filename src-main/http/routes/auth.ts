@@ -17,7 +17,7 @@ export function registerAuthRoutes(door: HttpDoor): void {
         summary: 'Sign in',
         operationId: 'login',
         description:
-          'Exchanges the email and password of a console user for an access token (Bearer, 15 minutes) and a refresh token. Unknown emails and wrong passwords get the same answer; repeated failures for one account answer 429 `TOO_MANY_LOGIN_ATTEMPTS`.',
+          'Exchanges the email and password of a console user for an access token (Bearer, 15 minutes) and a refresh token. Unknown emails and wrong passwords get the same answer; repeated failures for one account, or from one client address, answer 429 `TOO_MANY_LOGIN_ATTEMPTS` with `Retry-After`.',
         tags: ['auth'],
         security: [],
         responseDescriptions: { 200: 'Signed in: the token pair and the user.' },
@@ -25,7 +25,7 @@ export function registerAuthRoutes(door: HttpDoor): void {
         response: { 200: TokenPairSchema, 401: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema },
       },
     },
-    async (req) => login(rt.deps, req.body.email, req.body.password),
+    async (req) => login(rt.deps, req.body.email, req.body.password, { ip: req.ip }),
   );
   z.post(
     '/auth/refresh',

@@ -21,6 +21,7 @@ import { pg010SearchProvenance } from './migrations/010-search-provenance';
 import { pg011WebhookOps } from './migrations/011-webhook-ops';
 import { pg013Audit } from './migrations/013-audit';
 import { pg014DemoData } from './migrations/014-demo-data';
+import { pg015ConsoleSessions } from './migrations/015-console-sessions';
 
 export interface PgMigration {
   version: number;
@@ -43,6 +44,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg011WebhookOps,
   pg013Audit,
   pg014DemoData,
+  pg015ConsoleSessions,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */

@@ -18,6 +18,7 @@ import { idInQuery, openById } from './open-by-id';
 import { startDemoTour } from '../tour/demo-tour';
 import { isRunnable, loadRunnableFixtures, runFixture, type RunnableKind } from './run-fixture';
 import { ENV_SHORTCUT, HELP_SHORTCUT, navShortcut } from './shortcuts';
+import { useCan } from '../../app/app-info';
 
 export interface PaletteNavEntry {
   section: Section;
@@ -97,6 +98,8 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
     [openVerify, navigate],
   );
 
+  // A signed-in team user is offered only the actions their role may take (src-shared/channel-roles.ts).
+  const can = useCan();
   const actions = useMemo<SpotlightActionGroupData[]>(() => {
     const other = environment === 'live' ? 'sandbox' : 'live';
     const byId: SpotlightActionGroupData[] = typedId
@@ -152,7 +155,7 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
             keywords: ['tour', 'demo', 'guide', 'help'],
             onClick: () => void startDemoTour((to) => void navigate(to)),
           },
-          {
+          ...(!can('keys:create') ? [] : [{
             id: 'create-key',
             label: 'Create API key',
             description: 'Open API keys and start a new key',
@@ -162,8 +165,8 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
               setSection('keys');
               pressWhenReady('create-key-button');
             },
-          },
-          {
+          }]),
+          ...(!can('wallet:topUp') ? [] : [{
             id: 'top-up',
             label: 'Top up wallet',
             description: 'Credit the live wallet (owner action, recorded in the ledger)',
@@ -173,7 +176,7 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
               setSection('wallet');
               pressWhenReady('wallet-topup');
             },
-          },
+          }]),
           {
             id: 'shortcuts',
             label: 'Keyboard shortcuts',
@@ -209,7 +212,7 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
         })),
       },
     ];
-  }, [nav, environment, fixtures, setSection, requestEnvironment, onShowShortcuts, openInVerify, typedId]);
+  }, [nav, environment, fixtures, setSection, requestEnvironment, onShowShortcuts, openInVerify, typedId, can]);
 
   return (
     <>

@@ -8,10 +8,12 @@ import { DirectoryKindSchema, type DirectoryImport, type DirectoryImportResult }
 import { call, ConsoleError } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
+import { useCan } from '../../app/app-info';
 
 const KIND_LABEL: Record<string, string> = { bic: 'BIC directory', aba: 'ABA routing numbers', correspondents: 'Correspondent relationships' };
 
 export function DirectoryTab() {
+  const can = useCan();
   const [imports, setImports] = useState<DirectoryImport[] | null>(null);
   const [kindFilter, setKindFilter] = useState<string | null>(null);
   const [path, setPath] = useState('');
@@ -60,6 +62,7 @@ export function DirectoryTab() {
         Live checks answer from the directories imported here (the newest import of each kind is current). Sandbox always uses its built-in
         test directory.
       </Text>
+      {can('routing:import') && (
       <Paper withBorder p="md" radius="sm">
         <form onSubmit={(e) => void submit(e)} noValidate data-testid="directory-import-form">
           <Stack gap="sm">
@@ -98,6 +101,7 @@ export function DirectoryTab() {
           </Stack>
         </form>
       </Paper>
+      )}
       {last && last.rowErrors.length > 0 && (
         <Alert color="orange" title={`${last.errors} rows of “${last.name}” were refused`} data-testid="directory-row-errors" withCloseButton onClose={() => setLast(null)}>
           <Table withTableBorder>

@@ -27,7 +27,7 @@ import { call } from '../../client/bridge';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
 
-export function ListenerCard({ view, onSaved }: { view: SettingsView; onSaved: (v: SettingsView) => void }) {
+export function ListenerCard({ view, onSaved, readOnly = false }: { view: SettingsView; onSaved: (v: SettingsView) => void; readOnly?: boolean }) {
   const [host, setHost] = useState(view.saved.host);
   const [port, setPort] = useState<string | number>(view.saved.port);
   const [error, setError] = useState<unknown>(null);
@@ -87,7 +87,7 @@ export function ListenerCard({ view, onSaved }: { view: SettingsView; onSaved: (
         )}
         <ErrorAlert error={error} title="The listener was not saved" testId="listener-error" />
         <Group justify="flex-end">
-          <Button onClick={() => void save()} loading={busy} data-testid="settings-listener-save">
+          <Button onClick={() => void save()} loading={busy} disabled={readOnly} title={readOnly ? 'Owners and admins change settings' : undefined} data-testid="settings-listener-save">
             Save listener
           </Button>
         </Group>
@@ -96,7 +96,7 @@ export function ListenerCard({ view, onSaved }: { view: SettingsView; onSaved: (
   );
 }
 
-export function RateLimitCard({ view, onSaved }: { view: SettingsView; onSaved: (v: SettingsView) => void }) {
+export function RateLimitCard({ view, onSaved, readOnly = false }: { view: SettingsView; onSaved: (v: SettingsView) => void; readOnly?: boolean }) {
   const [value, setValue] = useState<string | number>(view.saved.rateLimitPerMinute);
   const [error, setError] = useState<unknown>(null);
   const [local, setLocal] = useState<string | undefined>();
@@ -129,7 +129,7 @@ export function RateLimitCard({ view, onSaved }: { view: SettingsView; onSaved: 
         </Text>
         <Group align="flex-end">
           <NumberInput label="Requests per minute" description="0 turns the limit off" value={value} onChange={setValue} min={0} max={1_000_000} clampBehavior="none" allowDecimal={false} thousandSeparator="," error={local} w={240} data-testid="settings-rate-limit" />
-          <Button onClick={() => void save()} loading={busy} data-testid="settings-rate-limit-save">
+          <Button onClick={() => void save()} loading={busy} disabled={readOnly} title={readOnly ? 'Owners and admins change settings' : undefined} data-testid="settings-rate-limit-save">
             Apply
           </Button>
         </Group>

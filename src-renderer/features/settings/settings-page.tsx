@@ -10,13 +10,21 @@ import { DataFolderCard, DeveloperOptionsCard, ListenerCard, RateLimitCard, Them
 import { UsersPanel } from './users-panel';
 import { BackupsPanel } from './backups-panel';
 import { DemoPanel } from './demo-panel';
+import { useCan } from '../../app/app-info';
 
 export function SettingsPage() {
+  // A signed-in team user sees only the panels their role may use (src-shared/channel-roles.ts); the service refuses
+  // the rest whatever the page shows.
+  const can = useCan();
   const [view, setView] = useState<SettingsView | null>(null);
   const [users, setUsers] = useState<ManagedUser[] | 'hidden' | null>(null);
   const [error, setError] = useState<unknown>(null);
 
   const loadUsers = useCallback(async () => {
+    if (!can('users:list')) {
+      setUsers('hidden');
+      return;
+    }
     try {
       setUsers(await call('users:list', {}));
     } catch (e) {
@@ -24,7 +32,7 @@ export function SettingsPage() {
       if (e instanceof ConsoleError && e.code === 'FORBIDDEN') setUsers('hidden');
       else setError(e);
     }
-  }, []);
+  }, [can]);
 
   const load = useCallback(async () => {
     setError(null);
@@ -61,8 +69,8 @@ export function SettingsPage() {
       {view && (
         <>
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
-            <ListenerCard view={view} onSaved={setView} />
-            <RateLimitCard view={view} onSaved={setView} />
+            <ListenerCard view={view} onSaved={setView} readOnly={!can('settings:update')} />
+            <RateLimitCard view={view} onSaved={setView} readOnly={!can('settings:update')} />
             <DataFolderCard dataDir={view.dataDir} />
             <ThemeCard />
           </SimpleGrid>
@@ -75,9 +83,9 @@ export function SettingsPage() {
           Users and roles are managed by owners and admins.
         </Text>
       )}
-      <BackupsPanel />
-      <DemoPanel />
-      <ConfigTransferCard onImported={() => void load()} />
+      {can('backups:list') && <BackupsPanel />}
+      {can('demo:load') && <DemoPanel />}
+      {can('config:export') && <ConfigTransferCard onImported={() => void load()} />}
     </Stack>
   );
 }

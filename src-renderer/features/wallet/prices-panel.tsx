@@ -12,6 +12,7 @@ import { formatMoney, formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { isCurrencyCode, minorToMajor, parseMajorAmount } from '../../../src-shared/money';
 import { serviceLabel, serviceSelectData } from './service-catalogue';
+import { useCan } from '../../app/app-info';
 
 export type Price = z.infer<typeof PriceSchema>;
 
@@ -111,6 +112,7 @@ function PriceModal({ editing, defaultCurrency, known, onClose, onSaved }: { edi
 }
 
 export function PricesPanel({ prices, loading, defaultCurrency, onChanged }: { prices: Price[] | null; loading: boolean; defaultCurrency: string; onChanged: () => void }) {
+  const can = useCan();
   const [editing, setEditing] = useState<Price | 'new' | null>(null);
   // Remount per target so the dialog always opens with that row's values.
   const modalKey = editing === null ? 'closed' : editing === 'new' ? 'new' : editing.service;
@@ -124,9 +126,11 @@ export function PricesPanel({ prices, loading, defaultCurrency, onChanged }: { p
               What one live check of each service costs. A live check of a service without a price is refused (SERVICE_PRICE_NOT_CONFIGURED).
             </Text>
           </div>
-          <Button leftSection={<IconPlus size={16} />} variant="light" onClick={() => setEditing('new')} data-testid="price-add">
-            Add price
-          </Button>
+          {can('prices:set') && (
+            <Button leftSection={<IconPlus size={16} />} variant="light" onClick={() => setEditing('new')} data-testid="price-add">
+              Add price
+            </Button>
+          )}
         </Group>
         {prices !== null && prices.length === 0 ? (
           <EmptyState
@@ -160,11 +164,12 @@ export function PricesPanel({ prices, loading, defaultCurrency, onChanged }: { p
                   accessor: 'actions',
                   title: '',
                   textAlign: 'right',
-                  render: (p) => (
-                    <Button size="xs" variant="subtle" leftSection={<IconPencil size={14} />} onClick={() => setEditing(p)} data-testid={`price-edit-${p.service}`}>
-                      Edit
-                    </Button>
-                  ),
+                  render: (p) =>
+                    can('prices:set') ? (
+                      <Button size="xs" variant="subtle" leftSection={<IconPencil size={14} />} onClick={() => setEditing(p)} data-testid={`price-edit-${p.service}`}>
+                        Edit
+                      </Button>
+                    ) : null,
                 },
               ]}
             />

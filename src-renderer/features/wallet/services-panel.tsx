@@ -6,12 +6,15 @@ import { IconSearch } from '@tabler/icons-react';
 import { call } from '../../client/bridge';
 import { notifyError } from '../../app/notify';
 import { SERVICE_GROUPS } from './service-catalogue';
+import { useCan } from '../../app/app-info';
 
 
 const groupId = (group: string) => group.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 export function ServicesPanel({ enabled, priced, onChanged }: { enabled: string[] | null; priced: ReadonlySet<string>; onChanged: (enabled: string[]) => void }) {
   const [pending, setPending] = useState<ReadonlySet<string>>(new Set());
   const [filter, setFilter] = useState('');
+  // A signed-in developer sees which services are on, without the switches working (admins decide).
+  const mayToggle = useCan()('services:enable');
   const on = new Set(enabled ?? []);
   const q = filter.trim().toLowerCase();
 
@@ -84,7 +87,7 @@ export function ServicesPanel({ enabled, priced, onChanged }: { enabled: string[
                         key={s.key}
                         data-testid={`service-switch-${s.key}`}
                         checked={on.has(s.key)}
-                        disabled={enabled === null || pending.has(s.key)}
+                        disabled={!mayToggle || enabled === null || pending.has(s.key)}
                         onChange={(e) => void toggle(s.key, e.currentTarget.checked)}
                         label={s.label}
                         description={

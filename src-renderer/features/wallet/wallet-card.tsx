@@ -8,6 +8,7 @@ import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { currencyDigits, isCurrencyCode, isLowBalance, LOW_BALANCE_MAJOR, parseMajorAmount } from '../../../src-shared/money';
+import { useCan } from '../../app/app-info';
 
 function TopUpModal({ wallet, opened, onClose, onDone }: { wallet: WalletView; opened: boolean; onClose: () => void; onDone: (w: WalletView) => void }) {
   const [amount, setAmount] = useState('');
@@ -121,6 +122,7 @@ function StatusModal({ wallet, opened, onClose, onDone }: { wallet: WalletView; 
 }
 
 export function WalletCard({ wallet, onChange }: { wallet: WalletView; onChange: (w: WalletView) => void }) {
+  const can = useCan();
   const [topUp, setTopUp] = useState(false);
   const [statusOpen, setStatusOpen] = useState(false);
   const low = isLowBalance(wallet.balance, wallet.currency);
@@ -145,9 +147,12 @@ export function WalletCard({ wallet, onChange }: { wallet: WalletView; onChange:
             </Text>
           </Stack>
           <Group gap="xs">
+            {can('wallet:topUp') && (
             <Button leftSection={<IconPlus size={16} />} onClick={() => setTopUp(true)} data-testid="wallet-topup">
               Top up
             </Button>
+            )}
+            {can('wallet:setStatus') && (
             <Button
               variant="light"
               color={wallet.status === 'active' ? 'red' : 'green'}
@@ -157,6 +162,7 @@ export function WalletCard({ wallet, onChange }: { wallet: WalletView; onChange:
             >
               {wallet.status === 'active' ? 'Suspend' : 'Activate'}
             </Button>
+            )}
           </Group>
         </Group>
         {wallet.status === 'suspended' && (

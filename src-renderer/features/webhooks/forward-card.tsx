@@ -5,8 +5,10 @@ import { Badge, Button, Code, Group, Paper, Stack, Text, TextInput, Title } from
 import { call, ConsoleError } from '../../client/bridge';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { localReceiverProblem } from './timeline';
+import { useCan } from '../../app/app-info';
 
 export function ForwardCard({ onChange }: { onChange?: (url: string | null) => void }) {
+  const mayChange = useCan()('webhooks:setForward');
   const [current, setCurrent] = useState<string | null>(null);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | undefined>();
@@ -67,10 +69,10 @@ export function ForwardCard({ onChange }: { onChange?: (url: string | null) => v
             style={{ flex: 1 }}
             aria-label="Local receiver URL"
           />
-          <Button data-testid="forward-save" loading={busy} disabled={draft.trim() === '' || draft.trim() === current} onClick={() => void save(draft)}>
+          <Button data-testid="forward-save" loading={busy} disabled={!mayChange || draft.trim() === '' || draft.trim() === current} onClick={() => void save(draft)}>
             {current ? 'Change' : 'Turn on'}
           </Button>
-          <Button data-testid="forward-off" variant="default" disabled={!current || busy} onClick={() => void save(null)}>
+          <Button data-testid="forward-off" variant="default" disabled={!mayChange || !current || busy} onClick={() => void save(null)}>
             Turn off
           </Button>
         </Group>

@@ -24,6 +24,8 @@ import { useWebhookAlerts, WebhookFailureAlerts } from './failure-alerts';
 import { RecoverModal, type RecoverTarget } from './recover-modal';
 import { ConfirmModal, RevealSecretModal, RotationHeaders, WebhookFormModal } from './webhook-modals';
 import { useLiveVersion } from '../../app/live-store';
+import { useCan } from '../../app/app-info';
+import type { WebhookAlert } from '../../../src-shared/schemas/webhooks';
 
 const PAGE_SIZE = 20;
 /** How many webhooks a link scans for its target when it is not on the first page (the list's own limit is 100). */
@@ -61,6 +63,7 @@ export function WebhooksPage() {
   const [formTarget, setFormTarget] = useState<Webhook | 'new' | null>(null);
   const [revealed, setRevealed] = useState<{ webhook: WebhookWithSecret & { previousSecret?: string | null }; rotated: boolean } | null>(null);
   const [recoverTarget, setRecoverTarget] = useState<RecoverTarget | null>(null);
+  const can = useCan();
   const [alertsKey, setAlertsKey] = useState(0);
   const { alerts } = useWebhookAlerts(environment, alertsKey);
   const [rotating, setRotating] = useState<Webhook | null>(null);
@@ -180,7 +183,7 @@ export function WebhooksPage() {
         <Code>X-Signature</Code> (or <Code>webhook-signature</Code>) header against the endpoint’s secrets: after a rotation, X-Signature keeps the
         old secret for 24 hours while webhook-signature carries both.
       </Text>
-      <WebhookFailureAlerts alerts={alerts} onRecover={(a) => setRecoverTarget({ webhook: { id: a.webhookId, url: a.url, status: 'failed' } })} />
+      <WebhookFailureAlerts alerts={alerts} {...(can('webhooks:recover') ? { onRecover: (a: WebhookAlert) => setRecoverTarget({ webhook: { id: a.webhookId, url: a.url, status: 'failed' } }) } : {})} />
       <ForwardCard onChange={setForwardUrl} />
       {rows !== null && rows.length === 0 && !filtered && page === 1 ? (
         <EmptyState
@@ -322,7 +325,7 @@ export function WebhooksPage() {
                           <Menu.Item leftSection={<IconKey size={14} />} data-testid={`webhook-rotate-${w.id}`} onClick={() => setRotating(w)}>
                             Rotate secret
                           </Menu.Item>
-                          <Menu.Item leftSection={<IconHistory size={14} />} data-testid={`webhook-recover-${w.id}`} disabled={w.status === 'inactive'} onClick={() => setRecoverTarget({ webhook: w })}>
+                          <Menu.Item leftSection={<IconHistory size={14} />} data-testid={`webhook-recover-${w.id}`} disabled={w.status === 'inactive' || !can('webhooks:recover')} onClick={() => setRecoverTarget({ webhook: w })}>
                             Recover events…
                           </Menu.Item>
                           <Menu.Label>Send sample event</Menu.Label>

@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Exchanges the email and password of a console user for an access token (Bearer, 15 minutes) and a refresh token. Unknown emails and wrong passwords get the same answer; repeated failures for one account answer 429 `TOO_MANY_LOGIN_ATTEMPTS`.
+         * @description Exchanges the email and password of a console user for an access token (Bearer, 15 minutes) and a refresh token. Unknown emails and wrong passwords get the same answer; repeated failures for one account, or from one client address, answer 429 `TOO_MANY_LOGIN_ATTEMPTS` with `Retry-After`.
          */
         post: operations["login"];
         delete?: never;

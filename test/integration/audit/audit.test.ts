@@ -93,8 +93,8 @@ describe('what is recorded', () => {
     expect(topUp).toMatchObject({ door: 'console', actor: { type: 'console' } });
     const failed = added.filter((e) => e.action === 'auth.login_failed').map((e) => e.detail);
     expect(failed).toEqual([
-      { email: ts.email, reason: 'wrong password' },
-      { email: 'nobody@example.com', reason: 'unknown email' },
+      { email: ts.email, ip: '127.0.0.1', reason: 'wrong password' },
+      { email: 'nobody@example.com', ip: '127.0.0.1', reason: 'unknown email' },
     ]);
     expect(added.find((e) => e.action === 'provider.created')!.detail).toMatchObject({ sealedValue: 'replaced' });
     const text = JSON.stringify(entries());

@@ -2,7 +2,10 @@
 // and JWT verification is synchronous HMAC, so a Bearer request is answered while a pile of failed logins is still
 // hashing — on libuv's shared pool the Bearer request's WebCrypto HMAC queued behind them. Ordering, not timing:
 // each login costs a full scrypt at N = 2^15 and the pool holds all of them when the Bearer requests are sent.
+// The failed logins leave from distinct loopback addresses (127.0.0.x): one address may hold only two places on the
+// pool (core/auth/sign-in.ts; test/integration/console/team-sign-in.test.ts), so this is the distributed case.
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD_THREADS, passwordPoolLoad } from '../../../src-main/core/auth/passwords';
 import { verifyAccessTokenSync } from '../../../src-main/core/auth/tokens';
@@ -16,6 +19,22 @@ afterAll(async () => {
   await ts.stop();
 });
 
+/** A failed login sent from a given local address. */
+function loginFrom(localAddress: string, email: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ email, password: 'wrong password' });
+    const req = httpRequest(
+      { host: '127.0.0.1', port: ts.port, method: 'POST', path: '/api/v1/auth/login', localAddress, agent: false, headers: { Host: `127.0.0.1:${ts.port}`, 'Content-Type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('failed logins and other principals', () => {
   it('answers Bearer and API-key requests while failed logins still wait for the hashing pool', async () => {
     const { accessToken } = await login(ts.url, ts.email);
@@ -24,10 +43,10 @@ describe('failed logins and other principals', () => {
     // Unknown emails: each failed login hashes (the dummy hash) and none is throttled.
     const failures = 4 * PASSWORD_THREADS + 4;
     let loginsAnswered = 0;
-    const logins = Array.from({ length: failures }, () =>
-      api(ts.url, 'POST', '/auth/login', { body: { email: `nobody-${randomUUID()}@example.com`, password: 'wrong password' } }).then((r) => {
+    const logins = Array.from({ length: failures }, (_, i) =>
+      loginFrom(`127.0.0.${10 + i}`, `nobody-${randomUUID()}@example.com`).then((status) => {
         loginsAnswered++;
-        return r.status;
+        return status;
       }),
     );
     // Wait until the pool is full and hashes are queued behind it (a condition, polled).

@@ -1,0 +1,161 @@
+// The password check shared by both sign-in doors (POST /auth/login and the web console's team sign-in), with its
+// brute-force throttle and its audit entries (docs/team-server.md, "Team sign-in and TLS").
+//
+// Throttle, checked before any hashing so that a throttled attempt costs no scrypt time:
+// - per account: 10 failures for one email within 15 minutes → 429 (decisions §6);
+// - per client address: 50 failures from one address within 15 minutes, whatever the emails → 429;
+// - in flight: at most 2 password checks of one address at once; more → 429 at once. Attempts still being hashed
+//   count as failures for their account's limit, so a burst of concurrent guesses cannot slip past it.
+// Failures are counted in the store (every instance on a shared store sees them); the in-flight counts are this
+// process's. The hashing itself runs on the password pool (passwords.ts): one address can hold at most two of its
+// places, so a flood from one address neither waits in front of other people's sign-ins nor slows any other request.
+// Every attempt — success, wrong password, unknown email, throttled — writes an audit entry (never the password).
+import { AppError } from '../../../src-shared/app-error';
+import type { Role } from '../../../src-shared/schemas/auth';
+import type { CoreDeps } from '../context';
+import type { Db } from '../../store/database';
+import { appendAudit, currentActor } from '../audit/audit-log';
+import { firstOrganizationId } from '../orgs/first-organization';
+import { dummyPasswordHash, verifyPassword } from './passwords';
+
+export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+/** Failures for one account within the window before 429 (decisions §6). */
+export const ACCOUNT_MAX_FAILURES = 10;
+/** Failures from one client address within the window, across accounts, before 429. */
+export const ADDRESS_MAX_FAILURES = 50;
+/** Password checks of one client address running or queued at once. */
+export const ADDRESS_MAX_CONCURRENT = 2;
+
+export interface UserRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  password_hash: string;
+  role: Role;
+}
+
+/** Where an attempt comes from: the client address (null where there is none, e.g. inject() in tests). */
+export interface AttemptSource {
+  ip: string | null;
+}
+
+interface InFlight {
+  byEmail: Map<string, number>;
+  byIp: Map<string, number>;
+}
+const inFlightOf = new WeakMap<Db, InFlight>();
+
+function inFlight(db: Db): InFlight {
+  let f = inFlightOf.get(db);
+  if (!f) inFlightOf.set(db, (f = { byEmail: new Map(), byIp: new Map() }));
+  return f;
+}
+
+function bump(m: Map<string, number>, k: string, by: number): void {
+  const n = (m.get(k) ?? 0) + by;
+  if (n <= 0) m.delete(k);
+  else m.set(k, n);
+}
+
+/** Password checks of one address in flight now (tests; the bench). */
+export function signInsInFlight(db: Db, ip: string): number {
+  return inFlight(db).byIp.get(ip) ?? 0;
+}
+
+function retryAfter(rows: { at_ms: number }[], max: number, now: number): number {
+  // The limit lifts when enough failures have left the window.
+  const oldestThatCounts = rows[Math.max(0, rows.length - max)]?.at_ms ?? now;
+  return Math.max(1, Math.ceil((oldestThatCounts + LOGIN_WINDOW_MS - now) / 1000));
+}
+
+type ThrottleReason = 'account' | 'address' | 'concurrent';
+
+function throttleOf(deps: CoreDeps, email: string, ip: string | null): { reason: ThrottleReason; retryAfterSeconds: number } | null {
+  const now = deps.clock.now();
+  const flying = inFlight(deps.db);
+  if (ip !== null && (flying.byIp.get(ip) ?? 0) >= ADDRESS_MAX_CONCURRENT) return { reason: 'concurrent', retryAfterSeconds: 1 };
+  const byEmail = deps.db
+    .prepare('SELECT at_ms FROM login_failures WHERE email = ? AND at_ms > ? ORDER BY at_ms ASC')
+    .all(email, now - LOGIN_WINDOW_MS) as { at_ms: number }[];
+  const pending = flying.byEmail.get(email) ?? 0;
+  if (byEmail.length + pending >= ACCOUNT_MAX_FAILURES) {
+    return { reason: 'account', retryAfterSeconds: byEmail.length >= ACCOUNT_MAX_FAILURES ? retryAfter(byEmail, ACCOUNT_MAX_FAILURES, now) : 1 };
+  }
+  if (ip !== null) {
+    const byIp = deps.db
+      .prepare('SELECT at_ms FROM login_failures WHERE ip = ? AND at_ms > ? ORDER BY at_ms ASC')
+      .all(ip, now - LOGIN_WINDOW_MS) as { at_ms: number }[];
+    if (byIp.length >= ADDRESS_MAX_FAILURES) return { reason: 'address', retryAfterSeconds: retryAfter(byIp, ADDRESS_MAX_FAILURES, now) };
+  }
+  return null;
+}
+
+const THROTTLE_MESSAGES: Record<ThrottleReason, string | undefined> = {
+  account: undefined,
+  address: 'Too many failed sign-in attempts from this address. Wait before retrying.',
+  concurrent: 'Another sign-in from this address is still being checked. Retry in a moment.',
+};
+
+/**
+ * Checks an email and password, throttled and audited. Resolves to the user on success (the caller opens its
+ * session and audits the success in the same commit); throws INVALID_CREDENTIALS or TOO_MANY_LOGIN_ATTEMPTS.
+ */
+export async function checkPassword(deps: CoreDeps, email: string, password: string, from: AttemptSource): Promise<UserRow> {
+  const normalized = email.trim().toLowerCase();
+  const ip = from.ip;
+  // Sign-in attempts are audited under the account's organization (an unknown email: the installation's first),
+  // with the email that tried — never the password (docs/audit.md). Taken now: commits run in their own tick.
+  const who = currentActor(deps.db);
+  const throttled = throttleOf(deps, normalized, ip);
+  if (throttled) {
+    const user = deps.db.prepare('SELECT id, organization_id FROM users WHERE email = ?').get(normalized) as { id: string; organization_id: string } | undefined;
+    const org = user?.organization_id ?? firstOrganizationId(deps);
+    if (org) {
+      await deps.commit(() => {
+        appendAudit(deps, org, {
+          action: 'auth.login_throttled',
+          target: { type: 'user', id: user?.id ?? null },
+          detail: { email: normalized, ip, reason: throttled.reason, retryAfterSeconds: throttled.retryAfterSeconds },
+          actor: { type: 'user', id: user?.id ?? null, label: normalized },
+        }, who);
+      });
+    }
+    const message = THROTTLE_MESSAGES[throttled.reason];
+    throw new AppError('TOO_MANY_LOGIN_ATTEMPTS', { retryAfterSeconds: throttled.retryAfterSeconds, ...(message ? { message } : {}) });
+  }
+  const flying = inFlight(deps.db);
+  bump(flying.byEmail, normalized, 1);
+  if (ip !== null) bump(flying.byIp, ip, 1);
+  let user: UserRow | undefined;
+  let ok: boolean;
+  try {
+    user = deps.db
+      .prepare('SELECT id, organization_id, email, password_hash, role FROM users WHERE email = ?')
+      .get(normalized) as UserRow | undefined;
+    // An unknown email and a wrong password take the same path and the same time.
+    ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(deps.config.scryptN)));
+    if (!user || !ok) {
+      const org = user?.organization_id ?? firstOrganizationId(deps);
+      const at = deps.clock.now();
+      const actor = { type: 'user' as const, id: user?.id ?? null, label: normalized };
+      // Through the write port: a flood of failed logins must not put one fsync each on the event loop. The failure
+      // and its audit entry share the commit (docs/audit.md). Still counted in flight until it is recorded.
+      await deps.commit(() => {
+        deps.db.prepare('INSERT INTO login_failures (email, at_ms, ip) VALUES (?, ?, ?)').run(normalized, at, ip);
+        if (org) {
+          appendAudit(deps, org, {
+            action: 'auth.login_failed',
+            target: { type: 'user', id: user?.id ?? null },
+            detail: { email: normalized, ip, reason: user ? 'wrong password' : 'unknown email' },
+            actor,
+          }, who);
+        }
+      });
+    }
+  } finally {
+    bump(flying.byEmail, normalized, -1);
+    if (ip !== null) bump(flying.byIp, ip, -1);
+  }
+  if (!user || !ok) throw new AppError('INVALID_CREDENTIALS');
+  return user;
+}
