@@ -129,11 +129,16 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
   let user: UserRow | undefined;
   let ok: boolean;
   try {
-    user = deps.db
-      .prepare('SELECT id, organization_id, email, password_hash, role FROM users WHERE email = ?')
-      .get(normalized) as UserRow | undefined;
-    // An unknown email and a wrong password take the same path and the same time.
-    ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(deps.config.scryptN)));
+    const row = deps.db
+      .prepare('SELECT id, organization_id, email, password_hash, role, deactivated_at FROM users WHERE email = ?')
+      .get(normalized) as (UserRow & { deactivated_at: string | null }) | undefined;
+    user = row ? { id: row.id, organization_id: row.organization_id, email: row.email, password_hash: row.password_hash, role: row.role } : undefined;
+    const deactivated = row?.deactivated_at != null;
+    // An unknown email, a wrong password and a deactivated account take the same path and the same time: a
+    // deactivated user's stored hash is kept behind a prefix that verifyPassword() would refuse without hashing,
+    // so it is checked against the dummy hash too (and never matches).
+    const stored = user && !deactivated ? user.password_hash : await dummyPasswordHash(deps.config.scryptN);
+    ok = (await verifyPassword(password, stored)) && !deactivated;
     if (!user || !ok) {
       const org = user?.organization_id ?? firstOrganizationId(deps);
       const at = deps.clock.now();
@@ -146,7 +151,7 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
           appendAudit(deps, org, {
             action: 'auth.login_failed',
             target: { type: 'user', id: user?.id ?? null },
-            detail: { email: normalized, ip, reason: user ? 'wrong password' : 'unknown email' },
+            detail: { email: normalized, ip, reason: !user ? 'unknown email' : deactivated ? 'deactivated user' : 'wrong password' },
             actor,
           }, who);
         }

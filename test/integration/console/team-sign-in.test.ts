@@ -13,10 +13,10 @@ import { CHANNEL_MIN_ROLE, ROLE_RANK } from '../../../src-shared/channel-roles';
 import type { Role } from '../../../src-shared/schemas/auth';
 import { ManualClock } from '../../../src-main/core/clock';
 import { createUser } from '../../../src-main/core/orgs/organizations';
-import { passwordPoolLoad } from '../../../src-main/core/auth/passwords';
+import { dummyPasswordHash, passwordPoolLoad } from '../../../src-main/core/auth/passwords';
 import { ACCOUNT_MAX_FAILURES, ADDRESS_MAX_CONCURRENT, ADDRESS_MAX_FAILURES, checkPassword, signInsInFlight } from '../../../src-main/core/auth/sign-in';
 import { CONSOLE_IDLE_MS, CONSOLE_SESSION_TTL_MS } from '../../../src-main/core/auth/console-sessions';
-import { setUserRole } from '../../../src-main/core/settings/users';
+import { deactivateUser, setUserRole } from '../../../src-main/core/settings/users';
 import { startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 
 const HOST = 'team.test';
@@ -251,6 +251,32 @@ describe('the sign-in throttle', () => {
     expect(await Promise.all(attempts)).toEqual(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'TOO_MANY_LOGIN_ATTEMPTS']);
     expect(await other).toBe(emails.DEVELOPER);
     expect(signInsInFlight(deps.db, '192.0.2.1')).toBe(0);
+  });
+});
+
+describe('a deactivated account', () => {
+  it('costs a full password check like an unknown email (no timing tell), answers the same 401, and is audited as such', async () => {
+    forgetFailures();
+    const deps = ts.service.deps;
+    const email = 'leaver@team.test';
+    const password = 'leaver password 1234';
+    const { id } = await createUser(deps, ts.org!.organizationId, { email, password, role: 'DEVELOPER' });
+    deactivateUser(deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, id);
+    await dummyPasswordHash(deps.config.scryptN);
+    // The check is on the password pool before anything else can happen: only microtasks run in between (a
+    // worker's answer is a macrotask), so the pool's load is read deterministically.
+    const before = passwordPoolLoad();
+    const attempt = checkPassword(deps, email, password, { ip: '192.0.2.9' }).then(() => 'ok', (e: { code?: string }) => e.code);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    const during = passwordPoolLoad();
+    expect(during.running + during.waiting, 'a deactivated account is hashed like any other').toBe(before.running + before.waiting + 1);
+    expect(await attempt).toBe('INVALID_CREDENTIALS');
+    // Over HTTP: the very answer an unknown email gets, and an audit entry saying why.
+    const r = await signIn(email, password, { from: '127.0.0.9' });
+    const unknown = await signIn('nobody-here@team.test', password, { from: '127.0.0.9' });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual(unknown.body);
+    expect(audit('auth.login_failed').filter((e) => e.detail['email'] === email).map((e) => e.detail['reason'])).toEqual(['deactivated user', 'deactivated user']);
   });
 });
 
