@@ -4,12 +4,15 @@
 // Throttle, checked before any hashing so that a throttled attempt costs no scrypt time:
 // - per account: 10 failures for one email within 15 minutes → 429 (decisions §6);
 // - per client address: 50 failures from one address within 15 minutes, whatever the emails → 429;
+//   an IPv6 address counts as its /64 (one subscriber's network: a client picks any address in it at will),
+//   an IPv4-mapped IPv6 address as its IPv4 address (throttleAddress());
 // - in flight: at most 2 password checks of one address at once; more → 429 at once. Attempts still being hashed
 //   count as failures for their account's limit, so a burst of concurrent guesses cannot slip past it.
 // Failures are counted in the store (every instance on a shared store sees them); the in-flight counts are this
 // process's. The hashing itself runs on the password pool (passwords.ts): one address can hold at most two of its
 // places, so a flood from one address neither waits in front of other people's sign-ins nor slows any other request.
 // Every attempt — success, wrong password, unknown email, throttled — writes an audit entry (never the password).
+import ipaddr from 'ipaddr.js';
 import { AppError } from '../../../src-shared/app-error';
 import type { Role } from '../../../src-shared/schemas/auth';
 import type { CoreDeps } from '../context';
@@ -57,9 +60,23 @@ function bump(m: Map<string, number>, k: string, by: number): void {
   else m.set(k, n);
 }
 
+/**
+ * What the per-address limits count: an IPv4 address as it is (an IPv4-mapped IPv6 one too), an IPv6 address as
+ * its /64 — a single host is routinely handed a whole /64 and may use any address in it, so counting addresses
+ * one by one would let it spread its guesses over 2^64 of them.
+ */
+export function throttleAddress(ip: string | null): string | null {
+  if (ip === null || !ipaddr.isValid(ip)) return ip;
+  const a = ipaddr.parse(ip);
+  if (a.kind() === 'ipv4') return a.toString();
+  const v6 = a as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${v6.toNormalizedString()}/64`).toString()}/64`;
+}
+
 /** Password checks of one address in flight now (tests; the bench). */
 export function signInsInFlight(db: Db, ip: string): number {
-  return inFlight(db).byIp.get(ip) ?? 0;
+  return inFlight(db).byIp.get(throttleAddress(ip) ?? ip) ?? 0;
 }
 
 function retryAfter(rows: { at_ms: number }[], max: number, now: number): number {
@@ -103,10 +120,12 @@ const THROTTLE_MESSAGES: Record<ThrottleReason, string | undefined> = {
 export async function checkPassword(deps: CoreDeps, email: string, password: string, from: AttemptSource): Promise<UserRow> {
   const normalized = email.trim().toLowerCase();
   const ip = from.ip;
+  // The per-address limits count this (an IPv6 client's /64); the audit entries keep the address itself.
+  const addr = throttleAddress(ip);
   // Sign-in attempts are audited under the account's organization (an unknown email: the installation's first),
   // with the email that tried — never the password (docs/audit.md). Taken now: commits run in their own tick.
   const who = currentActor(deps.db);
-  const throttled = throttleOf(deps, normalized, ip);
+  const throttled = throttleOf(deps, normalized, addr);
   if (throttled) {
     const user = deps.db.prepare('SELECT id, organization_id FROM users WHERE email = ?').get(normalized) as { id: string; organization_id: string } | undefined;
     const org = user?.organization_id ?? firstOrganizationId(deps);
@@ -125,7 +144,7 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
   }
   const flying = inFlight(deps.db);
   bump(flying.byEmail, normalized, 1);
-  if (ip !== null) bump(flying.byIp, ip, 1);
+  if (addr !== null) bump(flying.byIp, addr, 1);
   let user: UserRow | undefined;
   let ok: boolean;
   try {
@@ -146,7 +165,7 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
       // Through the write port: a flood of failed logins must not put one fsync each on the event loop. The failure
       // and its audit entry share the commit (docs/audit.md). Still counted in flight until it is recorded.
       await deps.commit(() => {
-        deps.db.prepare('INSERT INTO login_failures (email, at_ms, ip) VALUES (?, ?, ?)').run(normalized, at, ip);
+        deps.db.prepare('INSERT INTO login_failures (email, at_ms, ip) VALUES (?, ?, ?)').run(normalized, at, addr);
         if (org) {
           appendAudit(deps, org, {
             action: 'auth.login_failed',
@@ -159,7 +178,7 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
     }
   } finally {
     bump(flying.byEmail, normalized, -1);
-    if (ip !== null) bump(flying.byIp, ip, -1);
+    if (addr !== null) bump(flying.byIp, addr, -1);
   }
   if (!user || !ok) throw new AppError('INVALID_CREDENTIALS');
   return user;

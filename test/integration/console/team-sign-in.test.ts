@@ -14,7 +14,7 @@ import type { Role } from '../../../src-shared/schemas/auth';
 import { ManualClock } from '../../../src-main/core/clock';
 import { createUser } from '../../../src-main/core/orgs/organizations';
 import { dummyPasswordHash, passwordPoolLoad } from '../../../src-main/core/auth/passwords';
-import { ACCOUNT_MAX_FAILURES, ADDRESS_MAX_CONCURRENT, ADDRESS_MAX_FAILURES, checkPassword, signInsInFlight } from '../../../src-main/core/auth/sign-in';
+import { ACCOUNT_MAX_FAILURES, ADDRESS_MAX_CONCURRENT, ADDRESS_MAX_FAILURES, checkPassword, signInsInFlight, throttleAddress } from '../../../src-main/core/auth/sign-in';
 import { CONSOLE_IDLE_MS, CONSOLE_SESSION_TTL_MS } from '../../../src-main/core/auth/console-sessions';
 import { deactivateUser, setUserRole } from '../../../src-main/core/settings/users';
 import { startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
@@ -277,6 +277,41 @@ describe('a deactivated account', () => {
     expect(r.status).toBe(401);
     expect(r.body).toEqual(unknown.body);
     expect(audit('auth.login_failed').filter((e) => e.detail['email'] === email).map((e) => e.detail['reason'])).toEqual(['deactivated user', 'deactivated user']);
+  });
+});
+
+describe('the per-address limits over IPv6', () => {
+  const why = (m = '') => (/^Too many failed sign-in attempts from this address/.test(m) ? ' (address)' : /still being checked/.test(m) ? ' (concurrent)' : '');
+  const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: { code?: string; message?: string }) => `${e.code}${why(e.message)}`);
+
+  it('an IPv6 client counts as its /64, an IPv4-mapped address as its IPv4 address', () => {
+    expect(throttleAddress('2001:db8:a:b:1:2:3:4')).toBe('2001:db8:a:b::/64');
+    expect(throttleAddress('2001:db8:a:b::ffff')).toBe('2001:db8:a:b::/64');
+    expect(throttleAddress('2001:db8:a:c::1')).toBe('2001:db8:a:c::/64');
+    expect(throttleAddress('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(throttleAddress('192.0.2.7')).toBe('192.0.2.7');
+    expect(throttleAddress(null)).toBeNull();
+  });
+
+  it(`${ADDRESS_MAX_FAILURES} failures from as many addresses of one /64 → 429 for that /64; its neighbour /64 is not held`, async () => {
+    forgetFailures();
+    const deps = ts.service.deps;
+    for (let i = 0; i < ADDRESS_MAX_FAILURES; i++) {
+      expect(await outcome(checkPassword(deps, `v6-guess-${i}@team.test`, 'wrong password', { ip: `2001:db8:a:b::${(i + 1).toString(16)}` }))).toBe('INVALID_CREDENTIALS');
+    }
+    // A fresh address of the same /64 is refused before hashing…
+    expect(await outcome(checkPassword(deps, emails.OWNER, PASSWORDS.OWNER, { ip: '2001:db8:a:b:ffff::1' }))).toBe('TOO_MANY_LOGIN_ATTEMPTS (address)');
+    expect(audit('auth.login_throttled').at(-1)!.detail).toMatchObject({ ip: '2001:db8:a:b:ffff::1', reason: 'address' });
+    // …another /64 is not.
+    expect(await outcome(checkPassword(deps, emails.OWNER, PASSWORDS.OWNER, { ip: '2001:db8:a:c::1' }))).toBe('ok');
+  });
+
+  it(`attempts started together from addresses of one /64 hold at most ${ADDRESS_MAX_CONCURRENT} places on the password pool`, async () => {
+    forgetFailures();
+    const deps = ts.service.deps;
+    const attempts = [1, 2, 3].map((i) => outcome(checkPassword(deps, `v6-gate-${i}@team.test`, 'wrong password', { ip: `2001:db8:d:e::${i}` })));
+    expect(await Promise.all(attempts)).toEqual(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'TOO_MANY_LOGIN_ATTEMPTS (concurrent)']);
+    expect(signInsInFlight(deps.db, '2001:db8:d:e::1')).toBe(0);
   });
 });
 
