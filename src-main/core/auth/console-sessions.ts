@@ -82,9 +82,10 @@ interface SessionRow {
 
 /**
  * The signed-in user of a cookie, or null when it names no live session (unknown, signed out, revoked, expired,
- * idle too long, or its user deactivated). The role is read from the user now, not remembered from sign-in.
+ * idle too long, or its user deactivated). The role is read from the user now, not remembered from sign-in. A call
+ * counts as use (the idle clock restarts) unless `touch` is false.
  */
-export async function consoleSessionUser(deps: CoreDeps, token: string | undefined): Promise<ConsoleUser | null> {
+export async function consoleSessionUser(deps: CoreDeps, token: string | undefined, o: { touch?: boolean } = {}): Promise<ConsoleUser | null> {
   if (!token || token.length > 200) return null;
   const hash = sha256Hex(token);
   const row = deps.db
@@ -98,7 +99,8 @@ export async function consoleSessionUser(deps: CoreDeps, token: string | undefin
   const now = deps.clock.now();
   const expiresAtMs = Date.parse(row.expires_at);
   if (expiresAtMs <= now || row.last_seen_at_ms + CONSOLE_IDLE_MS <= now) return null;
-  if (now - row.last_seen_at_ms >= TOUCH_EVERY_MS) {
+  // A look that is not a use (an open event stream checking its session) leaves the idle clock running.
+  if (o.touch !== false && now - row.last_seen_at_ms >= TOUCH_EVERY_MS) {
     await deps.commit(() => {
       deps.db.prepare('UPDATE console_sessions SET last_seen_at_ms = ? WHERE token_hash = ? AND last_seen_at_ms < ?').run(now, hash, now);
     });

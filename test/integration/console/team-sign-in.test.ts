@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHANNELS, type ChannelName } from '../../../src-shared/channels';
 import { CHANNEL_MIN_ROLE, ROLE_RANK } from '../../../src-shared/channel-roles';
 import type { Role } from '../../../src-shared/schemas/auth';
@@ -18,6 +18,7 @@ import { ACCOUNT_MAX_FAILURES, ADDRESS_MAX_CONCURRENT, ADDRESS_MAX_FAILURES, che
 import { CONSOLE_IDLE_MS, CONSOLE_SESSION_TTL_MS } from '../../../src-main/core/auth/console-sessions';
 import { deactivateUser, setUserRole } from '../../../src-main/core/settings/users';
 import { startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { LIVE_HEARTBEAT_MS } from '../../../src-main/console/web-bridge';
 
 const HOST = 'team.test';
 const ORIGIN = `http://${HOST}`;
@@ -417,6 +418,50 @@ describe('signing out and session expiry', () => {
     }
     clock.advance(30 * 60_000);
     expect((await bridge('app:info', {}, busy)).status, 'twelve hours: ended').toBe(401);
+  });
+
+  it('an open live-event stream does not keep an unattended session alive: it ends with the idle hour', async () => {
+    forgetFailures();
+    const dev = await session('DEVELOPER');
+    // The stream's heartbeat timer is the only one faked (with the ManualClock, the clock is all that is).
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let text = '';
+    let ended = false;
+    let waiters: (() => void)[] = [];
+    const changed = () => new Promise<void>((r) => waiters.push(r));
+    const wake = () => {
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+    };
+    const req = httpRequest(
+      { host: '127.0.0.1', port: ts.port, method: 'GET', path: '/console/events', headers: { Host: HOST, Cookie: dev, 'Sec-Fetch-Site': 'same-origin' }, agent: false },
+      (res) => {
+        expect(res.statusCode).toBe(200);
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => ((text += c), wake()));
+        res.on('end', () => ((ended = true), wake()));
+      },
+    );
+    req.end();
+    try {
+      while (!text.includes('event: hello')) await changed();
+      let beats = 0;
+      // Ten minutes a heartbeat, no console call: the hour without a call passes at the sixth.
+      for (let i = 1; i <= 7 && !ended; i++) {
+        clock.advance(10 * 60_000);
+        const seen = text.split(': keep-alive').length - 1;
+        vi.advanceTimersByTime(LIVE_HEARTBEAT_MS);
+        while (!ended && text.split(': keep-alive').length - 1 === seen) await changed();
+        if (!ended) beats++;
+      }
+      expect(ended, 'the stream ended with the session').toBe(true);
+      expect(beats).toBe(5);
+      expect((await bridge('app:info', {}, dev)).status).toBe(401);
+    } finally {
+      vi.useRealTimers();
+      req.destroy();
+    }
   });
 
   it('a role change ends the user’s console sessions (their rights were decided at the old role)', async () => {
