@@ -8,7 +8,7 @@ import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import { randomToken, sha256Hex } from './secrets';
-import { checkPassword, type AttemptSource } from './sign-in';
+import { checkPassword, recordSignIn, type AttemptSource } from './sign-in';
 
 /** A console session lasts at most this long after sign-in. */
 export const CONSOLE_SESSION_TTL_MS = 12 * 3600_000;
@@ -48,22 +48,10 @@ export async function consoleSignIn(
   const expiresAtMs = now + CONSOLE_SESSION_TTL_MS;
   const who = currentActor(deps.db);
   await deps.commit(() => {
-    deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(user.email);
-    deps.db.prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(sessionId, user.id, iso(now), iso(expiresAtMs));
+    recordSignIn(deps, user, { id: sessionId, createdAtMs: now, expiresAtMs }, { ip: from.ip, userAgent: from.userAgent }, who);
     deps.db
       .prepare('INSERT INTO console_sessions (token_hash, session_id, ip, user_agent, last_seen_at_ms) VALUES (?, ?, ?, ?, ?)')
       .run(sha256Hex(token), sessionId, from.ip, from.userAgent, now);
-    appendAudit(
-      deps,
-      user.organization_id,
-      {
-        action: 'auth.login_succeeded',
-        target: { type: 'session', id: sessionId },
-        detail: { email: user.email, ip: from.ip, userAgent: from.userAgent },
-        actor: { type: 'user', id: user.id, label: user.email },
-      },
-      who,
-    );
   });
   return { token, user: { userId: user.id, email: user.email, role: user.role, organizationId: user.organization_id, sessionId, expiresAtMs } };
 }

@@ -18,6 +18,7 @@ import type { Role } from '../../../src-shared/schemas/auth';
 import type { CoreDeps } from '../context';
 import type { Db } from '../../store/database';
 import { appendAudit, currentActor } from '../audit/audit-log';
+import { iso } from '../clock';
 import { firstOrganizationId } from '../orgs/first-organization';
 import { dummyPasswordHash, verifyPassword } from './passwords';
 
@@ -182,4 +183,30 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
   }
   if (!user || !ok) throw new AppError('INVALID_CREDENTIALS');
   return user;
+}
+
+/**
+ * A successful sign-in's writes, the same on both doors and inside the caller's transaction: the account's failures
+ * are forgotten, a session row opens, and `auth.login_succeeded` is audited (with `detail` beside the email).
+ */
+export function recordSignIn(
+  deps: CoreDeps,
+  user: UserRow,
+  session: { id: string; createdAtMs: number; expiresAtMs: number },
+  detail: Record<string, unknown>,
+  who = currentActor(deps.db),
+): void {
+  deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(user.email);
+  deps.db.prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(session.id, user.id, iso(session.createdAtMs), iso(session.expiresAtMs));
+  appendAudit(
+    deps,
+    user.organization_id,
+    {
+      action: 'auth.login_succeeded',
+      target: { type: 'session', id: session.id },
+      detail: { email: user.email, ...detail },
+      actor: { type: 'user', id: user.id, label: user.email },
+    },
+    who,
+  );
 }
