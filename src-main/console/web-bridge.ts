@@ -303,10 +303,11 @@ export function createWebBridge(opts: {
         if (!lastEventId) res.write(sseFrame({ event: 'hello', id: hub.lastId, data: '{}' }));
         const token = team ? cookie(req, cookieName) : undefined;
         const heartbeat = setInterval(() => {
-          // A team session may have ended elsewhere (expired, revoked by a role change, signed out on another
-          // instance): the stream ends with it, at the latest one heartbeat later.
+          // A team session may have ended elsewhere (expired, idle, revoked by a role change, signed out on another
+          // instance): the stream ends with it, at the latest one heartbeat later. An open stream is not a use of
+          // the console: it does not hold an unattended tab's session open past the idle limit.
           if (team) {
-            void consoleSessionUser(team.deps, token).then(
+            void consoleSessionUser(team.deps, token, { touch: false }).then(
               (u) => (u ? res.write(sseComment('keep-alive')) : end()),
               () => end(),
             );

@@ -51,6 +51,26 @@ export interface SqlQueries {
   transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 
+/** What both engines build on: `all`, `get` and `run` read their answer off `query`. */
+export abstract class SqlQueriesBase implements SqlQueries {
+  abstract readonly engine: Engine;
+  abstract query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>>;
+  abstract exec(sql: string): Promise<void>;
+  abstract transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;
+
+  async all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
+    return (await this.query<T>(sql, params)).rows;
+  }
+
+  async get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    return (await this.query<T>(sql, params)).rows[0];
+  }
+
+  async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
+    return { changes: (await this.query(sql, params)).changes };
+  }
+}
+
 export interface SqlPort extends SqlQueries {
   /** Waits for the statements in flight, then releases the connection(s). Later calls reject. */
   close(): Promise<void>;

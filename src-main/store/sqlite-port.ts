@@ -15,6 +15,7 @@ import {
   isNamedParams,
   normaliseParam,
   SqlPortError,
+  SqlQueriesBase,
   type SqlParams,
   type SqlPort,
   type SqlQueries,
@@ -80,7 +81,7 @@ class Lock {
   }
 }
 
-class SqliteQueries implements SqlQueries {
+class SqliteQueries extends SqlQueriesBase {
   readonly engine = 'sqlite' as const;
   /** Set while a nested savepoint of this transaction runs: the outer transaction must wait for it. */
   private busy = false;
@@ -90,7 +91,9 @@ class SqliteQueries implements SqlQueries {
     protected readonly db: Db,
     private readonly depth: number,
     private readonly run_: <T>(f: () => T) => Promise<T>,
-  ) {}
+  ) {
+    super();
+  }
 
   protected guard(): void {
     if (this.done) throw new SqlPortError('this transaction has already ended: use the port, or a transaction still open');
@@ -106,18 +109,6 @@ class SqliteQueries implements SqlQueries {
       this.guard();
       return execute<T>(this.db, sql, params);
     });
-  }
-
-  async all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
-    return (await this.query<T>(sql, params)).rows;
-  }
-
-  async get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
-    return (await this.query<T>(sql, params)).rows[0];
-  }
-
-  async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
-    return { changes: (await this.query(sql, params)).changes };
   }
 
   exec(sql: string): Promise<void> {

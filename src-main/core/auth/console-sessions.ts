@@ -8,7 +8,7 @@ import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import { randomToken, sha256Hex } from './secrets';
-import { checkPassword, type AttemptSource } from './sign-in';
+import { checkPassword, recordSignIn, type AttemptSource } from './sign-in';
 
 /** A console session lasts at most this long after sign-in. */
 export const CONSOLE_SESSION_TTL_MS = 12 * 3600_000;
@@ -48,22 +48,10 @@ export async function consoleSignIn(
   const expiresAtMs = now + CONSOLE_SESSION_TTL_MS;
   const who = currentActor(deps.db);
   await deps.commit(() => {
-    deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(user.email);
-    deps.db.prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(sessionId, user.id, iso(now), iso(expiresAtMs));
+    recordSignIn(deps, user, { id: sessionId, createdAtMs: now, expiresAtMs }, { ip: from.ip, userAgent: from.userAgent }, who);
     deps.db
       .prepare('INSERT INTO console_sessions (token_hash, session_id, ip, user_agent, last_seen_at_ms) VALUES (?, ?, ?, ?, ?)')
       .run(sha256Hex(token), sessionId, from.ip, from.userAgent, now);
-    appendAudit(
-      deps,
-      user.organization_id,
-      {
-        action: 'auth.login_succeeded',
-        target: { type: 'session', id: sessionId },
-        detail: { email: user.email, ip: from.ip, userAgent: from.userAgent },
-        actor: { type: 'user', id: user.id, label: user.email },
-      },
-      who,
-    );
   });
   return { token, user: { userId: user.id, email: user.email, role: user.role, organizationId: user.organization_id, sessionId, expiresAtMs } };
 }
@@ -82,9 +70,10 @@ interface SessionRow {
 
 /**
  * The signed-in user of a cookie, or null when it names no live session (unknown, signed out, revoked, expired,
- * idle too long, or its user deactivated). The role is read from the user now, not remembered from sign-in.
+ * idle too long, or its user deactivated). The role is read from the user now, not remembered from sign-in. A call
+ * counts as use (the idle clock restarts) unless `touch` is false.
  */
-export async function consoleSessionUser(deps: CoreDeps, token: string | undefined): Promise<ConsoleUser | null> {
+export async function consoleSessionUser(deps: CoreDeps, token: string | undefined, o: { touch?: boolean } = {}): Promise<ConsoleUser | null> {
   if (!token || token.length > 200) return null;
   const hash = sha256Hex(token);
   const row = deps.db
@@ -98,7 +87,8 @@ export async function consoleSessionUser(deps: CoreDeps, token: string | undefin
   const now = deps.clock.now();
   const expiresAtMs = Date.parse(row.expires_at);
   if (expiresAtMs <= now || row.last_seen_at_ms + CONSOLE_IDLE_MS <= now) return null;
-  if (now - row.last_seen_at_ms >= TOUCH_EVERY_MS) {
+  // A look that is not a use (an open event stream checking its session) leaves the idle clock running.
+  if (o.touch !== false && now - row.last_seen_at_ms >= TOUCH_EVERY_MS) {
     await deps.commit(() => {
       deps.db.prepare('UPDATE console_sessions SET last_seen_at_ms = ? WHERE token_hash = ? AND last_seen_at_ms < ?').run(now, hash, now);
     });

@@ -6,7 +6,7 @@ import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
-import { checkPassword, type AttemptSource, type UserRow } from './sign-in';
+import { checkPassword, recordSignIn, type AttemptSource, type UserRow } from './sign-in';
 import { randomToken, sha256Hex } from './secrets';
 import { ACCESS_TTL_SECONDS, signAccessToken, verifyAccessToken } from './tokens';
 import { appendAudit } from '../audit/audit-log';
@@ -47,14 +47,7 @@ export async function login(deps: CoreDeps, email: string, password: string, fro
   const user = await checkPassword(deps, email, password, from);
   const now = deps.clock.now();
   const sessionId = newId('ses');
-  const actor = { type: 'user' as const, id: user.id, label: user.email };
-  deps.db.transaction(() => {
-    deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(user.email);
-    deps.db
-      .prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
-      .run(sessionId, user.id, iso(now), iso(now + REFRESH_TTL_MS));
-    appendAudit(deps, user.organization_id, { action: 'auth.login_succeeded', target: { type: 'session', id: sessionId }, detail: { email: user.email, ip: from.ip }, actor });
-  })();
+  deps.db.transaction(() => recordSignIn(deps, user, { id: sessionId, createdAtMs: now, expiresAtMs: now + REFRESH_TTL_MS }, { ip: from.ip }))();
   return issuePair(deps, user, sessionId);
 }
 

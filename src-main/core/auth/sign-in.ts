@@ -4,17 +4,21 @@
 // Throttle, checked before any hashing so that a throttled attempt costs no scrypt time:
 // - per account: 10 failures for one email within 15 minutes → 429 (decisions §6);
 // - per client address: 50 failures from one address within 15 minutes, whatever the emails → 429;
+//   an IPv6 address counts as its /64 (one subscriber's network: a client picks any address in it at will),
+//   an IPv4-mapped IPv6 address as its IPv4 address (throttleAddress());
 // - in flight: at most 2 password checks of one address at once; more → 429 at once. Attempts still being hashed
 //   count as failures for their account's limit, so a burst of concurrent guesses cannot slip past it.
 // Failures are counted in the store (every instance on a shared store sees them); the in-flight counts are this
 // process's. The hashing itself runs on the password pool (passwords.ts): one address can hold at most two of its
 // places, so a flood from one address neither waits in front of other people's sign-ins nor slows any other request.
 // Every attempt — success, wrong password, unknown email, throttled — writes an audit entry (never the password).
+import ipaddr from 'ipaddr.js';
 import { AppError } from '../../../src-shared/app-error';
 import type { Role } from '../../../src-shared/schemas/auth';
 import type { CoreDeps } from '../context';
 import type { Db } from '../../store/database';
 import { appendAudit, currentActor } from '../audit/audit-log';
+import { iso } from '../clock';
 import { firstOrganizationId } from '../orgs/first-organization';
 import { dummyPasswordHash, verifyPassword } from './passwords';
 
@@ -57,9 +61,23 @@ function bump(m: Map<string, number>, k: string, by: number): void {
   else m.set(k, n);
 }
 
+/**
+ * What the per-address limits count: an IPv4 address as it is (an IPv4-mapped IPv6 one too), an IPv6 address as
+ * its /64 — a single host is routinely handed a whole /64 and may use any address in it, so counting addresses
+ * one by one would let it spread its guesses over 2^64 of them.
+ */
+export function throttleAddress(ip: string | null): string | null {
+  if (ip === null || !ipaddr.isValid(ip)) return ip;
+  const a = ipaddr.parse(ip);
+  if (a.kind() === 'ipv4') return a.toString();
+  const v6 = a as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${v6.toNormalizedString()}/64`).toString()}/64`;
+}
+
 /** Password checks of one address in flight now (tests; the bench). */
 export function signInsInFlight(db: Db, ip: string): number {
-  return inFlight(db).byIp.get(ip) ?? 0;
+  return inFlight(db).byIp.get(throttleAddress(ip) ?? ip) ?? 0;
 }
 
 function retryAfter(rows: { at_ms: number }[], max: number, now: number): number {
@@ -103,10 +121,12 @@ const THROTTLE_MESSAGES: Record<ThrottleReason, string | undefined> = {
 export async function checkPassword(deps: CoreDeps, email: string, password: string, from: AttemptSource): Promise<UserRow> {
   const normalized = email.trim().toLowerCase();
   const ip = from.ip;
+  // The per-address limits count this (an IPv6 client's /64); the audit entries keep the address itself.
+  const addr = throttleAddress(ip);
   // Sign-in attempts are audited under the account's organization (an unknown email: the installation's first),
   // with the email that tried — never the password (docs/audit.md). Taken now: commits run in their own tick.
   const who = currentActor(deps.db);
-  const throttled = throttleOf(deps, normalized, ip);
+  const throttled = throttleOf(deps, normalized, addr);
   if (throttled) {
     const user = deps.db.prepare('SELECT id, organization_id FROM users WHERE email = ?').get(normalized) as { id: string; organization_id: string } | undefined;
     const org = user?.organization_id ?? firstOrganizationId(deps);
@@ -125,15 +145,20 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
   }
   const flying = inFlight(deps.db);
   bump(flying.byEmail, normalized, 1);
-  if (ip !== null) bump(flying.byIp, ip, 1);
+  if (addr !== null) bump(flying.byIp, addr, 1);
   let user: UserRow | undefined;
   let ok: boolean;
   try {
-    user = deps.db
-      .prepare('SELECT id, organization_id, email, password_hash, role FROM users WHERE email = ?')
-      .get(normalized) as UserRow | undefined;
-    // An unknown email and a wrong password take the same path and the same time.
-    ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash(deps.config.scryptN)));
+    const row = deps.db
+      .prepare('SELECT id, organization_id, email, password_hash, role, deactivated_at FROM users WHERE email = ?')
+      .get(normalized) as (UserRow & { deactivated_at: string | null }) | undefined;
+    user = row ? { id: row.id, organization_id: row.organization_id, email: row.email, password_hash: row.password_hash, role: row.role } : undefined;
+    const deactivated = row?.deactivated_at != null;
+    // An unknown email, a wrong password and a deactivated account take the same path and the same time: a
+    // deactivated user's stored hash is kept behind a prefix that verifyPassword() would refuse without hashing,
+    // so it is checked against the dummy hash too (and never matches).
+    const stored = user && !deactivated ? user.password_hash : await dummyPasswordHash(deps.config.scryptN);
+    ok = (await verifyPassword(password, stored)) && !deactivated;
     if (!user || !ok) {
       const org = user?.organization_id ?? firstOrganizationId(deps);
       const at = deps.clock.now();
@@ -141,12 +166,12 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
       // Through the write port: a flood of failed logins must not put one fsync each on the event loop. The failure
       // and its audit entry share the commit (docs/audit.md). Still counted in flight until it is recorded.
       await deps.commit(() => {
-        deps.db.prepare('INSERT INTO login_failures (email, at_ms, ip) VALUES (?, ?, ?)').run(normalized, at, ip);
+        deps.db.prepare('INSERT INTO login_failures (email, at_ms, ip) VALUES (?, ?, ?)').run(normalized, at, addr);
         if (org) {
           appendAudit(deps, org, {
             action: 'auth.login_failed',
             target: { type: 'user', id: user?.id ?? null },
-            detail: { email: normalized, ip, reason: user ? 'wrong password' : 'unknown email' },
+            detail: { email: normalized, ip, reason: !user ? 'unknown email' : deactivated ? 'deactivated user' : 'wrong password' },
             actor,
           }, who);
         }
@@ -154,8 +179,34 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
     }
   } finally {
     bump(flying.byEmail, normalized, -1);
-    if (ip !== null) bump(flying.byIp, ip, -1);
+    if (addr !== null) bump(flying.byIp, addr, -1);
   }
   if (!user || !ok) throw new AppError('INVALID_CREDENTIALS');
   return user;
+}
+
+/**
+ * A successful sign-in's writes, the same on both doors and inside the caller's transaction: the account's failures
+ * are forgotten, a session row opens, and `auth.login_succeeded` is audited (with `detail` beside the email).
+ */
+export function recordSignIn(
+  deps: CoreDeps,
+  user: UserRow,
+  session: { id: string; createdAtMs: number; expiresAtMs: number },
+  detail: Record<string, unknown>,
+  who = currentActor(deps.db),
+): void {
+  deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(user.email);
+  deps.db.prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(session.id, user.id, iso(session.createdAtMs), iso(session.expiresAtMs));
+  appendAudit(
+    deps,
+    user.organization_id,
+    {
+      action: 'auth.login_succeeded',
+      target: { type: 'session', id: session.id },
+      detail: { email: user.email, ...detail },
+      actor: { type: 'user', id: user.id, label: user.email },
+    },
+    who,
+  );
 }

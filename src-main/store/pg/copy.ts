@@ -5,9 +5,10 @@
 //   a service keeps writing to it. It must be at this app's schema version (an older store is migrated first by
 //   opening it with this app, or `vconsole migrate --data-dir`), pass `PRAGMA quick_check` and have no foreign key
 //   violations.
-// - The target is migrated to this app's version (under the migration lock), then everything happens in one
-//   PostgreSQL transaction under the copy's advisory lock: the target must be empty (a second copy waits, then finds
-//   it full and refuses); every table is copied in foreign-key order (constraints deferred to the commit, so a
+// - A target holding tables but no record of this app's migrations (another application's database) is refused
+//   before anything is written to it. The target is then migrated to this app's version (under the migration lock),
+//   then everything happens in one PostgreSQL transaction under the copy's advisory lock: the target must be empty
+//   (a second copy waits, then finds it full and refuses); every table is copied in foreign-key order (constraints deferred to the commit, so a
 //   ledger reversal may precede nothing it refers to), in multi-row INSERTs; identity columns continue after the
 //   highest copied value; each table's row count is compared with the source's; the caller's checks run (the
 //   audit chain verifies, the balances match); and only then does it commit. Any failure leaves the target as empty
@@ -21,7 +22,7 @@ import { MIGRATIONS } from '../migrations';
 import { sqliteOpenOptions } from '../database';
 import { createSqlitePort } from '../sqlite-port';
 import type { SqlQueries, SqlValue } from '../sql-port';
-import { migratePostgres, type MigrateResult } from './migrate';
+import { appliedMigrations, migratePostgres, type MigrateResult } from './migrate';
 import type { PgPort } from './pg-port';
 
 /** The copy's advisory lock: beside the migration lock ("vc", 1). */
@@ -154,10 +155,35 @@ export async function firstNonEmptyTable(q: SqlQueries): Promise<{ table: string
   return null;
 }
 
+/**
+ * Refuses, before anything is written, a target whose schema holds tables but no record of this app's migrations:
+ * another application's database (a mistyped URL). Migrating first would create this app's tables in it and only
+ * then find it "not empty".
+ */
+async function refuseForeignTarget(to: PgPort): Promise<void> {
+  const tables = (await to.all<{ t: string }>("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name")).map((r) => r.t);
+  const others = tables.filter((t) => t !== 'schema_migrations');
+  if (others.length === 0) return;
+  let ours = false;
+  if (tables.includes('schema_migrations')) {
+    try {
+      ours = (await appliedMigrations(to.pool)).length > 0;
+    } catch {
+      ours = false;
+    }
+  }
+  if (!ours) {
+    throw new CopyRefused(
+      `the target database ${to.where} holds tables that are not this app's (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}) and no record of its migrations: nothing was written to it. db copy only copies into an empty team database: create a new database (CREATE DATABASE …) and copy into it.`,
+    );
+  }
+}
+
 export async function copySqliteToPostgres(o: CopyOptions): Promise<CopyReport> {
   const started = Date.now();
   const source = openSource(o.from);
   try {
+    await refuseForeignTarget(o.to);
     const migrated = await migratePostgres(o.to, { ...(o.onWait ? { onWait: o.onWait } : {}) });
     // One read transaction: every table is read from the same snapshot, whatever a running service writes meanwhile.
     source.exec('BEGIN');

@@ -3,7 +3,7 @@
 // a transaction takes any. Placeholders are rewritten by placeholders.ts; values are read back as the SQLite
 // engine returns them (the type parsers below), so the core sees the same rows on both engines.
 import pg from 'pg';
-import { exactNumber, SqlPortError, type IsolationLevel, type SqlParams, type SqlPort, type SqlQueries, type SqlResult, type SqlRow, type TransactionOptions } from '../sql-port';
+import { exactNumber, SqlPortError, SqlQueriesBase, type IsolationLevel, type SqlParams, type SqlPort, type SqlQueries, type SqlResult, type SqlRow, type TransactionOptions } from '../sql-port';
 import { toPgStatement } from './placeholders';
 import { redactUrl } from './url';
 
@@ -51,23 +51,8 @@ async function execute<T>(c: Queryable, sql: string, params: SqlParams | undefin
 
 const ISOLATION: Record<IsolationLevel, string> = { 'read committed': 'READ COMMITTED', 'repeatable read': 'REPEATABLE READ', serializable: 'SERIALIZABLE' };
 
-abstract class PgQueries implements SqlQueries {
+abstract class PgQueries extends SqlQueriesBase {
   readonly engine = 'postgres' as const;
-  abstract query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>>;
-  abstract exec(sql: string): Promise<void>;
-  abstract transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;
-
-  async all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
-    return (await this.query<T>(sql, params)).rows;
-  }
-
-  async get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
-    return (await this.query<T>(sql, params)).rows[0];
-  }
-
-  async run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
-    return { changes: (await this.query(sql, params)).changes };
-  }
 }
 
 /** A transaction (or a savepoint inside one) on one connection. */

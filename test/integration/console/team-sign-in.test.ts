@@ -7,17 +7,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHANNELS, type ChannelName } from '../../../src-shared/channels';
 import { CHANNEL_MIN_ROLE, ROLE_RANK } from '../../../src-shared/channel-roles';
 import type { Role } from '../../../src-shared/schemas/auth';
 import { ManualClock } from '../../../src-main/core/clock';
 import { createUser } from '../../../src-main/core/orgs/organizations';
-import { passwordPoolLoad } from '../../../src-main/core/auth/passwords';
-import { ACCOUNT_MAX_FAILURES, ADDRESS_MAX_CONCURRENT, ADDRESS_MAX_FAILURES, checkPassword, signInsInFlight } from '../../../src-main/core/auth/sign-in';
+import { dummyPasswordHash, passwordPoolLoad } from '../../../src-main/core/auth/passwords';
+import { ACCOUNT_MAX_FAILURES, ADDRESS_MAX_CONCURRENT, ADDRESS_MAX_FAILURES, checkPassword, signInsInFlight, throttleAddress } from '../../../src-main/core/auth/sign-in';
 import { CONSOLE_IDLE_MS, CONSOLE_SESSION_TTL_MS } from '../../../src-main/core/auth/console-sessions';
-import { setUserRole } from '../../../src-main/core/settings/users';
+import { deactivateUser, setUserRole } from '../../../src-main/core/settings/users';
 import { startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { LIVE_HEARTBEAT_MS } from '../../../src-main/console/web-bridge';
 
 const HOST = 'team.test';
 const ORIGIN = `http://${HOST}`;
@@ -254,6 +255,67 @@ describe('the sign-in throttle', () => {
   });
 });
 
+describe('a deactivated account', () => {
+  it('costs a full password check like an unknown email (no timing tell), answers the same 401, and is audited as such', async () => {
+    forgetFailures();
+    const deps = ts.service.deps;
+    const email = 'leaver@team.test';
+    const password = 'leaver password 1234';
+    const { id } = await createUser(deps, ts.org!.organizationId, { email, password, role: 'DEVELOPER' });
+    deactivateUser(deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, id);
+    await dummyPasswordHash(deps.config.scryptN);
+    // The check is on the password pool before anything else can happen: only microtasks run in between (a
+    // worker's answer is a macrotask), so the pool's load is read deterministically.
+    const before = passwordPoolLoad();
+    const attempt = checkPassword(deps, email, password, { ip: '192.0.2.9' }).then(() => 'ok', (e: { code?: string }) => e.code);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    const during = passwordPoolLoad();
+    expect(during.running + during.waiting, 'a deactivated account is hashed like any other').toBe(before.running + before.waiting + 1);
+    expect(await attempt).toBe('INVALID_CREDENTIALS');
+    // Over HTTP: the very answer an unknown email gets, and an audit entry saying why.
+    const r = await signIn(email, password, { from: '127.0.0.9' });
+    const unknown = await signIn('nobody-here@team.test', password, { from: '127.0.0.9' });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual(unknown.body);
+    expect(audit('auth.login_failed').filter((e) => e.detail['email'] === email).map((e) => e.detail['reason'])).toEqual(['deactivated user', 'deactivated user']);
+  });
+});
+
+describe('the per-address limits over IPv6', () => {
+  const why = (m = '') => (/^Too many failed sign-in attempts from this address/.test(m) ? ' (address)' : /still being checked/.test(m) ? ' (concurrent)' : '');
+  const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: { code?: string; message?: string }) => `${e.code}${why(e.message)}`);
+
+  it('an IPv6 client counts as its /64, an IPv4-mapped address as its IPv4 address', () => {
+    expect(throttleAddress('2001:db8:a:b:1:2:3:4')).toBe('2001:db8:a:b::/64');
+    expect(throttleAddress('2001:db8:a:b::ffff')).toBe('2001:db8:a:b::/64');
+    expect(throttleAddress('2001:db8:a:c::1')).toBe('2001:db8:a:c::/64');
+    expect(throttleAddress('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(throttleAddress('192.0.2.7')).toBe('192.0.2.7');
+    expect(throttleAddress(null)).toBeNull();
+  });
+
+  it(`${ADDRESS_MAX_FAILURES} failures from as many addresses of one /64 → 429 for that /64; its neighbour /64 is not held`, async () => {
+    forgetFailures();
+    const deps = ts.service.deps;
+    for (let i = 0; i < ADDRESS_MAX_FAILURES; i++) {
+      expect(await outcome(checkPassword(deps, `v6-guess-${i}@team.test`, 'wrong password', { ip: `2001:db8:a:b::${(i + 1).toString(16)}` }))).toBe('INVALID_CREDENTIALS');
+    }
+    // A fresh address of the same /64 is refused before hashing…
+    expect(await outcome(checkPassword(deps, emails.OWNER, PASSWORDS.OWNER, { ip: '2001:db8:a:b:ffff::1' }))).toBe('TOO_MANY_LOGIN_ATTEMPTS (address)');
+    expect(audit('auth.login_throttled').at(-1)!.detail).toMatchObject({ ip: '2001:db8:a:b:ffff::1', reason: 'address' });
+    // …another /64 is not.
+    expect(await outcome(checkPassword(deps, emails.OWNER, PASSWORDS.OWNER, { ip: '2001:db8:a:c::1' }))).toBe('ok');
+  });
+
+  it(`attempts started together from addresses of one /64 hold at most ${ADDRESS_MAX_CONCURRENT} places on the password pool`, async () => {
+    forgetFailures();
+    const deps = ts.service.deps;
+    const attempts = [1, 2, 3].map((i) => outcome(checkPassword(deps, `v6-gate-${i}@team.test`, 'wrong password', { ip: `2001:db8:d:e::${i}` })));
+    expect(await Promise.all(attempts)).toEqual(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'TOO_MANY_LOGIN_ATTEMPTS (concurrent)']);
+    expect(signInsInFlight(deps.db, '2001:db8:d:e::1')).toBe(0);
+  });
+});
+
 describe('roles in every console channel', () => {
   const roles: Role[] = ['OWNER', 'ADMIN', 'DEVELOPER'];
 
@@ -356,6 +418,50 @@ describe('signing out and session expiry', () => {
     }
     clock.advance(30 * 60_000);
     expect((await bridge('app:info', {}, busy)).status, 'twelve hours: ended').toBe(401);
+  });
+
+  it('an open live-event stream does not keep an unattended session alive: it ends with the idle hour', async () => {
+    forgetFailures();
+    const dev = await session('DEVELOPER');
+    // The stream's heartbeat timer is the only one faked (with the ManualClock, the clock is all that is).
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let text = '';
+    let ended = false;
+    let waiters: (() => void)[] = [];
+    const changed = () => new Promise<void>((r) => waiters.push(r));
+    const wake = () => {
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+    };
+    const req = httpRequest(
+      { host: '127.0.0.1', port: ts.port, method: 'GET', path: '/console/events', headers: { Host: HOST, Cookie: dev, 'Sec-Fetch-Site': 'same-origin' }, agent: false },
+      (res) => {
+        expect(res.statusCode).toBe(200);
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => ((text += c), wake()));
+        res.on('end', () => ((ended = true), wake()));
+      },
+    );
+    req.end();
+    try {
+      while (!text.includes('event: hello')) await changed();
+      let beats = 0;
+      // Ten minutes a heartbeat, no console call: the hour without a call passes at the sixth.
+      for (let i = 1; i <= 7 && !ended; i++) {
+        clock.advance(10 * 60_000);
+        const seen = text.split(': keep-alive').length - 1;
+        vi.advanceTimersByTime(LIVE_HEARTBEAT_MS);
+        while (!ended && text.split(': keep-alive').length - 1 === seen) await changed();
+        if (!ended) beats++;
+      }
+      expect(ended, 'the stream ended with the session').toBe(true);
+      expect(beats).toBe(5);
+      expect((await bridge('app:info', {}, dev)).status).toBe(401);
+    } finally {
+      vi.useRealTimers();
+      req.destroy();
+    }
   });
 
   it('a role change ends the user’s console sessions (their rights were decided at the old role)', async () => {

@@ -203,6 +203,19 @@ describe('vconsole db copy', () => {
     expect((await port.get<{ n: number }>('SELECT count(*) AS n FROM verifications'))!.n).toBe(before);
   });
 
+  it.each([
+    ['tables of its own', 'CREATE TABLE invoices (id bigint PRIMARY KEY)', ['invoices']],
+    ['its own schema_migrations (another framework’s)', 'CREATE TABLE invoices (id bigint PRIMARY KEY); CREATE TABLE schema_migrations (version text PRIMARY KEY)', ['invoices', 'schema_migrations']],
+  ])("refuses another application's database (%s) before writing anything to it", async (_what, ddl, tablesBefore) => {
+    const { db: target, port: p } = await freshPg();
+    await p.exec(ddl);
+    const r = await cli(['db', 'copy', '--from', dataDir, '--to', target.url]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^vconsole: db copy refused: the target database .* holds tables that are not this app's \(invoices\) and no record of its migrations: nothing was written to it/);
+    const tables = await p.all<{ t: string }>("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1");
+    expect(tables.map((t) => t.t)).toEqual(tablesBefore);
+  });
+
   it('refuses a store whose audit chain was edited, and commits nothing', async () => {
     const tampered = join(mkdtempSync(join(tmpdir(), 'vc-tamper-')), 'store.sqlite');
     copyFileSync(storeFile(dataDir), tampered);
