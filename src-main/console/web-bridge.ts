@@ -251,6 +251,13 @@ export function createWebBridge(opts: {
           }
           const from = clientInfo(req);
           const signedIn = await runWithAudit({ door: 'console' }, () => consoleSignIn(team.deps, body.data.email, body.data.password, from));
+          // Signing in again from a browser that still holds a session ends that one: one browser, one session.
+          const previous = cookie(req, cookieName);
+          if (previous) {
+            const before = await access(req);
+            await runWithAudit({ door: 'console' }, () => consoleSignOut(team.deps, previous));
+            if (before) for (const [end, sid] of [...streams]) if (sid === before.user.sessionId) end();
+          }
           reply.header('Set-Cookie', sessionCookie(signedIn.token, Math.floor(CONSOLE_SESSION_TTL_MS / 1000)));
           reply.header('Cache-Control', 'no-store');
           const u = signedIn.user;
@@ -366,6 +373,11 @@ export function createWebBridge(opts: {
         });
       });
       app.get<{ Params: { id: string }; Querystring: { rows?: string } }>('/console/batch/:id/download', { schema: { hide: true } }, async (req, reply) => {
+        // A download is a navigation: same origin, or typed by the user ('none'); another site, even a sibling
+        // subdomain that SameSite counts as the same site, cannot start one with the user's cookie.
+        if (!sameOriginRead(req) && req.headers['sec-fetch-site'] !== 'none') {
+          return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+        }
         const caller = await access(req);
         if (caller === null) return reply.code(401).send(notSignedIn());
         const answer = await dispatch(opts.handlers, 'batch:progress', { id: req.params.id }, opts.log, caller);

@@ -401,6 +401,22 @@ describe('signing out and session expiry', () => {
     expect(audit('auth.logout').at(-1)).toMatchObject({ door: 'console', actor: { label: emails.DEVELOPER } });
   });
 
+  it('signing in again from the same browser ends the session it held (one browser, one session)', async () => {
+    forgetFailures();
+    const first = await session('DEVELOPER');
+    expect((await bridge('app:info', {}, first)).status).toBe(200);
+    const again = await signIn(emails.DEVELOPER, PASSWORDS.DEVELOPER, { cookie: first });
+    expect(again.status, again.text).toBe(200);
+    const second = cookieOf(again);
+    expect(second).not.toBe(first);
+    expect((await bridge('app:info', {}, first)).status).toBe(401);
+    expect((await bridge('app:info', {}, second)).status).toBe(200);
+    // A failed sign-in leaves the session the browser holds alone.
+    const wrong = await signIn(emails.DEVELOPER, 'not the password', { cookie: second });
+    expect(wrong.status).toBe(401);
+    expect((await bridge('app:info', {}, second)).status).toBe(200);
+  });
+
   it('a session ends after an hour without a call, and twelve hours after sign-in whatever the use', async () => {
     forgetFailures();
     const idle = await session('DEVELOPER');

@@ -7,6 +7,9 @@ import { batchJobsFor } from '../../../src-main/core/routing/batch-jobs';
 import { safeUploadName } from '../../../src-main/console/web-bridge';
 import { startTestService, type TestService } from '../../helpers/harness';
 
+/** What a browser sends on a same-origin download link (Fetch Metadata). */
+const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' } as const;
+
 const CSV = ['note,swift_code', 'ok,DEUTDEFF', 'bad,DEUT12FF', '"=cmd|x",UNKNGB2L'].join('\r\n');
 
 let ts: TestService;
@@ -63,11 +66,23 @@ describe('console uploads and downloads', () => {
     const job = await batchJobsFor(ts.service.deps, ts.dataDir).wait(ts.org!.organizationId, id);
     expect(job).toMatchObject({ status: 'done', rows: 3, invalid: 2, inputName: 'passwd payees.csv' });
 
-    const anon = await fetch(`${ts.url}/console/batch/${id}/download`);
+    const anon = await fetch(`${ts.url}/console/batch/${id}/download`, { headers: SAME_ORIGIN });
     expect(anon.status).toBe(401);
     await anon.text();
+    // Another site cannot start the download with the user's cookie; a typed address ('none') can.
+    for (const site of ['cross-site', 'same-site']) {
+      const foreign = await fetch(`${ts.url}/console/batch/${id}/download`, { headers: { cookie, 'sec-fetch-site': site } });
+      expect(foreign.status).toBe(403);
+      await foreign.text();
+    }
+    const fromOtherOrigin = await fetch(`${ts.url}/console/batch/${id}/download`, { headers: { cookie, origin: 'http://evil.test' } });
+    expect(fromOtherOrigin.status).toBe(403);
+    await fromOtherOrigin.text();
+    const typed = await fetch(`${ts.url}/console/batch/${id}/download`, { headers: { cookie, 'sec-fetch-site': 'none' } });
+    expect(typed.status).toBe(200);
+    await typed.text();
 
-    const all = await fetch(`${ts.url}/console/batch/${id}/download`, { headers: { cookie } });
+    const all = await fetch(`${ts.url}/console/batch/${id}/download`, { headers: { cookie, ...SAME_ORIGIN } });
     expect(all.status).toBe(200);
     expect(all.headers.get('content-disposition')).toBe('attachment; filename="passwd_payees-results.csv"');
     const allText = await all.text();
@@ -76,13 +91,13 @@ describe('console uploads and downloads', () => {
     // Formula cells are neutralised in what the analyst downloads.
     expect(allText).not.toMatch(/(^|,)"?=cmd/m);
 
-    const invalid = await fetch(`${ts.url}/console/batch/${id}/download?rows=invalid`, { headers: { cookie } });
+    const invalid = await fetch(`${ts.url}/console/batch/${id}/download?rows=invalid`, { headers: { cookie, ...SAME_ORIGIN } });
     expect(invalid.status).toBe(200);
     const invalidText = await invalid.text();
     expect(invalidText).not.toContain('DEUTDEFF');
     expect(invalidText).toContain('DEUT12FF');
 
-    const missing = await fetch(`${ts.url}/console/batch/bat_nope/download`, { headers: { cookie } });
+    const missing = await fetch(`${ts.url}/console/batch/bat_nope/download`, { headers: { cookie, ...SAME_ORIGIN } });
     expect(missing.status).toBe(404);
     await missing.text();
   });

@@ -176,7 +176,7 @@ describe('demo data', () => {
     const invalidRows = await call<{ total: number; headers: string[] }>('batch:results', { id: batchId, invalidOnly: true, offset: 0, limit: 25 });
     expect(invalidRows.total).toBe(20);
     expect(invalidRows.headers).toEqual(expect.arrayContaining(['payee_name', 'bic', 'routing_number', 'valid', 'reasons']));
-    const download = await fetch(`${ts.url}/console/batch/${batchId}/download?rows=invalid`, { headers: { cookie } });
+    const download = await fetch(`${ts.url}/console/batch/${batchId}/download?rows=invalid`, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
     expect(download.status).toBe(200);
     expect(await download.text()).toBe(readFileSync(job.invalidOnlyPath, 'utf8'));
     expect(files()).toEqual(
@@ -221,10 +221,10 @@ describe('demo data', () => {
     ] as const) {
       expect(db.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).get(id), `${table} ${id}`).toBeTruthy();
     }
-    const mineAfter = await fetch(`${ts.url}/console/batch/${myBatch.id}/download`, { headers: { cookie } });
+    const mineAfter = await fetch(`${ts.url}/console/batch/${myBatch.id}/download`, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
     expect(mineAfter.status).toBe(200);
     expect(await mineAfter.text()).toBe(readFileSync(myBatch.resultPath, 'utf8'));
-    const demoGone = await fetch(`${ts.url}/console/batch/${batchId}/download`, { headers: { cookie } });
+    const demoGone = await fetch(`${ts.url}/console/batch/${batchId}/download`, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
     expect(demoGone.status).toBe(404);
     await demoGone.text();
     const last = allEntries(db, ts.org!.organizationId).at(-1)!;
