@@ -119,7 +119,7 @@ export interface MigrateOptions {
 /** Applies pending migrations under the advisory lock. Refuses a newer or changed schema (PgSchemaError). */
 export async function migratePostgres(port: PgPort, o: MigrateOptions = {}): Promise<MigrateResult> {
   const migrations = o.migrations ?? PG_MIGRATIONS;
-  return port.withClient(async (client) => {
+  return port.withClient(async (client, markBroken) => {
     let waited = false;
     const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [...MIGRATION_LOCK]);
     if (!got.rows[0]?.ok) {
@@ -152,7 +152,9 @@ export async function migratePostgres(port: PgPort, o: MigrateOptions = {}): Pro
       }
       return { from, to: latestVersion(migrations), applied: pending.map((m) => ({ version: m.version, name: m.name })), waited };
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]).catch(() => undefined);
+      // A lock that could not be released must not go back to the pool with its connection (a session-level lock
+      // lives as long as the session): the connection is closed, which releases it.
+      await client.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]).catch((e: unknown) => markBroken(e instanceof Error ? e : new Error(String(e))));
     }
   });
 }

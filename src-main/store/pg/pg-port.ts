@@ -146,8 +146,12 @@ export class PgPort extends PgQueries implements SqlPort {
   }
 
   /** Runs `fn` with one connection of the pool to itself (session state: advisory locks, LISTEN, SET). */
-  withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.borrow((client) => fn(client));
+  /**
+   * One pooled connection for `fn`. `fn` calls `markBroken` when it leaves session state it could not undo (an
+   * advisory lock it failed to release, say): the connection is then closed instead of going back to the pool.
+   */
+  withClient<T>(fn: (client: pg.PoolClient, markBroken: (e: Error) => void) => Promise<T>): Promise<T> {
+    return this.borrow(fn);
   }
 
   /**
