@@ -2,13 +2,8 @@
 // acts as the installation's owner (the first organization), in the environment the console has switched to.
 import { AppError, isAppError } from '../../src-shared/app-error';
 import { ACTION_HINTS, HTTP_ERRORS } from '../../src-shared/errors';
-import {
-  CHANNELS,
-  type BridgeResult,
-  type ChannelInput,
-  type ChannelName,
-  type ChannelOutput,
-} from '../../src-shared/channels';
+import type { BridgeResult, ChannelInput, ChannelName, ChannelOutput, CHANNELS } from '../../src-shared/channels';
+import { REQUEST_CHANNEL_NAMES } from '../../src-shared/channel-names';
 import type { Environment } from '../../src-shared/schemas/common';
 import { createKey, listKeys, revokeKey } from '../core/keys/keys-service';
 import { bootstrap, firstOrganizationId } from '../core/orgs/organizations';
@@ -44,7 +39,9 @@ export function createHandlers(ctx: ConsoleContext, extra: Partial<Handlers>[] =
       (merged as Record<string, unknown>)[name] = fn;
     }
   }
-  const missing = Object.keys(CHANNELS).filter((c) => !(c in merged));
+  // The names only (the same list as the channel map's keys, test/unit/live/channel-names.test.ts): the map's
+  // schemas are loaded by the first call (dispatch), not at start (docs/performance.md, "Cold start").
+  const missing = REQUEST_CHANNEL_NAMES.filter((c) => !(c in merged));
   if (missing.length > 0) throw new Error(`Console channels without a handler: ${missing.join(', ')}`);
   const consoleActor = { type: 'console' as const, id: null, label: ctx.door === 'electron' ? 'Desktop console (owner)' : 'Web console (owner)' };
   // A full or read-only disk answers STORAGE_UNAVAILABLE with the folder and free space, in every channel.
@@ -101,6 +98,7 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
 
 /** Validates a channel call, runs it, and wraps the outcome as a result value (errors never cross as throws). */
 export async function dispatch(handlers: Handlers, channel: string, raw: unknown, log?: { error(o: object, m: string): void }): Promise<BridgeResult<unknown>> {
+  const { CHANNELS } = await import('../../src-shared/channels');
   if (!Object.hasOwn(CHANNELS, channel)) {
     return { ok: false, error: { code: 'NOT_FOUND', message: `Unknown console channel ${channel}.` } };
   }
