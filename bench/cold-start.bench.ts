@@ -198,21 +198,26 @@ async function timed(api: string, p: Probe): Promise<number> {
 }
 const firstUseEntries: Record<string, string> = { built: BUILT_ENTRY, ...(otherBuilt && existsSync(otherBuilt) ? { [`built ${other}`]: otherBuilt } : {}) };
 const firstUse: Record<string, Record<string, { firstMs: number; againMs: number }>> = {};
-for (const [label, entry] of Object.entries(firstUseEntries)) {
-  const samples: Record<string, { first: number[]; again: number[] }> = Object.fromEntries(probes.map((p) => [p.name, { first: [], again: [] }]));
-  for (let i = 0; i < runs; i++) {
-    // One cold start per probe, so that each first request is the first anything asked of that part.
-    for (const p of probes) {
+const samples: Record<string, Record<string, { first: number[]; again: number[] }>> = Object.fromEntries(
+  Object.keys(firstUseEntries).map((label) => [label, Object.fromEntries(probes.map((p) => [p.name, { first: [], again: [] }]))]),
+);
+for (let i = 0; i < runs; i++) {
+  // One cold start per probe, so that each first request is the first anything asked of that part; the entries
+  // interleaved, so that they share the machine's load.
+  for (const p of probes) {
+    for (const [label, entry] of Object.entries(firstUseEntries)) {
       const s = await coldStart(serve(entry, '--no-console'));
       try {
-        samples[p.name]!.first.push(await timed(s.api, p));
-        samples[p.name]!.again.push(await timed(s.api, p));
+        samples[label]![p.name]!.first.push(await timed(s.api, p));
+        samples[label]![p.name]!.again.push(await timed(s.api, p));
       } finally {
         await stop(s.proc);
       }
     }
   }
-  firstUse[label] = Object.fromEntries(Object.entries(samples).map(([n, v]) => [n, { firstMs: round2(median(v.first)), againMs: round2(median(v.again)) }]));
+}
+for (const label of Object.keys(firstUseEntries)) {
+  firstUse[label] = Object.fromEntries(Object.entries(samples[label]!).map(([n, v]) => [n, { firstMs: round2(median(v.first)), againMs: round2(median(v.again)) }]));
   console.log(`First request after a cold start, then the same request again (${label}), median of ${runs}`);
   console.table(firstUse[label]);
 }
