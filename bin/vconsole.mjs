@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `vconsole` command. Runs the built JavaScript (out/main/headless.js, electron-vite's headless entry): the code
-// that ships, and 2–3× faster to start than the sources through tsx. In a source checkout it builds first when
+// that ships, and several times faster to start than the sources through tsx (docs/performance.md, "Cold start"). In a source checkout it builds first when
 // the build is missing or older than the sources (one build at a time, however many commands start at once).
 // VCONSOLE_TSX=1 runs the TypeScript sources through tsx instead (development).
 import { spawnSync } from 'node:child_process';
@@ -71,7 +71,7 @@ let main;
 if (process.env.VCONSOLE_TSX === '1') {
   const { register } = await import('tsx/esm/api');
   register();
-  ({ main } = await import('../src-main/cli/main.ts'));
+  ({ main } = await import('../src-main/cli/headless.ts'));
 } else {
   if (needsBuild() && !(await build())) {
     if (!existsSync(built)) {

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { DemoChannels } from '../src-shared/channels-demo';
 import type { ConsoleContext } from './console/handlers';
 import type { ManualClock } from './core/clock';
-import { demoStatus, loadDemo, removeDemo, type LoaderCore } from './core/demo/demo-data';
+import type { LoaderCore } from './core/demo/demo-data';
 import type { CoreRuntime } from './core/runtime';
 import { liveEventsOf } from './core/events/live-events';
 import { firstOrganizationId } from './core/orgs/organizations';
@@ -50,11 +50,15 @@ type DemoHandlers = {
 /** One load at a time per process: a second click while loading is refused rather than doubled. */
 let loading: Promise<unknown> | null = null;
 
+/** The demo's generator and its removal, loaded by the first demo channel called, not at start (docs/performance.md). */
+const demoData = () => import('./core/demo/demo-data');
+
 export function demoConsoleHandlers(ctx: ConsoleContext): DemoHandlers {
   const { rt } = ctx;
   return {
-    'demo:status': async () => demoStatus(rt.deps.db),
+    'demo:status': async () => (await demoData()).demoStatus(rt.deps.db),
     'demo:load': async ({ days }) => {
+      const { loadDemo } = await demoData();
       if (loading) await loading.catch(() => undefined);
       const p = loadDemo(rt, demoLoaderFor(rt), { ...(days !== undefined ? { days } : {}) });
       loading = p;
@@ -67,6 +71,7 @@ export function demoConsoleHandlers(ctx: ConsoleContext): DemoHandlers {
       }
     },
     'demo:remove': async () => {
+      const { removeDemo } = await demoData();
       // A removal asked for while loading waits for the load, so it removes the whole story, not half of it.
       if (loading) await loading.catch(() => undefined);
       const r = removeDemo(rt);

@@ -1,7 +1,7 @@
 // Live-mode providers (issue 7, docs/providers.md): the console channels that configure upstream adapters, their
 // routes, limits and sealed credentials, and probe one. Outputs carry `secret.configured`/masked, never a value.
 import type { z } from 'zod';
-import { providerChannels } from '../src-shared/channels-providers';
+import type { providerChannels } from '../src-shared/channels-providers';
 import type { ProvidersOverview } from '../src-shared/schemas/providers';
 import type { ConsoleContext } from './console/handlers';
 import type { CoreRuntime } from './core/runtime';

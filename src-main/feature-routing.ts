@@ -1,7 +1,7 @@
 // The bank-routing feature (interface §4.2, decisions §5): the /verifications/* routes, the console channels for
 // checks, live directory imports and batch-CSV jobs, and the stop() that cancels running batches on shutdown.
 import type { z } from 'zod';
-import { routingChannels } from '../src-shared/channels-routing';
+import type { routingChannels } from '../src-shared/channels-routing';
 import type { ConsoleContext } from './console/handlers';
 import { owner } from './console/handlers';
 import { batchJobsFor } from './core/routing/batch-jobs';

@@ -2,7 +2,7 @@
 // The console acts as the installation's owner; the role rules live in core/settings and apply to every caller.
 import type { z } from 'zod';
 import { AppError } from '../src-shared/app-error';
-import { settingsChannels } from '../src-shared/channels-settings';
+import type { settingsChannels } from '../src-shared/channels-settings';
 import { ConfigFileSchema, type ConfigFile } from '../src-shared/schemas/settings';
 import type { ConsoleContext } from './console/handlers';
 import { owner } from './console/handlers';

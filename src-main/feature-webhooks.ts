@@ -1,7 +1,7 @@
 // The webhooks feature: management and history routes, console channels, and the dispatcher loop that turns
 // outbox events into signed, retried deliveries (interface §2.7–§2.8, §6; decisions §7).
 import type { z } from 'zod';
-import { webhookChannels } from '../src-shared/channels-webhooks';
+import type { webhookChannels } from '../src-shared/channels-webhooks';
 import type { ConsoleContext } from './console/handlers';
 import { owner } from './console/handlers';
 import { getDelivery, getForward, listDeliveries, replayDelivery, retryNow, setForward } from './core/webhooks/deliveries';

@@ -7,13 +7,8 @@ import { realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { AppError, isAppError } from '../../src-shared/app-error';
 import { ACTION_HINTS, HTTP_ERRORS } from '../../src-shared/errors';
-import {
-  CHANNELS,
-  type BridgeResult,
-  type ChannelInput,
-  type ChannelName,
-  type ChannelOutput,
-} from '../../src-shared/channels';
+import type { BridgeResult, ChannelInput, ChannelName, ChannelOutput, CHANNELS } from '../../src-shared/channels';
+import { REQUEST_CHANNEL_NAMES } from '../../src-shared/channel-names';
 import type { Environment } from '../../src-shared/schemas/common';
 import { createKey, listKeys, revokeKey } from '../core/keys/keys-service';
 import { bootstrap, firstOrganizationId } from '../core/orgs/organizations';
@@ -70,7 +65,9 @@ export function createHandlers(ctx: ConsoleContext, extra: Partial<Handlers>[] =
       (merged as Record<string, unknown>)[name] = fn;
     }
   }
-  const missing = Object.keys(CHANNELS).filter((c) => !(c in merged));
+  // The names only (the same list as the channel map's keys, test/unit/live/channel-names.test.ts): the map's
+  // schemas are loaded by the first call (dispatch), not at start (docs/performance.md, "Cold start").
+  const missing = REQUEST_CHANNEL_NAMES.filter((c) => !(c in merged));
   if (missing.length > 0) throw new Error(`Console channels without a handler: ${missing.join(', ')}`);
   const consoleActor = { type: 'console' as const, id: null, label: ctx.door === 'electron' ? 'Desktop console (owner)' : 'Web console (owner)' };
   // A full or read-only disk answers STORAGE_UNAVAILABLE with the folder and free space, in every channel.
@@ -173,6 +170,7 @@ export async function dispatch(
   log?: { error(o: object, m: string): void },
   caller?: ConsoleCaller,
 ): Promise<BridgeResult<unknown>> {
+  const { CHANNELS } = await import('../../src-shared/channels');
   if (!Object.hasOwn(CHANNELS, channel)) {
     return { ok: false, error: { code: 'NOT_FOUND', message: `Unknown console channel ${channel}.` } };
   }

@@ -4,15 +4,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
-import swagger from '@fastify/swagger';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../../src-shared/app-error';
 import type { CoreRuntime } from '../core/runtime';
 import { authHook, type AuthMode } from './auth';
 import { clientErrorHandler, documentDoorErrors, frameworkErrorHandler, installErrorHandling, sendError } from './errors';
-import { openApiTransforms } from './openapi';
+import { openApiDocumentOf, type SchemaCompilers } from './openapi-document';
 import { RateLimiter } from './rate-limit';
-import { listPublicFixtures } from '../core/sandbox-catalogue';
 import { registerAuthRoutes } from './routes/auth';
 import { registerKeyRoutes } from './routes/keys';
 import { registerMetaRoutes } from './routes/meta';
@@ -66,6 +64,8 @@ export interface HttpDoor {
   app: FastifyInstance;
   rt: CoreRuntime;
   auth(mode: AuthMode): onRequestHookHandler;
+  /** The OpenAPI document of every route (built on its first request, then kept). */
+  openApiDocument(): Promise<unknown>;
 }
 
 export interface BuildAppOptions {
@@ -108,6 +108,14 @@ export function publicHostHeaders(url: URL): string[] {
 function tcpSocketOf(s: Socket): Socket {
   return (s as Socket & { _parent?: Socket })._parent ?? s;
 }
+/**
+ * Every route schema is zod: validated and serialised by fastify-type-provider-zod. (Fastify types its compiler
+ * factories for Ajv schemas; its setValidatorCompiler takes these same compilers generically.)
+ */
+const SCHEMA_COMPILERS: SchemaCompilers = {
+  buildValidator: (() => validatorCompiler) as unknown as SchemaCompilers['buildValidator'],
+  buildSerializer: (() => serializerCompiler) as unknown as SchemaCompilers['buildSerializer'],
+};
 const SINGLE_VALUE_HEADERS = ['idempotency-key', 'x-api-key', 'x-environment'];
 
 export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
@@ -124,9 +132,10 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     // Errors raised before routing, or by Node's parser, answer with the §7.1 body too (found by test/security).
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // Given as the compilers' factory (not set after construction), Fastify never loads its default Ajv and
+    // fast-json-stringify compilers, which we never use: about 120 ms of a cold start (docs/performance.md).
+    schemaController: { compilersFactory: SCHEMA_COMPILERS },
   });
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app, o.rt.deps.db);
   // Each request runs in its own audit context (the door; the principal once authenticated): docs/audit.md.
@@ -223,39 +232,13 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     });
   }
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Verification Console API',
-        version: '1.0.0',
-        description: 'B2B account, phone and identity verification, bank routing checks and signed webhooks.',
-      },
-      servers: [{ url: '/', description: 'The service that serves this document' }],
-      tags: [
-        { name: 'auth', description: 'Console sessions: sign in, rotate the refresh token, sign out (Bearer tokens).' },
-        { name: 'keys', description: 'API keys of the organization, one environment each (OWNER and ADMIN).' },
-        { name: 'verification', description: 'Account, phone, identity, address and Ghana Card facial checks; idempotent, billed in live.' },
-        { name: 'billing', description: 'The wallet and the usage records of live checks.' },
-        { name: 'webhooks', description: 'Webhook endpoints and their signed deliveries.' },
-        { name: 'routing', description: 'BIC, ABA routing number, correspondent and batch checks.' },
-        { name: 'sandbox', description: 'The documented sandbox test data.' },
-        { name: 'audit', description: 'The append-only, hash-chained audit trail of the organization (an extension; OWNER and ADMIN).' },
-      ],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
-    },
-    ...openApiTransforms({ fixtures: () => listPublicFixtures(o.rt) }),
-  });
+  // Recorded from here (after documentDoorErrors completed the schemas); the document is built on first request.
+  const openApiDocument = openApiDocumentOf(app, o.rt, SCHEMA_COMPILERS);
 
   const limiter = new RateLimiter(() => o.rt.deps.config.rateLimitPerMinute, () => o.rt.deps.clock.now());
   await app.register(
     async (api) => {
-      const door: HttpDoor = { app: api, rt: o.rt, auth: (mode) => authHook(o.rt, mode, limiter) };
+      const door: HttpDoor = { app: api, rt: o.rt, auth: (mode) => authHook(o.rt, mode, limiter), openApiDocument };
       registerMetaRoutes(door);
       registerAuthRoutes(door);
       registerKeyRoutes(door);

@@ -10,18 +10,16 @@ import { createNodeSecretBox, maskSecret, type SecretBox } from '../core/provide
 import type { CoreRuntime } from '../core/runtime';
 import type { ProviderRegistry } from '../core/verification/engine';
 import type { ProviderAnswer, ProviderContext, VerificationKind } from '../core/verification/types';
-import type { LiveAdapter, Req } from './live/adapter';
-import { epcVopAdapter } from './live/epc-vop-adapter';
-import { genericAdapter } from './live/generic-adapter';
-import { LiveProvider, type ProviderStateView } from './live/live-provider';
-import { ukCopAdapter } from './live/uk-cop-adapter';
+import type { Req } from './live/adapter';
+import type { LiveProvider, ProviderStateView } from './live/live-provider';
 import { createSandboxProvider } from './sandbox/sandbox-provider';
 
-const ADAPTERS: Record<'generic' | 'epc-vop' | 'uk-cop', LiveAdapter> = {
-  generic: genericAdapter,
-  'epc-vop': epcVopAdapter,
-  'uk-cop': ukCopAdapter,
-};
+/**
+ * The live adapters and their runtime (upstream agents, breakers, bulkheads), loaded by the first live call or probe,
+ * not at start: a service in sandbox use never needs them (docs/performance.md, "Cold start").
+ */
+let liveModules: Promise<typeof import('./live/modules')> | null = null;
+const loadLive = (): Promise<typeof import('./live/modules')> => (liveModules ??= import('./live/modules'));
 
 const IDLE_STATE: ProviderStateView = { circuit: 'closed', consecutiveFailures: 0, inFlight: 0, queued: 0, lastError: null, lastErrorAt: null };
 
@@ -64,7 +62,8 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
   const config = createProviderConfig(deps, box);
   const running = new Map<string, LiveProvider>();
 
-  const runtimeFor = (p: ResolvedProvider): LiveProvider => {
+  const runtimeFor = async (p: ResolvedProvider): Promise<LiveProvider> => {
+    const { LiveProvider, ADAPTERS } = await loadLive();
     const cur = running.get(p.id);
     if (cur && cur.config.version === p.version) return cur;
     // A changed configuration gets fresh state (agent, breaker); in-flight calls finish on the old agent.
@@ -87,7 +86,7 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
     inFlight += 1;
     try {
       const signal = ctx.signal ? AbortSignal.any([ctx.signal, stopping.signal]) : stopping.signal;
-      const answer = await runtimeFor(p).ask(kind, request as Req, ctx.verificationId, signal);
+      const answer = await (await runtimeFor(p)).ask(kind, request as Req, ctx.verificationId, signal);
       // Cancelled by the shutdown, not by the caller or the upstream: say so, so a queued check is retried.
       return answer.errorCode === 'VERIFICATION_CANCELLED' && stopping.signal.aborted ? { ...answer, interrupted: true } : answer;
     } finally {
@@ -137,7 +136,7 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
       const p = config.resolveById(id);
       if (!p) throw new AppError('NOT_FOUND', { message: `No provider with id ${id} exists.` });
       if (p.adapter === 'stand-in') return { id, ok: true, httpStatus: null, message: 'The stand-in answers locally from the sandbox fixtures.' };
-      return runtimeFor(p).probe();
+      return (await runtimeFor(p)).probe();
     },
     shutdownDrainMs: opts.shutdownDrainMs ?? 5_000,
     get upstreamInFlight() {

@@ -57,6 +57,8 @@ export class GroupCommitter implements WritePort {
   private readonly observe: DurabilityObserver;
   private readonly normal: () => void;
   private readonly full: () => void;
+  /** Rows inserted, updated or deleted on this connection so far (SQLite's total_changes()). */
+  private readonly totalChanges: () => number;
   /** Group transactions committed, and the highest of them known to be on disk. */
   private committedSeq = 0;
   private syncedSeq = 0;
@@ -81,6 +83,8 @@ export class GroupCommitter implements WritePort {
     const setFull = db.prepare('PRAGMA synchronous = FULL');
     this.normal = () => void setNormal.run();
     this.full = () => void setFull.run();
+    const changes = db.prepare('SELECT total_changes()').pluck();
+    this.totalChanges = () => changes.get() as number;
   }
 
   /** Runs `fn` inside a transaction shared with other writes queued in the same tick; resolves once durable. */
@@ -132,6 +136,7 @@ export class GroupCommitter implements WritePort {
       const batch = this.queue.splice(0, this.maxBatch);
       const outcomes: (unknown | null)[] = [];
       if (this.syncer) this.normal();
+      const changesBefore = this.syncer ? this.totalChanges() : 0;
       try {
         this.db.transaction(() => {
           for (const p of batch) {
@@ -154,6 +159,20 @@ export class GroupCommitter implements WritePort {
       } finally {
         // Every other transaction on this connection (console writes, migrations) keeps FULL and its inline sync.
         if (this.syncer) this.full();
+      }
+      if (this.syncer && this.totalChanges() === changesBefore) {
+        // A group transaction that changed no row wrote nothing to the WAL (the idle polls of the job worker and the
+        // dispatcher, every 200 ms): no sync of its own. Its callers may have read what earlier commits wrote, so
+        // they still pass only once everything committed so far is on disk — at once when it already is. (Every
+        // write through this port changes rows; schema changes are the migrations', outside it.)
+        const upTo = this.committedSeq;
+        batch.forEach((p, i) => {
+          if (outcomes[i] !== null) p.reject(outcomes[i]);
+          else if (this.failure) p.reject(this.failure);
+          else if (this.syncedSeq >= upTo) p.resolve();
+          else this.waiters.push({ seq: upTo, resolve: p.resolve, reject: p.reject });
+        });
+        continue;
       }
       const seq = ++this.committedSeq;
       this.observe.committed?.(seq);

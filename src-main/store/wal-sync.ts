@@ -60,18 +60,31 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/** One fdatasync at a time of a store's WAL (and its checkpoints), on a dedicated worker thread. */
+/**
+ * One fdatasync at a time of a store's WAL (and its checkpoints), on a dedicated worker thread. The thread starts
+ * with the first sync, that is after the first write, not with the store: a thread is a Node environment and a
+ * better-sqlite3 of its own, about 30 ms of CPU that a start (or a service that only reads) need not pay
+ * (docs/performance.md, "Cold start").
+ */
 export class WalSyncer {
   readonly file: string;
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private waiting: { resolve: () => void; reject: (e: Error) => void } | null = null;
   private closed = false;
   private exited = false;
 
-  constructor(db: Db, warn: (message: string) => void = () => undefined) {
+  constructor(
+    private readonly db: Db,
+    private readonly warn: (message: string) => void = () => undefined,
+  ) {
     this.file = `${db.name}-wal`;
     db.pragma(`wal_autocheckpoint = ${MAIN_AUTOCHECKPOINT_PAGES}`);
-    this.worker = new Worker(WORKER_SOURCE, {
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const db = this.db;
+    const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
         file: this.file,
@@ -81,35 +94,37 @@ export class WalSyncer {
         checkpointEveryMs: CHECKPOINT_EVERY_MS,
       },
     });
+    this.worker = worker;
     // An idle thread never keeps the process alive; a sync in flight or a close does (someone awaits them).
-    this.worker.unref();
-    this.worker.on('message', (m: { ok?: boolean; error?: string; warning?: string }) => {
+    worker.unref();
+    worker.on('message', (m: { ok?: boolean; error?: string; warning?: string }) => {
       if (m.warning !== undefined) {
         // Without the thread's checkpoints the main connection checkpoints as SQLite does by default: slower
         // (on the loop), never less safe.
         if (m.warning.startsWith('no checkpoint') && db.open) db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`);
-        warn(m.warning);
+        this.warn(m.warning);
         return;
       }
       const w = this.waiting;
       this.waiting = null;
-      if (!this.closed) this.worker.unref();
+      if (!this.closed) worker.unref();
       if (!w) return;
       if (m.ok) w.resolve();
       else w.reject(new Error(`fdatasync of ${this.file} failed: ${m.error ?? 'unknown error'}`));
     });
-    this.worker.on('error', (err) => {
+    worker.on('error', (err) => {
       const w = this.waiting;
       this.waiting = null;
       w?.reject(err instanceof Error ? err : new Error(String(err)));
     });
     // A thread that is gone can never answer: whoever waits, and every later sync, is told rather than left hanging.
-    this.worker.on('exit', (code) => {
+    worker.on('exit', (code) => {
       this.exited = true;
       const w = this.waiting;
       this.waiting = null;
       w?.reject(new Error(`the WAL sync thread exited (code ${code})`));
     });
+    return worker;
   }
 
   /** Resolves once every byte written to the WAL before this call is on stable storage. One call at a time. */
@@ -117,10 +132,16 @@ export class WalSyncer {
     if (this.closed) return Promise.reject(new Error('the WAL syncer is closed'));
     if (this.exited) return Promise.reject(new Error('the WAL sync thread has exited'));
     if (this.waiting) return Promise.reject(new Error('a WAL sync is already in flight'));
+    let worker: Worker;
+    try {
+      worker = this.thread();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
-      this.worker.ref();
-      this.worker.postMessage('sync');
+      worker.ref();
+      worker.postMessage('sync');
     });
   }
 
@@ -128,10 +149,11 @@ export class WalSyncer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.exited) return;
-    const exited = new Promise<void>((res) => this.worker.once('exit', () => res()));
-    this.worker.ref();
-    this.worker.postMessage('close');
+    const worker = this.worker;
+    if (!worker || this.exited) return;
+    const exited = new Promise<void>((res) => worker.once('exit', () => res()));
+    worker.ref();
+    worker.postMessage('close');
     await exited;
   }
 }

@@ -17,7 +17,7 @@ export function registerMetaRoutes(door: HttpDoor): void {
     }
     return { status: 'ok', version: rt.info().version };
   });
-  r.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  r.get('/openapi.json', { schema: { hide: true } }, async () => door.openApiDocument());
   r.get(
     '/sandbox/fixtures',
     {

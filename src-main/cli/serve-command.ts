@@ -1,0 +1,118 @@
+// `vconsole serve`: the service in the foreground until SIGINT/SIGTERM, then a graceful stop. On its own so that the
+// headless entry (headless.ts) starts it without loading the other commands (docs/performance.md, "Cold start").
+import { firstOrganizationId } from '../core/orgs/organizations';
+import { runningListener } from '../core/settings/settings-store';
+import { ListenError, startService, VERSION } from '../service';
+import { DataFolderLockedError } from '../store/data-folder-lock';
+import { readFileSync } from 'node:fs';
+import { parsePublicUrl } from '../http/public-url';
+import { DATABASE_URL_ENV } from '../store/pg/url';
+import { dataDir, parse, PG_NOT_YET, UsageError, type Values } from './kit';
+
+export async function serve(args: string[]): Promise<number> {
+  const { values } = parse(args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'allow-webhook-host': { type: 'string', multiple: true },
+    'retry-unit-ms': { type: 'string' },
+    'no-console': { type: 'boolean' },
+    'rate-limit': { type: 'string' },
+    'backup-every': { type: 'string' },
+    'backup-keep': { type: 'string' },
+    database: { type: 'string' },
+    'public-url': { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+    'trust-proxy': { type: 'string' },
+  });
+  const database = typeof values['database'] === 'string' ? values['database'] : typeof values['data-dir'] === 'string' ? undefined : process.env[DATABASE_URL_ENV];
+  if (database) {
+    process.stderr.write(`vconsole: serving from PostgreSQL is not available in this version yet; ${PG_NOT_YET}. Without --database (and ${DATABASE_URL_ENV} unset) serve uses the SQLite data folder.\n`);
+    return 1;
+  }
+  const team = teamOptions(values);
+  // An absent flag leaves the choice to the saved settings (docs/settings.md), then the default.
+  const backupEvery = values['backup-every'] === undefined ? undefined : Number(values['backup-every']);
+  if (backupEvery !== undefined && (!Number.isInteger(backupEvery) || backupEvery < 0 || backupEvery > 720)) throw new UsageError('--backup-every must be a whole number of hours from 0 (off) to 720');
+  const backupKeep = values['backup-keep'] === undefined ? undefined : Number(values['backup-keep']);
+  if (backupKeep !== undefined && (!Number.isInteger(backupKeep) || backupKeep < 1 || backupKeep > 365)) throw new UsageError('--backup-keep must be a whole number from 1 to 365');
+  const backups = { ...(backupEvery !== undefined ? { everyHours: backupEvery } : {}), ...(backupKeep !== undefined ? { keep: backupKeep } : {}) };
+  const port = values['port'] === undefined ? undefined : Number(values['port']);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port must be an integer from 0 to 65535');
+  const rateLimitPerMinute = values['rate-limit'] === undefined ? undefined : Number(values['rate-limit']);
+  if (rateLimitPerMinute !== undefined && (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 0)) throw new UsageError('--rate-limit must be a whole number of requests per minute (0 turns the limit off)');
+  const retryUnitMs = values['retry-unit-ms'] === undefined ? 60_000 : Number(values['retry-unit-ms']);
+  if (!Number.isInteger(retryUnitMs) || retryUnitMs < 1) throw new UsageError('--retry-unit-ms must be a positive integer');
+  const allow = (values['allow-webhook-host'] as string[] | undefined) ?? [];
+  for (const a of allow) if (!/^[^\s/:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(a)) throw new UsageError(`--allow-webhook-host expects HOST:PORT, got ${a}`);
+  const hostFlag = typeof values['host'] === 'string' ? values['host'] : undefined;
+  let service;
+  try {
+    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn', backups, ...team });
+  } catch (e) {
+    if (e instanceof ListenError || e instanceof DataFolderLockedError) {
+      process.stderr.write(`${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  const out = process.stdout;
+  out.write(`Verification Console ${VERSION} is running.\n`);
+  out.write(`  API:       ${service.apiBaseUrl}\n`);
+  const consoleUrl = service.consoleUrl();
+  if (consoleUrl && team.publicUrl) out.write(`  Console:   ${consoleUrl}\n             (team sign-in: console users sign in with their email and password)\n`);
+  else if (consoleUrl) out.write(`  Console:   ${consoleUrl}\n             (a one-time link: open it once; restart to get a new one)\n`);
+  out.write(`  Data:      ${dataDir(values)}\n`);
+  const host = runningListener(service.deps)?.host ?? hostFlag ?? '127.0.0.1';
+  const listening = runningListener(service.deps);
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') out.write(`  Listening: ${host}:${listening?.port ?? '?'} (beyond loopback; answers only Host ${new URL(team.publicUrl!).host})\n`);
+  if (team.publicUrl?.startsWith('https:') && !team.tls && !team.trustProxy) {
+    out.write('  NOTE: the public URL is https but this listener speaks plain HTTP: put a TLS-terminating proxy in front and\n        pass --trust-proxy with its address (docs/team-server.md), or serve TLS with --tls-cert/--tls-key.\n');
+  }
+  if (allow.length > 0) out.write(`  WARNING: webhook URL rules relaxed for ${allow.join(', ')} (--allow-webhook-host).\n`);
+  if (retryUnitMs !== 60_000) out.write(`  WARNING: one minute of the retry schedule lasts ${retryUnitMs} ms (--retry-unit-ms).\n`);
+  if (!firstOrganizationId(service.deps)) out.write(`  No organization yet: open the console to set it up, or run \`vconsole bootstrap\`.\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  out.write('Stopping: draining the queue…\n');
+  await service.stop();
+  return 0;
+}
+
+/**
+ * The team-server options of `serve`, from flags or their environment variables (a flag wins): the public URL, the
+ * TLS certificate and key files (read here), the trusted proxy addresses.
+ */
+export function teamOptions(values: Values, env: NodeJS.ProcessEnv = process.env): { publicUrl?: string; tls?: { cert: Buffer; key: Buffer }; trustProxy?: string[] } {
+  const pick = (flag: string, name: string) => (typeof values[flag] === 'string' ? (values[flag] as string) : env[name] || undefined);
+  const publicUrl = pick('public-url', 'VCONSOLE_PUBLIC_URL');
+  if (publicUrl !== undefined) {
+    try {
+      parsePublicUrl(publicUrl);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  const certFile = pick('tls-cert', 'VCONSOLE_TLS_CERT');
+  const keyFile = pick('tls-key', 'VCONSOLE_TLS_KEY');
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  let tls: { cert: Buffer; key: Buffer } | undefined;
+  if (certFile !== undefined && keyFile !== undefined) {
+    const read = (file: string, flag: string) => {
+      try {
+        return readFileSync(file);
+      } catch (e) {
+        throw new UsageError(`${flag}: cannot read ${file}: ${(e as Error).message}`);
+      }
+    };
+    tls = { cert: read(certFile, '--tls-cert'), key: read(keyFile, '--tls-key') };
+  }
+  const proxies = pick('trust-proxy', 'VCONSOLE_TRUST_PROXY');
+  const trustProxy = proxies === undefined ? undefined : proxies.split(',').map((a) => a.trim()).filter((a) => a !== '');
+  if (trustProxy) for (const a of trustProxy) if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(a)) throw new UsageError(`--trust-proxy expects IP addresses or CIDR ranges, got ${a}`);
+  return { ...(publicUrl !== undefined ? { publicUrl } : {}), ...(tls ? { tls } : {}), ...(trustProxy?.length ? { trustProxy } : {}) };
+}
+
