@@ -4,9 +4,8 @@
 // fast as possible (accepted/s, delivered/s). Waits are bounded, so the run ends by itself (~60 s, --quick ~20 s).
 // Usage: npx tsx bench/async-pipeline.bench.ts [--quick] [--count 10000] [--burst-seconds 20] [--rate 1000] [--seconds 5] [--tsx]
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
-import { arg, bootstrap, freshDataDir, quantile, round2, serviceEntry, sleep, startChild, startService, writeResult } from './lib/harness';
+import { arg, bootstrap, cpuMs, freshDataDir, quantile, round2, serviceEntry, sleep, startChild, startService, writeResult } from './lib/harness';
 import { addKeys } from './lib/seed';
 
 const count = arg('--count', 10_000, 1_000);
@@ -17,21 +16,6 @@ const concurrency = arg('--connections', 32);
 // The burst stops early once this long has passed, so a slow pipeline cannot make the run unbounded.
 const burstLimitMs = arg('--burst-seconds', 20, 8) * 1000;
 const nowMs = () => performance.timeOrigin + performance.now();
-
-/**
- * CPU time (user + system) the service process has used, from /proc (Linux; null elsewhere). CPU per delivered
- * verification is steadier than throughput on a machine shared with other work: it does not depend on how much
- * of a core the service was given.
- */
-function serviceCpuMs(pid: number | undefined): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return null;
-  }
-}
 
 const dataDir = freshDataDir();
 const { sandboxKey } = bootstrap(dataDir);
@@ -133,7 +117,9 @@ try {
   await json(rx, 'POST', '/_reset');
   const sent = new Map<string, number>();
   let refused = 0;
-  const cpu0 = serviceCpuMs(service.proc.pid);
+  // CPU per delivered verification (bench/lib/harness.ts cpuMs): steadier than throughput on a shared machine.
+  const cpu0 = cpuMs(service.proc.pid);
+  const loop0 = cpuMs(service.proc.pid, true);
   const t0 = nowMs();
   let next = 0;
   await Promise.all(
@@ -158,7 +144,9 @@ try {
     delivered: got.size,
     deliveredPerSec: got.size > 0 ? round2(got.size / ((lastReceipt - t0) / 1000)) : 0,
     allDelivered: got.size === sent.size,
-    serviceCpuMsPerVerification: cpu0 === null || got.size === 0 ? null : round2((serviceCpuMs(service.proc.pid)! - cpu0) / got.size),
+    serviceCpuMsPerVerification: cpu0 === null || got.size === 0 ? null : round2((cpuMs(service.proc.pid)! - cpu0) / got.size),
+    /** The service's main thread (the event loop) only. */
+    loopCpuMsPerVerification: loop0 === null || got.size === 0 ? null : round2((cpuMs(service.proc.pid, true)! - loop0) / got.size),
   };
   console.log('burst', burst);
 
