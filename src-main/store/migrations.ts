@@ -20,6 +20,7 @@ import { m010SearchProvenance } from './migrations/010-search-provenance';
 import { m011WebhookOps } from './migrations/011-webhook-ops';
 import { m013Audit } from './migrations/013-audit';
 import { m014DemoData } from './migrations/014-demo-data';
+import { m015PartialQueueIndexes } from './migrations/015-partial-queue-indexes';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m011WebhookOps,
   m013Audit,
   m014DemoData,
+  m015PartialQueueIndexes,
 ];
