@@ -5,7 +5,7 @@
 // Usage: npx tsx bench/http-verify.bench.ts [--quick] [--seconds 5] [--rounds 3] [--connections 32] [--tsx]
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { arg, bootstrap, freshDataDir, median, ratio, serviceEntry, startBaseline, startService, writeResult } from './lib/harness';
+import { arg, bootstrap, cpuMs, freshDataDir, median, ratio, serviceEntry, startBaseline, startService, writeResult } from './lib/harness';
 import { addKeys } from './lib/seed';
 
 const seconds = arg('--seconds', 5, 3);
@@ -22,10 +22,15 @@ interface Load {
   p99: number;
   errors: number;
   non2xx: number;
+  /** The service's CPU per request, µs: the whole process and its main thread (the event loop). */
+  cpuUs?: number;
+  loopCpuUs?: number;
 }
 
-async function load(port: number, service: boolean): Promise<Load> {
+async function load(port: number, service: boolean, pid?: number): Promise<Load> {
   let turn = 0;
+  const cpu0 = cpuMs(pid);
+  const loop0 = cpuMs(pid, true);
   const r = await autocannon({
     url: `http://127.0.0.1:${port}/api/v1/verify/account`,
     connections,
@@ -40,7 +45,14 @@ async function load(port: number, service: boolean): Promise<Load> {
       },
     ],
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  const out: Load = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  const cpu1 = cpuMs(pid);
+  const loop1 = cpuMs(pid, true);
+  if (service && cpu0 !== null && cpu1 !== null && loop0 !== null && loop1 !== null && r.requests.total > 0) {
+    out.cpuUs = Math.round(((cpu1 - cpu0) * 1000) / r.requests.total);
+    out.loopCpuUs = Math.round(((loop1 - loop0) * 1000) / r.requests.total);
+  }
+  return out;
 }
 
 const baseline = await startBaseline();
@@ -50,7 +62,7 @@ const s: Load[] = [];
 try {
   for (let i = 0; i < rounds; i++) {
     b.push(await load(baseline.port, false));
-    s.push(await load(service.port, true));
+    s.push(await load(service.port, true, service.proc.pid));
   }
 } finally {
   await Promise.all([baseline.stop(), service.stop()]);
@@ -68,6 +80,8 @@ const result = {
     p99Ms: median(s.map((x) => x.p99)),
     errors: s.reduce((a, x) => a + x.errors, 0),
     non2xx: s.reduce((a, x) => a + x.non2xx, 0),
+    cpuUsPerRequest: median(s.map((x) => x.cpuUs ?? NaN)),
+    loopCpuUsPerRequest: median(s.map((x) => x.loopCpuUs ?? NaN)),
   },
   ratio: 0,
   targets: { ratio: 0.4, p99Ms: 15 },
@@ -75,4 +89,5 @@ const result = {
 result.ratio = ratio(result.serviceFigures.rps, result.baseline.rps);
 console.table({ baseline: result.baseline, service: { rps: result.serviceFigures.rps, p99Ms: result.serviceFigures.p99Ms } });
 console.log(`ratio service/baseline = ${result.ratio} (target ≥ ${result.targets.ratio}); service p99 = ${result.serviceFigures.p99Ms} ms (target ≤ 15)`);
+console.log(`service CPU per request: ${result.serviceFigures.cpuUsPerRequest} µs (event loop ${result.serviceFigures.loopCpuUsPerRequest} µs)`);
 writeResult('http-verify', result);

@@ -10,7 +10,7 @@ import { bootstrap } from '../src-main/core/orgs/organizations';
 import { createWebhook } from '../src-main/core/webhooks/webhooks-service';
 import { WebhookDispatcher } from '../src-main/jobs/webhook-dispatcher';
 import { createCore } from '../src-main/service';
-import { arg, freshDataDir, median, ratio, round2, sleep, startChild, writeResult } from './lib/harness';
+import { arg, cpuMs, freshDataDir, median, ratio, round2, sleep, startChild, writeResult } from './lib/harness';
 
 const events = arg('--events', 2_000, 400);
 const rounds = arg('--rounds', 3, 1);
@@ -68,23 +68,29 @@ async function waitReceived(n: number, limitMs: number): Promise<number> {
   }
 }
 
-async function dispatchRound(concurrency: number): Promise<{ perSec: number; bad: number }> {
+/** This process's event-loop CPU (ms, /proc; null elsewhere): per delivery and per plain post, steadier than rates. */
+const loopCpu = () => cpuMs(process.pid, true);
+
+async function dispatchRound(concurrency: number): Promise<{ perSec: number; bad: number; cpuUs: number | null }> {
   await rx('/_reset');
   enqueueEvents();
   const d = new WebhookDispatcher(core.rt, { concurrency, pollMs: 20 });
+  const cpu0 = loopCpu();
   const t0 = nowMs();
   d.start();
   const got = await waitReceived(events, 60_000);
   const ms = nowMs() - t0;
+  const cpu1 = loopCpu();
   await d.stop();
   if (got < events) throw new Error(`dispatcher delivered ${got} of ${events}`);
-  return { perSec: (events / ms) * 1000, bad: (await rx('/_results')).badSignature };
+  return { perSec: (events / ms) * 1000, bad: (await rx('/_results')).badSignature, cpuUs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / events };
 }
 
-async function undiciRound(concurrency: number): Promise<number> {
+async function undiciRound(concurrency: number): Promise<{ perSec: number; cpuUs: number | null }> {
   await rx('/_reset');
   const pool = new Pool(rxBase, { connections: concurrency });
   let next = 0;
+  const cpu0 = loopCpu();
   const t0 = nowMs();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -96,23 +102,36 @@ async function undiciRound(concurrency: number): Promise<number> {
     }),
   );
   const ms = nowMs() - t0;
+  const cpu1 = loopCpu();
   await pool.close();
-  return (events / ms) * 1000;
+  return { perSec: (events / ms) * 1000, cpuUs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / events };
 }
 
-const table: Record<string, { dispatcher: number; undici: number; ratio: number }> = {};
+const table: Record<string, { dispatcher: number; undici: number; ratio: number; cpuUsPerDelivery: number; cpuUsPerPost: number }> = {};
 let badSignatures = 0;
 try {
   for (const c of levels) {
     const d: number[] = [];
     const b: number[] = [];
+    const dCpu: number[] = [];
+    const bCpu: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      b.push(await undiciRound(c));
+      const u = await undiciRound(c);
+      b.push(u.perSec);
+      bCpu.push(u.cpuUs ?? NaN);
       const out = await dispatchRound(c);
       d.push(out.perSec);
+      dCpu.push(out.cpuUs ?? NaN);
       badSignatures += out.bad;
     }
-    table[`concurrency ${c}`] = { dispatcher: round2(median(d)), undici: round2(median(b)), ratio: ratio(median(d), median(b)) };
+    table[`concurrency ${c}`] = {
+      dispatcher: round2(median(d)),
+      undici: round2(median(b)),
+      ratio: ratio(median(d), median(b)),
+      // Event-loop CPU of this process per delivery / per plain post (the receiver runs in its own process).
+      cpuUsPerDelivery: Math.round(median(dCpu)),
+      cpuUsPerPost: Math.round(median(bCpu)),
+    };
   }
 } finally {
   await control.close();

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
 const args = process.argv.slice(2);
-const names = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && /^--(rounds|seconds|connections|rows|count|rate|events|runs|drain-seconds|burst-seconds)$/.test(args[i - 1])));
+const names = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && /^--(rounds|seconds|connections|rows|count|rate|events|runs|drain-seconds|burst-seconds|warmup-seconds)$/.test(args[i - 1])));
 const flags = args.filter((a) => !names.includes(a));
 const files = readdirSync('bench')
   .filter((f) => f.endsWith('.bench.ts') && (names.length === 0 || names.some((n) => f.startsWith(n))))

@@ -197,7 +197,7 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
     clock,
     log,
     handlers: {
-      [VERIFICATION_JOB]: (job) => processVerification(verification, (job.payload as { verificationId: string }).verificationId),
+      [VERIFICATION_JOB]: (job) => processVerification(verification, (job.payload as { verificationId: string }).verificationId, job.completeWith),
       ...Object.assign({}, ...FEATURES.map((f) => f.jobHandlers?.(featureRt) ?? {})),
     },
   });

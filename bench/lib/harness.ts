@@ -1,7 +1,7 @@
 // Shared plumbing for the benchmarks: flags (--quick, --built), starting the real headless service or a baseline
 // as a child process and stopping it cleanly, bootstrapping a data folder, statistics and the results file.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -169,3 +169,19 @@ export function writeResult(name: string, result: Record<string, unknown>): void
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * CPU time (user + system, ms) a process has used — or, with `mainThread`, only its main thread (the event loop,
+ * without the WAL sync thread and V8's helpers) — from /proc (Linux; null elsewhere). CPU per request is steadier
+ * than throughput on a machine shared with other work: it does not depend on how much of a core the service got.
+ */
+export function cpuMs(pid: number | undefined, mainThread = false): number | null {
+  try {
+    const file = mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+    const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}

@@ -11,6 +11,8 @@ export interface Principal {
   environment: Environment;
   role: Role;
   keyId?: string;
+  /** The API key's name, when authentication read it (provenance records it without another query). */
+  keyName?: string;
   userId?: string;
   sessionId?: string;
   /** The door the call came through, when the kind does not say it (the CLI acts as `console` through its own door). */

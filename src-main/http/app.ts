@@ -3,7 +3,7 @@
 // the same zod schemas that validate requests.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../../src-shared/app-error';
 import type { CoreRuntime } from '../core/runtime';
@@ -118,6 +118,33 @@ const SCHEMA_COMPILERS: SchemaCompilers = {
 };
 const SINGLE_VALUE_HEADERS = ['idempotency-key', 'x-api-key', 'x-environment'];
 
+/** The Host of a request to the loopback listener: 127.0.0.1 or localhost with the listener's port. */
+function loopbackHost(host: string | undefined, port: number | null): boolean {
+  const h = host ?? '';
+  if (port !== null) return LOOPBACK_HOSTS.some((name) => h === `${name}:${port}`);
+  // inject() sends 'localhost:80'; tests run through inject with the same rule, so allow the port-less forms only there.
+  return h === 'localhost:80' || h === 'localhost';
+}
+
+/**
+ * Node joins a repeated custom header into one "a, b" string; these must see that two were sent (api-decisions).
+ * Only a value holding a comma can be a join, so the raw headers are read only then.
+ */
+function checkRepeatedHeaders(req: FastifyRequest): void {
+  for (const name of SINGLE_VALUE_HEADERS) {
+    const joined = req.headers[name];
+    if (typeof joined !== 'string' || !joined.includes(',')) continue;
+    const values: string[] = [];
+    const raw = req.raw.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
+    if (values.length > 1 && name === 'idempotency-key') throw new AppError('IDEMPOTENCY_KEY_INVALID', {
+        message: 'Send exactly one Idempotency-Key header.',
+        details: [{ field: 'Idempotency-Key', message: `was sent ${values.length} times; send it exactly once` }],
+      });
+    if (values.length > 1) req.headers[name] = values;
+  }
+}
+
 export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(o.loggerInstance ? { loggerInstance: o.loggerInstance } : { logger: o.logger ?? false }),
@@ -150,54 +177,62 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     sockets.set(socket, 0);
     socket.once('close', () => sockets.delete(socket));
   });
-  const done = (req: { raw: { socket: Socket } }) => {
+  const done = (req: FastifyRequest) => {
     const socket = tcpSocketOf(req.raw.socket);
     const n = sockets.get(socket);
     if (n !== undefined) sockets.set(socket, Math.max(0, n - 1));
   };
-  app.addHook('onRequest', async (req) => {
+  // The per-request checks in one callback hook (each async hook costs a promise and a turn of the hook runner,
+  // on every request): count the request on its socket, refuse repeated single-value headers, and (loopback
+  // listener) refuse a Host that does not name it (a public URL's Host is checked by its own hook below).
+  app.addHook('onRequest', (req, reply, next) => {
     const socket = tcpSocketOf(req.raw.socket);
     const n = sockets.get(socket);
     if (n !== undefined) sockets.set(socket, n + 1);
+    try {
+      checkRepeatedHeaders(req);
+    } catch (err) {
+      next(err as Error);
+      return;
+    }
+    if (!o.publicUrl && o.loopbackOnly && !loopbackHost(req.headers.host, o.port())) {
+      // A reply sent from a hook ends the chain (next() is not called).
+      sendError(reply, 'FORBIDDEN', { message: 'This listener answers only requests addressed to 127.0.0.1 or localhost.' });
+      return;
+    }
+    next();
   });
-  app.addHook('onResponse', async (req) => done(req));
-  app.addHook('onRequestAbort', async (req) => done(req));
+  app.addHook('onResponse', (req, _reply, next) => {
+    done(req);
+    next();
+  });
+  app.addHook('onRequestAbort', (req, next) => {
+    done(req);
+    next();
+  });
   // Once the listener closes, every answer still in flight says `Connection: close`: a keep-alive client would
   // otherwise hold its idle connection open and make close() wait for the keep-alive timeout (about 72 s).
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (req, reply) => {
+  // Acknowledged means on disk: no answer leaves while a write it may depend on (its own, or another request's
+  // that it read) is committed but not yet synced (store/write-port.ts). Immediate when nothing is outstanding.
+  const durable = o.rt.deps.durable;
+  app.addHook('onSend', (req, reply, payload, next) => {
     if (closing) reply.header('connection', 'close');
     if (reply.statusCode === 413 && !req.raw.complete) {
       reply.header('connection', 'close');
       lingerAfterRefusal(req.raw);
     }
-  });
-  // Acknowledged means on disk: no answer leaves while a write it may depend on (its own, or another request's
-  // that it read) is committed but not yet synced (store/write-port.ts). Immediate when nothing is outstanding.
-  const durable = o.rt.deps.durable;
-  if (durable) {
-    app.addHook('onSend', (_req, _reply, payload, next) => {
-      durable().then(
-        () => next(null, payload),
-        (err: unknown) => next(err instanceof Error ? err : new Error(String(err))),
-      );
-    });
-  }
-  // Node joins a repeated custom header into one "a, b" string; these must see that two were sent (api-decisions).
-  app.addHook('onRequest', async (req) => {
-    for (const name of SINGLE_VALUE_HEADERS) {
-      const values: string[] = [];
-      const raw = req.raw.rawHeaders;
-      for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
-      if (values.length > 1 && name === 'idempotency-key') throw new AppError('IDEMPOTENCY_KEY_INVALID', {
-          message: 'Send exactly one Idempotency-Key header.',
-          details: [{ field: 'Idempotency-Key', message: `was sent ${values.length} times; send it exactly once` }],
-        });
-      if (values.length > 1) req.headers[name] = values;
+    if (!durable) {
+      next(null, payload);
+      return;
     }
+    durable().then(
+      () => next(null, payload),
+      (err: unknown) => next(err instanceof Error ? err : new Error(String(err))),
+    );
   });
 
   if (o.publicUrl) {
@@ -220,16 +255,6 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
         reply.header('Strict-Transport-Security', 'max-age=31536000');
       });
     }
-  } else if (o.loopbackOnly) {
-    app.addHook('onRequest', async (req, reply) => {
-      const port = o.port();
-      const host = req.headers.host ?? '';
-      const ok = port !== null && LOOPBACK_HOSTS.some((h) => host === `${h}:${port}`);
-      // inject() sends 'localhost:80'; tests run through inject with the same rule, so allow the port-less forms only there.
-      if (!ok && !(port === null && (host === 'localhost:80' || host === 'localhost'))) {
-        return sendError(reply, 'FORBIDDEN', { message: 'This listener answers only requests addressed to 127.0.0.1 or localhost.' });
-      }
-    });
   }
 
   // Recorded from here (after documentDoorErrors completed the schemas); the document is built on first request.

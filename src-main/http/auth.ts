@@ -43,24 +43,38 @@ function environmentHeader(req: FastifyRequest): 'sandbox' | 'live' {
 export type AuthMode = 'apiKey' | 'bearer' | 'either';
 
 export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RateLimiter) {
-  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const key = headerValue(req.headers['x-api-key']);
-    const token = mode === 'apiKey' ? undefined : bearerToken(req);
-    if (mode === 'bearer') {
-      if (!token) throw new AppError('TOKEN_INVALID', { message: 'Send an access token in the Authorization: Bearer header.' });
-      req.principal = await authenticateBearer(rt.deps, token, environmentHeader(req));
-    } else if (mode === 'either' && token) {
-      req.principal = await authenticateBearer(rt.deps, token, environmentHeader(req));
-    } else {
-      req.principal = authenticateApiKey(rt.deps, key);
-    }
-    const p = req.principal;
+  const admit = (req: FastifyRequest, reply: FastifyReply, p: Principal): void => {
+    req.principal = p;
     const audit = currentAuditContext();
     if (audit) audit.principal = p;
     const wait = limiter.take(p.keyId ?? p.userId ?? p.organizationId);
     if (wait > 0) {
       reply.header('Retry-After', String(wait));
       throw new AppError('RATE_LIMITED', { retryAfterSeconds: wait });
+    }
+  };
+  // API keys are checked synchronously (a cached lookup): a callback hook, no promise per request.
+  if (mode === 'apiKey') {
+    return (req: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void): void => {
+      try {
+        admit(req, reply, authenticateApiKey(rt.deps, headerValue(req.headers['x-api-key'])));
+      } catch (err) {
+        next(err as Error);
+        return;
+      }
+      next();
+    };
+  }
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const key = headerValue(req.headers['x-api-key']);
+    const token = bearerToken(req);
+    if (mode === 'bearer') {
+      if (!token) throw new AppError('TOKEN_INVALID', { message: 'Send an access token in the Authorization: Bearer header.' });
+      admit(req, reply, await authenticateBearer(rt.deps, token, environmentHeader(req)));
+    } else if (token) {
+      admit(req, reply, await authenticateBearer(rt.deps, token, environmentHeader(req)));
+    } else {
+      admit(req, reply, authenticateApiKey(rt.deps, key));
     }
   };
 }

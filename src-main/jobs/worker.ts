@@ -93,11 +93,25 @@ export class JobWorker {
 
   private async run(job: Job): Promise<void> {
     const handler = this.o.handlers[job.kind];
+    // Whether the handler's own (now committed) write completed the job (Job.completeWith).
+    let completedWith: boolean | null = null;
+    const withCompletion: Job = {
+      ...job,
+      completeWith: (write) => () => {
+        write();
+        completedWith = complete(this.o.db, this.o.clock.now(), job);
+      },
+    };
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job);
+      await handler(withCompletion);
     } catch (err) {
+      // A write that completed the job and then failed rolled the completion back with it: the lease is still ours.
       await this.fail(job, err);
+      return;
+    }
+    if (completedWith !== null) {
+      if (!completedWith) this.o.log.warn({ jobId: job.id, kind: job.kind }, 'job completion refused: lease lost');
       return;
     }
     // The slot stays taken until the completion is committed. A crash before that only repeats the (idempotent)

@@ -46,6 +46,11 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     migrate(db, migrations);
+    // Statement journals (the savepoint of every write in a group commit, and each INSERT whose triggers write
+    // other tables) stay in memory: past 64 KiB SQLite otherwise spills them to a temp file, created, written and
+    // removed per transaction — about a quarter of a request's store CPU (docs/performance.md, item 2). Set after
+    // the migrations and before any TEMP object is created (changing it later drops them).
+    db.pragma('temp_store = MEMORY');
   } catch (err) {
     db.close();
     throw err;

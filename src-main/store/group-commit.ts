@@ -53,6 +53,8 @@ export class GroupCommitter implements WritePort {
    * which showed as 3.5 % of the async pipeline's CPU when done per write.
    */
   private readonly inSavepoint: (fn: () => void) => void;
+  /** The group transaction (BEGIN IMMEDIATE … COMMIT) around a batch's savepoints; built once too. */
+  private readonly inGroup: (batch: Pending[], outcomes: (unknown | null)[]) => void;
   private readonly syncer: Pick<WalSyncer, 'sync' | 'close'> | null;
   private readonly observe: DurabilityObserver;
   private readonly normal: () => void;
@@ -76,6 +78,21 @@ export class GroupCommitter implements WritePort {
     this.maxBatch = o.maxBatch ?? 256;
     this.observe = o.observe ?? {};
     this.inSavepoint = db.transaction((fn: () => void) => fn());
+    this.inGroup = db.transaction((batch: Pending[], outcomes: (unknown | null)[]) => {
+      for (const p of batch) {
+        try {
+          // A nested better-sqlite3 transaction is a savepoint.
+          this.inSavepoint(p.fn);
+          outcomes.push(null);
+        } catch (e) {
+          // SQLITE_FULL, SQLITE_IOERR and the like may roll the whole transaction back, not just the savepoint:
+          // every write of the batch is gone then, and a later one would run outside any transaction. Fail the
+          // whole batch with that error (found by test/reliability/storage-faults.test.ts).
+          if (!this.db.inTransaction) throw e;
+          outcomes.push(e ?? new Error('write failed'));
+        }
+      }
+    }).immediate;
     const offLoop = o.offLoopSync === true && !db.memory;
     const stand = o.syncForTests;
     this.syncer = !offLoop ? null : stand ? { sync: stand, close: async () => undefined } : new WalSyncer(db, o.warn);
@@ -138,21 +155,7 @@ export class GroupCommitter implements WritePort {
       if (this.syncer) this.normal();
       const changesBefore = this.syncer ? this.totalChanges() : 0;
       try {
-        this.db.transaction(() => {
-          for (const p of batch) {
-            try {
-              // A nested better-sqlite3 transaction is a savepoint.
-              this.inSavepoint(p.fn);
-              outcomes.push(null);
-            } catch (e) {
-              // SQLITE_FULL, SQLITE_IOERR and the like may roll the whole transaction back, not just the savepoint:
-              // every write of the batch is gone then, and a later one would run outside any transaction. Fail the
-              // whole batch with that error (found by test/reliability/storage-faults.test.ts).
-              if (!this.db.inTransaction) throw e;
-              outcomes.push(e ?? new Error('write failed'));
-            }
-          }
-        }).immediate();
+        this.inGroup(batch, outcomes);
       } catch (e) {
         for (const p of batch) p.reject(e);
         continue;

@@ -21,6 +21,7 @@ import { m011WebhookOps } from './migrations/011-webhook-ops';
 import { m013Audit } from './migrations/013-audit';
 import { m014DemoData } from './migrations/014-demo-data';
 import { m015ConsoleSessions } from './migrations/015-console-sessions';
+import { m016PartialQueueIndexes } from './migrations/016-partial-queue-indexes';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m013Audit,
   m014DemoData,
   m015ConsoleSessions,
+  m016PartialQueueIndexes,
 ];

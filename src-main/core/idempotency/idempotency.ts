@@ -33,12 +33,23 @@ export function validateIdempotencyKey(raw: string | string[] | undefined): stri
 /** JSON with object keys sorted, so that key order does not change the fingerprint. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value as Record<string, unknown>).sort();
-  return `{${keys
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-    .join(',')}}`;
+  // Built by concatenation (no intermediate arrays): it runs on every idempotent request.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort();
+  let out = '{';
+  let first = true;
+  for (const k of keys) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(k) + ':' + canonicalJson(v);
+    first = false;
+  }
+  return `${out}}`;
 }
 
 export function fingerprint(method: string, path: string, body: unknown): string {
@@ -115,6 +126,8 @@ export interface Executed {
   body: unknown;
   /** The request's writes; run in one transaction with the stored response, so both or neither survive a crash. */
   persist?: () => void;
+  /** JSON.stringify(body), when persist() has it already (read after persist). */
+  bodyJson?: string;
 }
 
 /** Stores a request's final response early, inside a transaction that writes its effects. */
@@ -165,7 +178,7 @@ export async function runIdempotent(
     await deps.commit(() => {
       result.persist?.();
       // Serialised after persist(): a write may complete the answer (a charge taken in this same transaction).
-      body = JSON.stringify(result.body);
+      body = result.bodyJson ?? JSON.stringify(result.body);
       completeIdempotent(deps, scope, key, fp, result.statusCode, body);
     });
   } finally {

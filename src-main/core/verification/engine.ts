@@ -13,7 +13,7 @@ import { newId } from '../ids';
 import type { Principal } from '../principal';
 import { chargeVerification, reverseCharge } from '../billing/billing';
 import { provenanceOf } from './provenance';
-import { getStored, insertVerification, updateVerification } from './records';
+import { getResultJson, getStored, insertVerification, updateVerification } from './records';
 import type { KindSpec, ProviderAnswer, ProviderContext, VerificationKind } from './types';
 import { appendAudit } from '../audit/audit-log';
 
@@ -53,6 +53,8 @@ export interface Submitted {
   statusCode: 200 | 202;
   body: VerificationRecord;
   persist: () => void;
+  /** Set by persist() when it stored the body as it is: its JSON text, so the answer is not serialised twice. */
+  bodyJson?: string;
 }
 
 function specFor(rt: VerificationRuntime, kind: VerificationKind): KindSpec<unknown> {
@@ -152,10 +154,10 @@ export async function submitVerification(
       statusCode: 200,
       body: rec,
       persist: () => {
-        insertVerification(deps.db, { ...stored, record: rec });
+        const json = insertVerification(deps.db, { ...stored, record: rec });
         // An async submission that ends at once still tells its webhooks (docs/api-decisions.md): integrations that
         // wait only for events must finish too.
-        if (isAsync) insertOutboxEvent(deps, p.organizationId, rec, now);
+        if (isAsync) insertOutboxEvent(deps, p.organizationId, rec, now, json);
       },
     };
   }
@@ -214,7 +216,14 @@ export async function submitVerification(
   const answer = await askSafely(rt, kind, request, ctx);
   if (!live) {
     const rec = applyAnswer(spec, request, base, answer, deps.clock.now());
-    return { statusCode: 200, body: rec, persist: () => insertVerification(deps.db, { ...stored, record: rec }) };
+    const out: Submitted = {
+      statusCode: 200,
+      body: rec,
+      persist: () => {
+        out.bodyJson = insertVerification(deps.db, { ...stored, record: rec });
+      },
+    };
+    return out;
   }
   const doneAt = deps.clock.now();
   const rec = withChargeOutcome(applyAnswer(spec, request, base, answer, doneAt));
@@ -252,10 +261,20 @@ function withChargeOutcome(rec: VerificationRecord): VerificationRecord {
   return rec;
 }
 
+/** A record as read before its transaction: reused when the stored text has not changed since. */
+interface ReadBefore {
+  resultJson: string;
+  record: VerificationRecord;
+  request: unknown;
+  organizationId: string;
+}
+
 /**
  * Writes the final record of a still-pending verification, reversing its charge when the outcome is a non-answer,
  * and (async) its outbox event — all in one transaction. Does nothing when the record is no longer pending, so
- * the queue's at-least-once delivery, the sync guard and a late answer can all call it safely.
+ * the queue's at-least-once delivery, the sync guard and a late answer can all call it safely. `before`: the
+ * record as the caller read it; inside the transaction only its stored text is read again, and parsed again only
+ * if it changed.
  */
 function settle(
   rt: VerificationRuntime,
@@ -263,36 +282,74 @@ function settle(
   finish: (pending: VerificationRecord, request: unknown) => VerificationRecord,
   nowMs: number,
   emitEvent: boolean,
-): { applied: boolean; record: VerificationRecord | null } {
-  const { deps } = rt;
-  return deps.db.transaction((): { applied: boolean; record: VerificationRecord | null } => {
-    const fresh = getStored(deps.db, verificationId);
-    if (!fresh || fresh.record.status !== 'pending') return { applied: false, record: fresh?.record ?? null };
-    const rec = withChargeOutcome(finish(fresh.record, fresh.request));
-    if (rec.charge.status === 'reversed') reverseCharge(deps.db, verificationId, nowMs);
-    updateVerification(deps.db, rec);
-    if (!emitEvent) return { applied: true, record: rec };
-    insertOutboxEvent(deps, fresh.organizationId, rec, nowMs);
-    return { applied: true, record: rec };
-  }).immediate();
+  before?: ReadBefore,
+): Settled {
+  // One transaction wrapper per store: better-sqlite3 builds a new one (four functions) on every transaction() call.
+  let tx = settleTx.get(rt.deps.db);
+  if (!tx) {
+    tx = rt.deps.db.transaction(settleIn).immediate as typeof settleIn;
+    settleTx.set(rt.deps.db, tx);
+  }
+  return tx(rt, verificationId, finish, nowMs, emitEvent, before);
 }
 
-/** The verification's event (interface §6) into the outbox, in the caller's transaction. */
-function insertOutboxEvent(deps: CoreDeps, organizationId: string, rec: VerificationRecord, nowMs: number): void {
+interface Settled {
+  applied: boolean;
+  record: VerificationRecord | null;
+}
+
+const settleTx = new WeakMap<object, typeof settleIn>();
+
+function settleIn(
+  rt: VerificationRuntime,
+  verificationId: string,
+  finish: (pending: VerificationRecord, request: unknown) => VerificationRecord,
+  nowMs: number,
+  emitEvent: boolean,
+  before: ReadBefore | undefined,
+): Settled {
+  const { deps } = rt;
+  let fresh: Pick<ReadBefore, 'record' | 'request' | 'organizationId'> | null = null;
+  if (before) {
+    const now = getResultJson(deps.db, verificationId);
+    if (now === before.resultJson) fresh = before;
+    else if (now !== null) fresh = getStored(deps.db, verificationId);
+  } else fresh = getStored(deps.db, verificationId);
+  if (!fresh || fresh.record.status !== 'pending') return { applied: false, record: fresh?.record ?? null };
+  const rec = withChargeOutcome(finish(fresh.record, fresh.request));
+  if (rec.charge.status === 'reversed') reverseCharge(deps.db, verificationId, nowMs);
+  const json = JSON.stringify(rec);
+  updateVerification(deps.db, rec, json);
+  if (!emitEvent) return { applied: true, record: rec };
+  insertOutboxEvent(deps, fresh.organizationId, rec, nowMs, json);
+  return { applied: true, record: rec };
+}
+
+/** The verification's event (interface §6) into the outbox, in the caller's transaction. `recJson`: JSON.stringify(rec). */
+function insertOutboxEvent(deps: CoreDeps, organizationId: string, rec: VerificationRecord, nowMs: number, recJson: string = JSON.stringify(rec)): void {
   const event = rec.status === 'success' ? 'verification.completed' : 'verification.failed';
-  const payload = { event, verificationId: rec.id, organizationId, timestamp: iso(nowMs), data: rec };
+  const at = iso(nowMs);
+  // JSON.stringify({ event, verificationId, organizationId, timestamp, data: rec }), with the record's text reused.
+  const payload = `{"event":${JSON.stringify(event)},"verificationId":${JSON.stringify(rec.id)},"organizationId":${JSON.stringify(organizationId)},"timestamp":${JSON.stringify(at)},"data":${recJson}}`;
   deps.db
     .prepare(
       `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(newId('evt'), organizationId, rec.environment, event, rec.id, JSON.stringify(payload), iso(nowMs));
+    .run(newId('evt'), organizationId, rec.environment, event, rec.id, payload, at);
   // Wakes the webhook dispatcher once this transaction has committed, instead of it polling the outbox.
   signalWork(deps.db, 'outbox');
 }
 
-/** Completes a pending async verification; safe to run twice (at-least-once queue). */
-export async function processVerification(rt: VerificationRuntime, verificationId: string): Promise<void> {
+/**
+ * Completes a pending async verification; safe to run twice (at-least-once queue). `completeWith`: the queue's
+ * wrapper that completes the job in the same transaction as the result (Job.completeWith).
+ */
+export async function processVerification(
+  rt: VerificationRuntime,
+  verificationId: string,
+  completeWith: (write: () => void) => () => void = (write) => write,
+): Promise<void> {
   const { deps } = rt;
   const stored = getStored(deps.db, verificationId);
   if (!stored || stored.record.status !== 'pending' || stored.record.mode !== 'async') return;
@@ -308,10 +365,13 @@ export async function processVerification(rt: VerificationRuntime, verificationI
   // (A provider that answers VERIFICATION_CANCELLED itself, e.g. a sandbox fixture, is a final answer.)
   if (answer.interrupted) throw new Error('upstream call cancelled: the service is stopping');
   const now = deps.clock.now();
-  // Through the group commit: concurrent completions share one fsync (settle's own transaction becomes a savepoint).
-  await deps.commit(() => {
-    settle(rt, verificationId, (pending, request) => applyAnswer(spec, request, pending, answer, now), now, true);
-  });
+  // Through the group commit: concurrent completions share one fsync (settle's own transaction becomes a savepoint),
+  // and the job's completion rides the same write.
+  await deps.commit(
+    completeWith(() => {
+      settle(rt, verificationId, (pending, request) => applyAnswer(spec, request, pending, answer, now), now, true, stored);
+    }),
+  );
 }
 
 /**

@@ -12,6 +12,7 @@ export function doorOf(p: Principal): Door {
 export function provenanceOf(db: Db, p: Principal): Provenance {
   const door = doorOf(p);
   if (p.kind === 'apiKey') {
+    if (p.keyName !== undefined) return { actorType: 'api_key', actorId: p.keyId ?? null, actorLabel: p.keyName, door };
     const row = p.keyId ? (db.prepare('SELECT name FROM api_keys WHERE id = ?').get(p.keyId) as { name: string } | undefined) : undefined;
     return { actorType: 'api_key', actorId: p.keyId ?? null, actorLabel: row?.name ?? null, door };
   }

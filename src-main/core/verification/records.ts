@@ -16,8 +16,10 @@ export interface StoredVerification {
   provenance?: Provenance;
 }
 
-export function insertVerification(db: Db, v: StoredVerification): void {
+/** Stores a new record; returns the JSON text stored as its `result` (what an answer of the same record is). */
+export function insertVerification(db: Db, v: StoredVerification): string {
   const r = v.record;
+  const json = JSON.stringify(r);
   db.prepare(
     `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode,
        request, result, error_code, charge_amount, charge_currency, charge_status, created_at, completed_at,
@@ -25,17 +27,19 @@ export function insertVerification(db: Db, v: StoredVerification): void {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.id, v.organizationId, r.environment, v.kind, r.verificationType, r.country, r.identifier, r.status, r.mode,
-    JSON.stringify(v.request), JSON.stringify(r), r.error?.code ?? null, r.charge.amount, r.charge.currency,
+    JSON.stringify(v.request), json, r.error?.code ?? null, r.charge.amount, r.charge.currency,
     r.charge.status, r.createdAt, r.completedAt,
     v.provenance?.actorType ?? null, v.provenance?.actorId ?? null, v.provenance?.actorLabel ?? null, v.provenance?.door ?? null,
   );
+  return json;
 }
 
-export function updateVerification(db: Db, r: VerificationRecord): void {
+/** `json`: the record's JSON when the caller already has it (JSON.stringify(r)). */
+export function updateVerification(db: Db, r: VerificationRecord, json: string = JSON.stringify(r)): void {
   db.prepare(
     `UPDATE verifications SET status = ?, result = ?, error_code = ?, charge_amount = ?, charge_currency = ?, charge_status = ?,
        completed_at = ? WHERE id = ?`,
-  ).run(r.status, JSON.stringify(r), r.error?.code ?? null, r.charge.amount, r.charge.currency, r.charge.status, r.completedAt, r.id);
+  ).run(r.status, json, r.error?.code ?? null, r.charge.amount, r.charge.currency, r.charge.status, r.completedAt, r.id);
 }
 
 export function getVerification(db: Db, organizationId: string, environment: string, id: string): VerificationRecord | null {
@@ -45,7 +49,8 @@ export function getVerification(db: Db, organizationId: string, environment: str
   return row ? (JSON.parse(row.result) as VerificationRecord) : null;
 }
 
-export function getStored(db: Db, id: string): (StoredVerification & { environment: string }) | null {
+/** A stored record with its request, parsed; `resultJson` is the stored text the record was parsed from. */
+export function getStored(db: Db, id: string): (StoredVerification & { environment: string; resultJson: string }) | null {
   const row = db.prepare('SELECT organization_id, environment, kind, request, result FROM verifications WHERE id = ?').get(id) as
     | { organization_id: string; environment: string; kind: VerificationKind; request: string; result: string }
     | undefined;
@@ -56,7 +61,13 @@ export function getStored(db: Db, id: string): (StoredVerification & { environme
     kind: row.kind,
     request: JSON.parse(row.request) as unknown,
     record: JSON.parse(row.result) as VerificationRecord,
+    resultJson: row.result,
   };
+}
+
+/** The stored `result` text of a record (null when there is none), to check it is still what was read before. */
+export function getResultJson(db: Db, id: string): string | null {
+  return (db.prepare('SELECT result FROM verifications WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null;
 }
 
 const KIND_FILTERS = new Set(['account', 'phone', 'identity', 'face', 'address']);

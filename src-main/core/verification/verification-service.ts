@@ -29,10 +29,10 @@ export function submitOnce(
   request: { mode?: 'async' } & object,
   idempotencyKey: string = `once-${randomUUID()}`,
 ): Promise<IdempotentResponse> {
-  return runIdempotentRequest(rt.deps, p, idempotencyKey, { method: 'POST', path: `/verify/${kind}`, body: request }, async (early) => {
-    const s = await submit(rt, p, kind, request, early);
-    return { statusCode: s.statusCode, body: s.body, persist: s.persist };
-  });
+  // The Submitted itself: persist() may fill its bodyJson (the stored record's text, sent as the answer).
+  return runIdempotentRequest(rt.deps, p, idempotencyKey, { method: 'POST', path: `/verify/${kind}`, body: request }, (early) =>
+    submit(rt, p, kind, request, early),
+  );
 }
 
 export function getOne(rt: VerificationRuntime, p: Principal, id: string): VerificationRecord {

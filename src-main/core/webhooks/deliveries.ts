@@ -15,6 +15,7 @@ import type {
 } from '../../../src-shared/schemas/webhooks';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
+import type { Db } from '../../store/database';
 import { newId } from '../ids';
 import type { CoreRuntime } from '../runtime';
 import { deliveryHeaders, isLocalReceiverUrl, localReceiverUrl, send, type SendOutcome, type SentHeaders } from './sender';
@@ -94,57 +95,95 @@ interface OutboxRow {
  * a failed or paused period are never delivered later (interface §3.2).
  */
 export function fanOut(deps: CoreDeps, limit = 100): number {
-  return deps.db
-    .transaction((): number => {
-      const events = deps.db
-        .prepare(`SELECT * FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`)
-        .all(limit) as OutboxRow[];
-      if (events.length === 0) return 0;
-      const nowMs = deps.clock.now();
-      const now = iso(nowMs);
-      const hooksOf = deps.db.prepare(
-        `SELECT id, events, active_since_ms FROM webhooks
-         WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`,
-      );
-      const insert = deps.db.prepare(
-        `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
-           verification_id, payload, status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
-      );
-      const mark = deps.db.prepare('UPDATE outbox_events SET dispatched_at = ? WHERE id = ?');
-      for (const e of events) {
-        const eventMs = Date.parse(e.created_at);
-        const hooks = hooksOf.all(e.organization_id, e.environment) as { id: string; events: string; active_since_ms: number }[];
-        for (const h of hooks) {
-          if (!(JSON.parse(h.events) as string[]).includes(e.event_type)) continue;
-          if (h.active_since_ms > eventMs) continue;
-          insert.run(newId('del'), h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now);
-        }
-        mark.run(now, e.id);
-      }
-      return events.length;
-    })
-    .immediate();
+  return txOf(deps.db, 'fanOut', fanOutTx)(deps, limit);
+}
+
+// better-sqlite3's transaction() builds a new wrapper (four functions and their properties) on every call; the
+// dispatcher runs these once per attempt, so each store keeps one wrapper per function.
+const wrappers = new WeakMap<Db, Map<string, unknown>>();
+function txOf<A extends unknown[], R>(db: Db, name: string, fn: (...args: A) => R): (...args: A) => R {
+  let m = wrappers.get(db);
+  if (!m) {
+    m = new Map();
+    wrappers.set(db, m);
+  }
+  let w = m.get(name) as ((...args: A) => R) | undefined;
+  if (!w) {
+    w = db.transaction(fn).immediate as (...args: A) => R;
+    m.set(name, w);
+  }
+  return w;
+}
+
+interface SubscribedHook {
+  id: string;
+  events: readonly string[];
+  activeSinceMs: number;
+}
+
+function fanOutTx(deps: CoreDeps, limit: number): number {
+  const { db } = deps;
+  const events = db
+    .prepare(
+      `SELECT id, organization_id, environment, event_type, verification_id, payload, created_at FROM outbox_events
+       WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`,
+    )
+    .all(limit) as OutboxRow[];
+  if (events.length === 0) return 0;
+  const nowMs = deps.clock.now();
+  const now = iso(nowMs);
+  const hooksOf = db.prepare(
+    `SELECT id, events, active_since_ms FROM webhooks
+     WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`,
+  );
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
+       verification_id, payload, status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+  );
+  const mark = db.prepare('UPDATE outbox_events SET dispatched_at = ? WHERE id = ?');
+  // The subscribed webhooks of each organization and environment, read and parsed once per pass: nothing else
+  // writes between the statements of this transaction.
+  const subscribed = new Map<string, SubscribedHook[]>();
+  for (const e of events) {
+    const scope = `${e.organization_id}\n${e.environment}`;
+    let hooks = subscribed.get(scope);
+    if (!hooks) {
+      hooks = (hooksOf.all(e.organization_id, e.environment) as { id: string; events: string; active_since_ms: number }[]).map((h) => ({
+        id: h.id,
+        events: JSON.parse(h.events) as string[],
+        activeSinceMs: h.active_since_ms,
+      }));
+      subscribed.set(scope, hooks);
+    }
+    const eventMs = hooks.length > 0 ? Date.parse(e.created_at) : 0;
+    for (const h of hooks) {
+      if (!h.events.includes(e.event_type)) continue;
+      if (h.activeSinceMs > eventMs) continue;
+      insert.run(newId('del'), h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now);
+    }
+    mark.run(now, e.id);
+  }
+  return events.length;
 }
 
 /** Leases up to `limit` deliveries whose next attempt is due. */
 export function claimDue(deps: CoreDeps, limit: number): string[] {
-  return deps.db
-    .transaction((): string[] => {
-      const nowMs = deps.clock.now();
-      const ids = (
-        deps.db
-          .prepare(
-            `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
-             AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?`,
-          )
-          .all(nowMs, nowMs, limit) as { id: string }[]
-      ).map((r) => r.id);
-      const lease = deps.db.prepare('UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?');
-      for (const id of ids) lease.run(nowMs + ATTEMPT_LEASE_MS, id);
-      return ids;
-    })
-    .immediate();
+  return txOf(deps.db, 'claimDue', claimDueTx)(deps, limit);
+}
+
+function claimDueTx(deps: CoreDeps, limit: number): string[] {
+  const nowMs = deps.clock.now();
+  const ids = deps.db
+    .prepare(
+      `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
+       AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?`,
+    )
+    .pluck()
+    .all(nowMs, nowMs, limit) as string[];
+  const lease = deps.db.prepare('UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?');
+  for (const id of ids) lease.run(nowMs + ATTEMPT_LEASE_MS, id);
+  return ids;
 }
 
 /** On start: attempt leases of a process that died are dropped, so those deliveries are attempted now. */
@@ -165,6 +204,31 @@ export function nextDueAt(deps: CoreDeps): number | null {
 
 function deliveryRow(deps: CoreDeps, id: string): DeliveryRow | undefined {
   return deps.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+}
+
+/** What an attempt needs of its delivery (not the last response, nor the headers of the last attempt). */
+type AttemptDelivery = Pick<DeliveryRow, 'id' | 'webhook_id' | 'organization_id' | 'event_type' | 'payload' | 'status' | 'attempts'>;
+
+/**
+ * What an attempt needs of its webhook, and the organization's forward target (a setting) in the same statement.
+ * The sealed secrets are opened through a cache (secret-sealing.ts).
+ */
+type AttemptHook = Pick<WebhookRow, 'id' | 'url' | 'status' | 'deleted_at' | 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms'> & {
+  forward: string | null;
+};
+
+function attemptRows(deps: CoreDeps, deliveryId: string): { d: AttemptDelivery; hook: AttemptHook | undefined } | undefined {
+  const d = deps.db
+    .prepare('SELECT id, webhook_id, organization_id, event_type, payload, status, attempts FROM webhook_deliveries WHERE id = ?')
+    .get(deliveryId) as AttemptDelivery | undefined;
+  if (!d) return undefined;
+  const hook = deps.db
+    .prepare(
+      `SELECT id, url, status, deleted_at, secret, previous_secret, previous_secret_expires_at_ms,
+         (SELECT value FROM settings WHERE key = ?) AS forward FROM webhooks WHERE id = ?`,
+    )
+    .get(FORWARD_KEY(d.organization_id), d.webhook_id) as AttemptHook | undefined;
+  return { d, hook };
 }
 
 function webhookRowById(deps: CoreDeps, id: string): WebhookRow | undefined {
@@ -217,8 +281,7 @@ export function setForward(rt: CoreRuntime, organizationId: string, url: string 
   return { url: checked.url };
 }
 
-async function forwardCopy(rt: CoreRuntime, d: DeliveryRow, headers: SentHeaders): Promise<void> {
-  const target = getForward(rt.deps, d.organization_id);
+async function forwardCopy(rt: CoreRuntime, d: AttemptDelivery, target: string | null, headers: SentHeaders): Promise<void> {
   if (!target) return;
   const startedMs = rt.deps.clock.now();
   const outcome = await send(rt, target, d.payload, headers, { local: true });
@@ -245,7 +308,7 @@ const UNSIGNABLE: SendOutcome = {
 
 // A sealed secret that does not open (data folder copied without secret.key) must not crash the attempt in a
 // loop: null makes it an ordinary failed attempt.
-function openSigningSecrets(deps: CoreDeps, hook: WebhookRow, nowMs: number): string[] | null {
+function openSigningSecrets(deps: CoreDeps, hook: Pick<WebhookRow, 'id' | 'secret' | 'previous_secret' | 'previous_secret_expires_at_ms'>, nowMs: number): string[] | null {
   try {
     return signingSecrets(deps, hook, nowMs);
   } catch {
@@ -266,10 +329,10 @@ export async function runScheduledAttempt(
   commit: (fn: () => void) => Promise<void> = async (fn) => void rt.deps.db.transaction(fn)(),
 ): Promise<void> {
   const { deps } = rt;
-  const d = deliveryRow(deps, deliveryId);
-  if (!d) return;
+  const rows = attemptRows(deps, deliveryId);
+  if (!rows) return;
+  const { d, hook } = rows;
   if (kind === 'scheduled' && d.status !== 'pending') return;
-  const hook = webhookRowById(deps, d.webhook_id);
   if (!hook || hook.deleted_at !== null || (kind === 'scheduled' && hook.status !== 'active')) {
     if (d.status === 'pending') {
       const nowMs = deps.clock.now();
@@ -289,14 +352,16 @@ export async function runScheduledAttempt(
   const [outcome] = headers
     ? await Promise.all([
         send(rt, hook.url, d.payload, headers),
-        forwardCopy(rt, d, headers).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed')),
+        forwardCopy(rt, d, hook.forward, headers).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed')),
       ])
     : [UNSIGNABLE];
   const endMs = deps.clock.now();
   let failedWebhook = false;
   let failure: WebhookFailedEvent | null = null;
   await commit(() => {
-    const fresh = deliveryRow(deps, d.id);
+    const fresh = deps.db.prepare('SELECT status, attempts, next_attempt_at_ms FROM webhook_deliveries WHERE id = ?').get(d.id) as
+      | Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at_ms'>
+      | undefined;
     if (!fresh) return;
     // A scheduled attempt that lost its delivery meanwhile (cancelled, or a duplicate run) is still logged.
     const counts = kind === 'manual' || (fresh.status === 'pending' && fresh.attempts === d.attempts);

@@ -32,8 +32,26 @@ export function sealWebhookSecret(deps: CoreDeps, plain: string): string {
  * seal yet) keep signing until the next start seals them. An erased secret (deleted webhook) stays empty.
  */
 export function openWebhookSecret(deps: CoreDeps, stored: string): string {
-  return isSealed(stored) ? webhookSecretBox(deps).open(stored) : stored;
+  if (!isSealed(stored)) return stored;
+  // Every attempt signs, and opening (AES-GCM with a fresh decipher) cost more than both signatures: the opened
+  // value is kept per sealed value. A rotation seals a new value (a new entry), so nothing stale is ever used; the
+  // box's own key is held in memory anyway, so this keeps nothing an attacker in the process could not open.
+  let cache = opened.get(deps);
+  if (!cache) {
+    cache = new Map();
+    opened.set(deps, cache);
+  }
+  let plain = cache.get(stored);
+  if (plain === undefined) {
+    plain = webhookSecretBox(deps).open(stored);
+    if (cache.size >= OPENED_CACHE_SIZE) cache.clear();
+    cache.set(stored, plain);
+  }
+  return plain;
 }
+
+const OPENED_CACHE_SIZE = 1000;
+const opened = new WeakMap<CoreDeps, Map<string, string>>();
 
 /** The opened secret, or null when it does not open (another folder's or a lost key). */
 export function tryOpenWebhookSecret(deps: CoreDeps, stored: string): string | null {

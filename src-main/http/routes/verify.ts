@@ -33,9 +33,15 @@ export const IdemHeaders = z.object({
     .meta({ description: 'A unique key per operation: 1 to 255 printable ASCII characters. A retry with the same key and body replays the first answer for 24 hours.', example: 'order-8812-verify-1' }),
 });
 
-/** preValidation hook of the idempotent POSTs (see IdemHeaders). */
-export async function requireIdempotencyKey(req: FastifyRequest): Promise<void> {
-  validateIdempotencyKey(req.headers['idempotency-key']);
+/** preValidation hook of the idempotent POSTs (see IdemHeaders). A callback hook: no promise per request. */
+export function requireIdempotencyKey(req: FastifyRequest, _reply: FastifyReply, next: (err?: Error) => void): void {
+  try {
+    validateIdempotencyKey(req.headers['idempotency-key']);
+  } catch (err) {
+    next(err as Error);
+    return;
+  }
+  next();
 }
 
 /**

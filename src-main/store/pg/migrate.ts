@@ -22,6 +22,7 @@ import { pg011WebhookOps } from './migrations/011-webhook-ops';
 import { pg013Audit } from './migrations/013-audit';
 import { pg014DemoData } from './migrations/014-demo-data';
 import { pg015ConsoleSessions } from './migrations/015-console-sessions';
+import { pg016PartialQueueIndexes } from './migrations/016-partial-queue-indexes';
 
 export interface PgMigration {
   version: number;
@@ -45,6 +46,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg013Audit,
   pg014DemoData,
   pg015ConsoleSessions,
+  pg016PartialQueueIndexes,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */
