@@ -14,6 +14,7 @@ import { settingsFeature } from './feature-settings';
 import { verificationFeature } from './feature-verification';
 import { backupsFeature } from './feature-backups';
 import { auditFeature } from './feature-audit';
+import { housekeepingFeature } from './feature-housekeeping';
 import { demoFeature } from './feature-demo';
 
 export interface FeatureRuntime {
@@ -48,4 +49,5 @@ export const FEATURES: readonly Feature[] = [
   backupsFeature,
   auditFeature,
   demoFeature,
+  housekeepingFeature,
 ];

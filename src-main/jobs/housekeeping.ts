@@ -1,0 +1,26 @@
+// Housekeeping of the queue's own tables (docs/reliability.md, "Housekeeping"): finished jobs and expired idempotency
+// keys are removed once an hour, so neither table grows for ever in a service that never restarts. Nothing a user
+// can see is removed: a finished job's result lives in its verification or delivery, and an idempotency key is
+// answered only until it expires (RETENTION_MS). Keys in flight are never touched.
+import type { CoreDeps } from '../core/context';
+import { purgeDone } from './queue';
+
+/** Finished jobs are kept this long (for inspection after an incident), then removed. */
+export const DONE_JOB_RETENTION_MS = 7 * 24 * 3_600_000;
+export const HOUSEKEEPING_EVERY_MS = 3_600_000;
+
+export interface HousekeepingResult {
+  jobs: number;
+  idempotencyKeys: number;
+}
+
+/** One pass: removes done jobs older than the retention and finished idempotency keys past their expiry. */
+export async function housekeeping(deps: CoreDeps): Promise<HousekeepingResult> {
+  const now = deps.clock.now();
+  const result: HousekeepingResult = { jobs: 0, idempotencyKeys: 0 };
+  await deps.commit(() => {
+    result.jobs = purgeDone(deps.db, now - DONE_JOB_RETENTION_MS);
+    result.idempotencyKeys = deps.db.prepare("DELETE FROM idempotency_keys WHERE state = 'done' AND expires_at_ms <= ?").run(now).changes;
+  });
+  return result;
+}
