@@ -2,7 +2,8 @@
 // when), and the console channels behind Settings › Backups and the storage banner. The CLI: cli/db-commands.ts.
 import type { z } from 'zod';
 import type { BackupChannels } from '../src-shared/channels-backups';
-import type { ConsoleContext } from './console/handlers';
+import { AppError } from '../src-shared/app-error';
+import { owner, type ConsoleContext } from './console/handlers';
 import { cancelPendingRestore, createBackup, scheduleRestoreByName } from './core/backups/backups';
 import { backupsOverview, runDueBackup, saveBackupSchedule } from './core/backups/schedule';
 import type { CoreRuntime } from './core/runtime';
@@ -45,7 +46,14 @@ export function backupConsoleHandlers(ctx: ConsoleContext): BackupHandlers {
     'storage:status': async () =>
       storageHealthOf(rt.deps.db)?.status() ?? { status: 'ok', reason: null, message: null, dataDir, freeBytes: null, since: null, refused: 0 },
     'backups:list': async () => backupsOverview(rt),
-    'backups:create': async ({ includeKey }) => createBackup(rt.deps.db, dataDir, { includeKey: includeKey === true }),
+    'backups:create': async ({ includeKey }) => {
+      // A backup that carries secret.key opens every sealed secret (provider credentials, webhook signing secrets):
+      // only an owner may take one, as only an owner may restore (docs/team-server.md, "Roles in every console channel").
+      if (includeKey === true && owner(ctx).role !== 'OWNER') {
+        throw new AppError('FORBIDDEN', { message: 'Only an owner can make a backup that includes the data key (secret.key).' });
+      }
+      return createBackup(rt.deps.db, dataDir, { includeKey: includeKey === true });
+    },
     'backups:schedule': async (s) => {
       saveBackupSchedule(rt, s);
       return backupsOverview(rt);

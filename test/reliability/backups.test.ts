@@ -90,6 +90,26 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     expect(inspectStoreFile(join(dir, 'verification-console.sqlite')).integrity).toBe('ok');
   });
 
+  it('two backups in one second get two files (-2); a file named by the caller is never overwritten', async () => {
+    const dir = tempDir('vc-same-second-');
+    const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    try {
+      const now = Date.UTC(2026, 10, 26, 3, 0, 0);
+      const a = await createBackup(core.deps.db, dir, { now });
+      const b = await createBackup(core.deps.db, dir, { now });
+      const c = await createBackup(core.deps.db, dir, { now, auto: true });
+      expect([a.name, b.name, c.name]).toEqual([
+        'verification-console-2026-11-26T030000Z.sqlite',
+        'verification-console-2026-11-26T030000Z-2.sqlite',
+        'verification-console-2026-11-26T030000Z-auto.sqlite',
+      ]);
+      expect(listBackups(dir).map((x) => x.name).sort()).toEqual([a.name, b.name, c.name].sort());
+      await expect(createBackup(core.deps.db, dir, { out: a.file })).rejects.toThrow(/exists already/);
+    } finally {
+      await core.close();
+    }
+  });
+
   it('kill -9 in the middle of a backup leaves a complete, verified backup or none', async () => {
     const dir = tempDir('vc-backup-kill-');
     const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });

@@ -85,12 +85,24 @@ const keyNote = (dataDir: string, keyCopied: string | null) =>
     : `Sealed credentials and webhook secrets in this backup open only with ${join(dataDir, KEY_FILE)}, which is not in the backup: keep a copy of that file apart (or back up with --include-key). Without it a restored store works, but those secrets must be entered again.`;
 
 /**
+ * The default file of a backup made at `now`: timestamped to the second, with `-2`, `-3`… when a backup of the same
+ * second exists already (two clicks on "Back up now" make two backups, not an error).
+ */
+function defaultBackupFile(dataDir: string, now: number, auto: boolean): string {
+  const base = join(backupsDir(dataDir), `verification-console-${stamp(now)}`);
+  const tail = auto ? '-auto.sqlite' : '.sqlite';
+  let file = `${base}${tail}`;
+  for (let n = 2; existsSync(file); n++) file = `${base}-${n}${tail}`;
+  return file;
+}
+
+/**
  * An online, verified backup of `db` (the running store). `out` is a file path; by default a timestamped file in
  * the data folder's backups/ folder.
  */
 export async function createBackup(db: Db, dataDir: string, o: { out?: string; auto?: boolean; includeKey?: boolean; now?: number } = {}): Promise<BackupResult> {
   const now = o.now ?? Date.now();
-  const dest = resolve(o.out ?? join(backupsDir(dataDir), `verification-console-${stamp(now)}${o.auto ? '-auto' : ''}.sqlite`));
+  const dest = resolve(o.out ?? defaultBackupFile(dataDir, now, !!o.auto));
   if (existsSync(dest)) throw new AppError('VALIDATION_ERROR', { message: `${dest} exists already; choose another name.`, details: [{ field: 'out', message: 'exists already' }] });
   mkdirSync(dirname(dest), { recursive: true });
   removePartials(dirname(dest));

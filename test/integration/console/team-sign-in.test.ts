@@ -341,6 +341,20 @@ describe('roles in every console channel', () => {
     expect(checked).toBe(Object.keys(CHANNELS).length * 3);
   });
 
+  it('a backup that includes the data key is an owner’s: an admin may back up without it, not with it', async () => {
+    forgetFailures();
+    const admin = await session('ADMIN');
+    const withKey = await bridge('backups:create', { includeKey: true }, admin);
+    expect(withKey.status).toBe(200);
+    expect(withKey.body).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    expect(withKey.body.error.message).toContain('secret.key');
+    const plain = await bridge('backups:create', {}, admin);
+    expect(plain.body.ok, plain.text).toBe(true);
+    clock.advance(1_000); // backups are named by the second
+    const ownerCall = await bridge('backups:create', { includeKey: true }, await session('OWNER'));
+    expect(ownerCall.body.ok, ownerCall.text).toBe(true);
+  });
+
   it('real calls: a developer verifies but cannot create a key or a user; an admin can; each is audited as its user', async () => {
     forgetFailures();
     const dev = await session('DEVELOPER');
