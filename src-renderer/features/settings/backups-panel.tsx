@@ -9,6 +9,7 @@ import { call } from '../../client/bridge';
 import { formatBytes, formatTime } from '../../app/format';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
+import { useAppInfo } from '../../app/app-info';
 
 function RestoreDialog({ backup, onClose, onScheduled }: { backup: BackupInfo | null; onClose: () => void; onScheduled: (o: BackupsOverview) => void }) {
   const [busy, setBusy] = useState(false);
@@ -59,6 +60,9 @@ export function BackupsPanel() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [includeKey, setIncludeKey] = useState(false);
+  // A backup with the sealing key is an owner's to make (docs/team-server.md); a team admin backs up without it.
+  const info = useAppInfo();
+  const mayIncludeKey = !info?.user || info.user.role === 'OWNER';
   const [everyHours, setEveryHours] = useState<number | string>(24);
   const [keep, setKeep] = useState<number | string>(7);
   const [restoring, setRestoring] = useState<BackupInfo | null>(null);
@@ -85,7 +89,7 @@ export function BackupsPanel() {
     setBusy(true);
     setError(null);
     try {
-      const made = await call('backups:create', { includeKey });
+      const made = await call('backups:create', { includeKey: includeKey && mayIncludeKey });
       notifySuccess(`${made.name} (${formatBytes(made.bytes)}) written and verified.`, 'Backup made');
       await load();
     } catch (e) {
@@ -113,7 +117,7 @@ export function BackupsPanel() {
             Backups
           </Title>
           <Group gap="xs">
-            <Checkbox label="Include the sealing key" checked={includeKey} onChange={(e) => setIncludeKey(e.currentTarget.checked)} />
+            {mayIncludeKey && <Checkbox label="Include the sealing key" checked={includeKey} onChange={(e) => setIncludeKey(e.currentTarget.checked)} />}
             <Button leftSection={<IconDatabaseExport size={16} aria-hidden />} loading={busy} onClick={() => void backUpNow()} data-testid="backup-now">
               Back up now
             </Button>
