@@ -7,6 +7,7 @@ import type { VerificationRecord } from '../../../src-shared/schemas/verificatio
 import type { Db } from '../../store/database';
 import { ListFilter } from '../../store/list-query';
 import { listVerificationsJson } from './records';
+import { searchTerms } from '../../../src-shared/search-terms';
 
 export const SEARCH_COUNT_CAP = 1000;
 
@@ -38,29 +39,14 @@ export interface ParsedSearch {
   match: string | null;
 }
 
-/** Splits the text into terms: an id, an identifier prefix (has a digit), a country code or a name, or both. */
+/** The FTS5 form of a search text: ids apart, the rest one MATCH expression. */
 export function parseSearch(text: string): ParsedSearch {
-  const ids: string[] = [];
-  const parts: string[] = [];
-  for (const raw of text.trim().split(/\s+/).filter(Boolean).slice(0, 12)) {
-    if (/^ver_[A-Za-z0-9]*$/i.test(raw)) {
-      ids.push(raw.toLowerCase());
-      continue;
-    }
-    if (/\d/.test(raw)) {
-      // The index keeps identifiers as one token of letters and digits ("+234 801-234" → "234801234").
-      const ident = raw.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
-      if (ident) parts.push(`ident:${lit(ident)}*`);
-      continue;
-    }
-    // A name term: split as the index's tokenizer does; every piece a prefix.
-    const words = raw.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-    if (words.length === 0) continue;
-    const names = words.map((w) => `names:${lit(w)}*`).join(' AND ');
-    // Two letters are a country code (a name is found from its third letter on). An exact term streams from the
-    // index; a prefix has to gather every term it covers, so the cheap reading goes where it is the likely one.
-    parts.push(words.length === 1 && /^\p{L}{2}$/u.test(raw) ? `country:${lit(raw.toLowerCase())}` : `(${names})`);
-  }
+  const { ids, terms } = searchTerms(text);
+  // Every name piece is a prefix. An exact term (a country) streams from the index; a prefix has to gather every
+  // term it covers, so the cheap reading goes where it is the likely one.
+  const parts = terms.map((t) =>
+    t.kind === 'ident' ? `ident:${lit(t.text)}*` : t.kind === 'country' ? `country:${lit(t.text.toLowerCase())}` : `(${t.words.map((w) => `names:${lit(w)}*`).join(' AND ')})`,
+  );
   return { ids, match: parts.length > 0 ? parts.join(' AND ') : null };
 }
 

@@ -3,6 +3,7 @@
 // tags them (`s` scope, `i` identifier, `n` name, `c` country), normalised by the database's own vc_search_words()
 // so that accents and case fold exactly as when the rows were indexed; prefixes are `:*`. Ids (`ver_…`) are found
 // through the primary key, as on SQLite.
+import { searchTerms } from '../../../src-shared/search-terms';
 import type { SqlQueries } from '../sql-port';
 
 /** The indexed expression; a query must repeat it exactly for PostgreSQL to use the index. */
@@ -19,8 +20,6 @@ function scopeToken(organizationId: string, environment: string): string {
   return `${organizationId.replace(/[_-]/g, '').toLowerCase()}x${environment}`;
 }
 
-type Term = { kind: 'ident'; text: string } | { kind: 'country'; text: string } | { kind: 'names'; words: string[] };
-
 export interface PgSearch {
   /** Id prefixes (`ver_…`), each required; with any, the other words are not applied (as on SQLite). */
   ids: string[];
@@ -30,22 +29,7 @@ export interface PgSearch {
 
 /** Splits the text as parseSearch does, and builds the tsquery with the database's normalisation. */
 export async function pgSearchQuery(q: SqlQueries, text: string, organizationId: string, environment: string): Promise<PgSearch> {
-  const ids: string[] = [];
-  const terms: Term[] = [];
-  for (const raw of text.trim().split(/\s+/).filter(Boolean).slice(0, 12)) {
-    if (/^ver_[A-Za-z0-9]*$/i.test(raw)) {
-      ids.push(raw.toLowerCase());
-      continue;
-    }
-    if (/\d/.test(raw)) {
-      const ident = raw.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
-      if (ident) terms.push({ kind: 'ident', text: ident });
-      continue;
-    }
-    const words = raw.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-    if (words.length === 0) continue;
-    terms.push(words.length === 1 && /^\p{L}{2}$/u.test(raw) ? { kind: 'country', text: raw } : { kind: 'names', words });
-  }
+  const { ids, terms } = searchTerms(text);
   if (ids.length > 0 || terms.length === 0) return { ids, tsquery: null };
   // One round trip normalises every piece of text, in order.
   const pieces = terms.flatMap((t) => (t.kind === 'names' ? t.words : [t.text]));
