@@ -82,7 +82,9 @@ export function ListenerCard({ view, onSaved, readOnly = false }: { view: Settin
         )}
         {host.trim() !== '127.0.0.1' && host.trim() !== 'localhost' && host.trim() !== '::1' && (
           <Alert color="yellow" variant="light" icon={<IconAlertTriangle size={16} />}>
-            {host.trim()} is not a loopback address: other computers on the network could reach the API.
+            {host.trim()} is not a loopback address: other computers on the network could reach the API. The service starts on it
+            only as a team server, with <Code>--public-url</Code> naming its address (docs/team-server.md); without it the next start
+            refuses to listen.
           </Alert>
         )}
         <ErrorAlert error={error} title="The listener was not saved" testId="listener-error" />
