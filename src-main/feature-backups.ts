@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import type { BackupChannels } from '../src-shared/channels-backups';
 import { AppError } from '../src-shared/app-error';
+import { mayBackUpWithKey } from '../src-shared/channel-roles';
 import { owner, type ConsoleContext } from './console/handlers';
 import { cancelPendingRestore, createBackup, scheduleRestoreByName } from './core/backups/backups';
 import { backupsOverview, runDueBackup, saveBackupSchedule } from './core/backups/schedule';
@@ -47,9 +48,7 @@ export function backupConsoleHandlers(ctx: ConsoleContext): BackupHandlers {
       storageHealthOf(rt.deps.db)?.status() ?? { status: 'ok', reason: null, message: null, dataDir, freeBytes: null, since: null, refused: 0 },
     'backups:list': async () => backupsOverview(rt),
     'backups:create': async ({ includeKey }) => {
-      // A backup that carries secret.key opens every sealed secret (provider credentials, webhook signing secrets):
-      // only an owner may take one, as only an owner may restore (docs/team-server.md, "Roles in every console channel").
-      if (includeKey === true && owner(ctx).role !== 'OWNER') {
+      if (includeKey === true && !mayBackUpWithKey(owner(ctx).role)) {
         throw new AppError('FORBIDDEN', { message: 'Only an owner can make a backup that includes the data key (secret.key).' });
       }
       return createBackup(rt.deps.db, dataDir, { includeKey: includeKey === true });

@@ -110,5 +110,13 @@ export function roleMayCall(role: Role, channel: string): boolean {
   return ROLE_RANK[role] >= ROLE_RANK[CHANNEL_MIN_ROLE[channel as ChannelName]];
 }
 
+/**
+ * A backup that includes the data key (secret.key) opens every sealed secret — provider credentials, webhook signing
+ * secrets — so only whoever may restore a backup may make one: an owner. An admin backs up without the key.
+ */
+export function mayBackUpWithKey(role: Role): boolean {
+  return roleMayCall(role, 'backups:restoreAtRestart');
+}
+
 /** Channels whose input names a file on the service's disk: a team user may only name files they uploaded. */
 export const PATH_CHANNELS: readonly ChannelName[] = ['routing:import', 'batch:preview', 'batch:start'];

@@ -149,6 +149,8 @@ export function createWebBridge(opts: {
     return user ? { user, ...(opts.uploadDir ? { uploadDir: opts.uploadDir } : {}) } : null;
   }
 
+  const refuseCrossOrigin = (reply: FastifyReply) => reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+
   const notSignedIn = () =>
     team
       ? { code: 'SIGN_IN_REQUIRED', message: 'Your console session has ended. Sign in again.', statusCode: 401 }
@@ -169,6 +171,10 @@ export function createWebBridge(opts: {
 
   /** Open event streams: each one's end(), and the team session it belongs to (null for a one-time link). */
   const streams = new Map<() => void, string | null>();
+
+  function endStreamsOf(sessionId: string): void {
+    for (const [end, sid] of [...streams]) if (sid === sessionId) end();
+  }
 
   async function serveFile(reply: FastifyReply, rel: string) {
     const root = normalize(opts.rendererDir);
@@ -219,7 +225,7 @@ export function createWebBridge(opts: {
         return serveFile(reply, rel === '' ? 'index.html' : rel);
       });
       app.post<{ Body: { token?: unknown } }>('/console/session', { schema: { hide: true } }, async (req, reply) => {
-        if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+        if (!sameOrigin(req)) return refuseCrossOrigin(reply);
         if (team) {
           // A team server takes no one-time token: the session is the signed-in one, or none (the sign-in page).
           const caller = await access(req);
@@ -237,44 +243,37 @@ export function createWebBridge(opts: {
           const sid = randomBytes(24).toString('base64url');
           sessions.add(sid);
           reply.header('Set-Cookie', `vc_console=${sid}; HttpOnly; SameSite=Strict; Path=/console`);
-          opts.onSessionOpened?.({ userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 200) : null });
+          opts.onSessionOpened?.({ userAgent: clientInfo(req).userAgent });
         }
         return { ok: true, signIn: 'link' };
       });
       if (team) {
         // Team sign-in: email and password of a console user; throttled and audited in core (core/auth/sign-in.ts).
         app.post<{ Body: unknown }>('/console/sign-in', { schema: { hide: true } }, async (req, reply) => {
-          if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+          if (!sameOrigin(req)) return refuseCrossOrigin(reply);
           const body = LoginRequestSchema.safeParse(req.body ?? {});
           if (!body.success) {
             throw new AppError('VALIDATION_ERROR', { details: body.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message })) });
           }
           const from = clientInfo(req);
-          const signedIn = await runWithAudit({ door: 'console' }, () => consoleSignIn(team.deps, body.data.email, body.data.password, from));
-          // Signing in again from a browser that still holds a session ends that one: one browser, one session.
-          const previous = cookie(req, cookieName);
-          if (previous) {
-            const before = await access(req);
-            await runWithAudit({ door: 'console' }, () => consoleSignOut(team.deps, previous));
-            if (before) for (const [end, sid] of [...streams]) if (sid === before.user.sessionId) end();
-          }
+          const signedIn = await runWithAudit({ door: 'console' }, () => consoleSignIn(team.deps, body.data.email, body.data.password, from, cookie(req, cookieName)));
+          if (signedIn.replaced) endStreamsOf(signedIn.replaced);
           reply.header('Set-Cookie', sessionCookie(signedIn.token, Math.floor(CONSOLE_SESSION_TTL_MS / 1000)));
           reply.header('Cache-Control', 'no-store');
           const u = signedIn.user;
           return { ok: true, user: { id: u.userId, email: u.email, role: u.role } };
         });
         app.post('/console/sign-out', { schema: { hide: true } }, async (req, reply) => {
-          if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
-          const caller = await access(req);
-          await runWithAudit({ door: 'console' }, () => consoleSignOut(team.deps, cookie(req, cookieName)));
+          if (!sameOrigin(req)) return refuseCrossOrigin(reply);
+          const ended = await runWithAudit({ door: 'console' }, () => consoleSignOut(team.deps, cookie(req, cookieName)));
           // The session's open event streams end now; the browser forgets the cookie.
-          if (caller) for (const [end, sid] of [...streams]) if (sid === caller.user.sessionId) end();
+          if (ended) endStreamsOf(ended);
           reply.header('Set-Cookie', sessionCookie('', 0));
           return { ok: true };
         });
       }
       app.post<{ Params: { channel: string } }>('/console/bridge/:channel', { schema: { hide: true } }, async (req, reply) => {
-        if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+        if (!sameOrigin(req)) return refuseCrossOrigin(reply);
         const caller = await access(req);
         if (caller === null) return reply.code(401).send(notSignedIn());
         return dispatch(opts.handlers, req.params.channel, req.body, opts.log, caller);
@@ -285,7 +284,7 @@ export function createWebBridge(opts: {
         done();
       });
       app.get<{ Querystring: { lastEventId?: string } }>('/console/events', { schema: { hide: true } }, async (req, reply) => {
-        if (!sameOriginRead(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+        if (!sameOriginRead(req)) return refuseCrossOrigin(reply);
         const caller = await access(req);
         if (caller === null) return reply.code(401).send(notSignedIn());
         const hub = opts.live;
@@ -336,7 +335,7 @@ export function createWebBridge(opts: {
         scope.removeAllContentTypeParsers();
         scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
         scope.post<{ Querystring: { name?: string } }>('/console/upload', { schema: { hide: true } }, async (req, reply) => {
-          if (!sameOrigin(req)) return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+          if (!sameOrigin(req)) return refuseCrossOrigin(reply);
           if ((await access(req)) === null) {
             req.raw.resume();
             return reply.code(401).send(notSignedIn());
@@ -376,7 +375,7 @@ export function createWebBridge(opts: {
         // A download is a navigation: same origin, or typed by the user ('none'); another site, even a sibling
         // subdomain that SameSite counts as the same site, cannot start one with the user's cookie.
         if (!sameOriginRead(req) && req.headers['sec-fetch-site'] !== 'none') {
-          return reply.code(403).send({ code: 'FORBIDDEN', message: 'Cross-origin console access is refused.', statusCode: 403 });
+          return refuseCrossOrigin(reply);
         }
         const caller = await access(req);
         if (caller === null) return reply.code(401).send(notSignedIn());

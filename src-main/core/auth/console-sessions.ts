@@ -32,14 +32,20 @@ export interface ConsoleSignIn {
   /** The cookie value: shown once, stored only as a digest. */
   token: string;
   user: ConsoleUser;
+  /** The session the browser held before and that this sign-in ended (its open streams end too), if any. */
+  replaced: string | null;
 }
 
-/** Checks the password (throttled, audited) and opens a console session. */
+/**
+ * Checks the password (throttled, audited) and opens a console session. `replacing` is the cookie the browser
+ * still sent: once the new session is open, that one ends (one browser, one session); a failed sign-in leaves it.
+ */
 export async function consoleSignIn(
   deps: CoreDeps,
   email: string,
   password: string,
   from: AttemptSource & { userAgent: string | null },
+  replacing?: string,
 ): Promise<ConsoleSignIn> {
   const user = await checkPassword(deps, email, password, from);
   const now = deps.clock.now();
@@ -53,7 +59,8 @@ export async function consoleSignIn(
       .prepare('INSERT INTO console_sessions (token_hash, session_id, ip, user_agent, last_seen_at_ms) VALUES (?, ?, ?, ?, ?)')
       .run(sha256Hex(token), sessionId, from.ip, from.userAgent, now);
   });
-  return { token, user: { userId: user.id, email: user.email, role: user.role, organizationId: user.organization_id, sessionId, expiresAtMs } };
+  const replaced = replacing ? await consoleSignOut(deps, replacing) : null;
+  return { token, user: { userId: user.id, email: user.email, role: user.role, organizationId: user.organization_id, sessionId, expiresAtMs }, replaced };
 }
 
 interface SessionRow {
@@ -96,10 +103,10 @@ export async function consoleSessionUser(deps: CoreDeps, token: string | undefin
   return { userId: row.user_id, email: row.email, role: row.role, organizationId: row.organization_id, sessionId: row.session_id, expiresAtMs };
 }
 
-/** Ends the cookie's session (idempotent) and records the sign-out. */
-export async function consoleSignOut(deps: CoreDeps, token: string | undefined): Promise<boolean> {
+/** Ends the cookie's session (idempotent) and records the sign-out; the id of the session it ended, if any. */
+export async function consoleSignOut(deps: CoreDeps, token: string | undefined): Promise<string | null> {
   const user = await consoleSessionUser(deps, token);
-  if (!user) return false;
+  if (!user) return null;
   const who = currentActor(deps.db);
   const now = deps.clock.now();
   await deps.commit(() => {
@@ -113,5 +120,5 @@ export async function consoleSignOut(deps: CoreDeps, token: string | undefined):
       );
     }
   });
-  return true;
+  return user.sessionId;
 }

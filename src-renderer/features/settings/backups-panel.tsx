@@ -10,6 +10,7 @@ import { formatBytes, formatTime } from '../../app/format';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
 import { useAppInfo } from '../../app/app-info';
+import { mayBackUpWithKey } from '../../../src-shared/channel-roles';
 
 function RestoreDialog({ backup, onClose, onScheduled }: { backup: BackupInfo | null; onClose: () => void; onScheduled: (o: BackupsOverview) => void }) {
   const [busy, setBusy] = useState(false);
@@ -60,9 +61,9 @@ export function BackupsPanel() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [includeKey, setIncludeKey] = useState(false);
-  // A backup with the sealing key is an owner's to make (docs/team-server.md); a team admin backs up without it.
+  // A backup with the sealing key is an owner's to make (src-shared/channel-roles.ts); a team admin backs up without it.
   const info = useAppInfo();
-  const mayIncludeKey = !info?.user || info.user.role === 'OWNER';
+  const mayIncludeKey = !info?.user || mayBackUpWithKey(info.user.role);
   const [everyHours, setEveryHours] = useState<number | string>(24);
   const [keep, setKeep] = useState<number | string>(7);
   const [restoring, setRestoring] = useState<BackupInfo | null>(null);
