@@ -20,6 +20,17 @@ export default tseslint.config(
       'no-empty-pattern': 'off',
     },
   },
+  // The core reaches its store through an asynchronous port (issue 17): a promise left floating is a write that may
+  // run outside its transaction, or an error nobody sees. Type-aware, for the main process and its tests.
+  {
+    files: ['src-main/**/*.ts', 'test/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
   // Tests read JSON bodies of many shapes; `any` there is a reading aid, not a type hole in product code.
   { files: ['test/**', 'e2e/**', 'bench/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   layer(['src-shared/**'], ['**/src-main/**', '**/src-renderer/**', 'node:*', 'electron', 'fastify', 'better-sqlite3'], 'Bad layering: src-shared is pure and imports neither doors nor node.'),

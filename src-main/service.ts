@@ -28,6 +28,7 @@ import { appendInstallationAudit } from './core/audit/audit-log';
 import { explainOpenError, openStoreForService, storeFile } from './store/store-open';
 import { attachStorageHealth, StorageHealth, storageFault } from './store/storage-faults';
 import { GroupCommitter } from './store/group-commit';
+import { createServicePort } from './store/service-port';
 import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
 import { attachLiveEvents, liveEventsOf } from './core/events/live-events';
 import type { DurabilityObserver } from './store/write-port';
@@ -169,7 +170,8 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
         throw err;
       },
     );
-  const deps: CoreDeps = { db, clock, config, log, commit, durable: () => committer.durable(), secrets: dataBox };
+  const sql = createServicePort(db, commit);
+  const deps: CoreDeps = { sql, db, clock, config, log, commit, durable: () => committer.durable(), secrets: dataBox };
   sealPlainWebhookSecrets(deps);
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const

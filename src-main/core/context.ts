@@ -1,5 +1,6 @@
 // What every core function needs: the store, the clock, the configuration and a logger.
 import type { Db } from '../store/database';
+import type { SqlQueries } from '../store/sql-port';
 import type { WritePort } from '../store/write-port';
 import type { Clock } from './clock';
 import type { SecretBox } from './providers/secret-box';
@@ -31,6 +32,16 @@ export interface CoreConfig {
 }
 
 export interface CoreDeps {
+  /**
+   * The store, whatever the engine (store/sql-port.ts): every read and write of the core goes through it. A
+   * transaction's handle (`tx`) is passed down to whatever runs inside it (`{ ...deps, sql: tx }` where a function
+   * takes deps); the port itself refuses to be used from inside a transaction (store/service-port.ts).
+   */
+  sql: SqlQueries;
+  /**
+   * The SQLite connection under `sql`, for what only SQLite has (backups with VACUUM INTO, the live-events
+   * triggers, PRAGMAs) and for code not yet converted to the port (issue 17). Absent on PostgreSQL.
+   */
   db: Db;
   /**
    * The write port (store/write-port.ts): runs a write in a transaction shared with concurrent writes; resolves

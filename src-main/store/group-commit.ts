@@ -8,10 +8,13 @@
 import type { Db } from './database';
 import { StoreError } from './database';
 import { WalSyncer } from './wal-sync';
+import { connectionOf, outsideTransaction } from './service-port';
+import type { SqlQueries } from './sql-port';
 import type { DurabilityObserver, WritePort } from './write-port';
 
 interface Pending {
-  fn: () => void;
+  /** A write: synchronous (the store's own callers) or asynchronous (the SQL port's transactions, service-port.ts). */
+  fn: () => unknown;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -47,14 +50,14 @@ const committers = new WeakMap<Db, GroupCommitter>();
 export class GroupCommitter implements WritePort {
   private queue: Pending[] = [];
   private scheduled = false;
+  /** Set while a flush runs a group whose writes are asynchronous (it spans awaits): no second flush may start. */
+  private flushing = false;
   private readonly maxBatch: number;
   /**
    * Runs one write in a savepoint. Built once: better-sqlite3's transaction() builds a new wrapper on every call,
    * which showed as 3.5 % of the async pipeline's CPU when done per write.
    */
-  private readonly inSavepoint: (fn: () => void) => void;
-  /** The group transaction (BEGIN IMMEDIATE … COMMIT) around a batch's savepoints; built once too. */
-  private readonly inGroup: (batch: Pending[], outcomes: (unknown | null)[]) => void;
+  private readonly tx: { begin: () => void; commit: () => void; rollback: () => void; savepoint: () => void; release: () => void; rollbackTo: () => void };
   private readonly syncer: Pick<WalSyncer, 'sync' | 'close'> | null;
   private readonly observe: DurabilityObserver;
   private readonly normal: () => void;
@@ -77,22 +80,20 @@ export class GroupCommitter implements WritePort {
     committers.set(db, this);
     this.maxBatch = o.maxBatch ?? 256;
     this.observe = o.observe ?? {};
-    this.inSavepoint = db.transaction((fn: () => void) => fn());
-    this.inGroup = db.transaction((batch: Pending[], outcomes: (unknown | null)[]) => {
-      for (const p of batch) {
-        try {
-          // A nested better-sqlite3 transaction is a savepoint.
-          this.inSavepoint(p.fn);
-          outcomes.push(null);
-        } catch (e) {
-          // SQLITE_FULL, SQLITE_IOERR and the like may roll the whole transaction back, not just the savepoint:
-          // every write of the batch is gone then, and a later one would run outside any transaction. Fail the
-          // whole batch with that error (found by test/reliability/storage-faults.test.ts).
-          if (!this.db.inTransaction) throw e;
-          outcomes.push(e ?? new Error('write failed'));
-        }
-      }
-    }).immediate;
+    // The group transaction (BEGIN IMMEDIATE … COMMIT) around a savepoint per write, from statements compiled once
+    // (better-sqlite3's transaction() builds new wrappers on every call, and cannot await an asynchronous write).
+    const stmt = (sql: string) => {
+      const st = db.prepare(sql);
+      return () => void st.run();
+    };
+    this.tx = {
+      begin: stmt('BEGIN IMMEDIATE'),
+      commit: stmt('COMMIT'),
+      rollback: stmt('ROLLBACK'),
+      savepoint: stmt('SAVEPOINT vc_group_write'),
+      release: stmt('RELEASE vc_group_write'),
+      rollbackTo: stmt('ROLLBACK TO vc_group_write'),
+    };
     const offLoop = o.offLoopSync === true && !db.memory;
     const stand = o.syncForTests;
     this.syncer = !offLoop ? null : stand ? { sync: stand, close: async () => undefined } : new WalSyncer(db, o.warn);
@@ -104,8 +105,12 @@ export class GroupCommitter implements WritePort {
     this.totalChanges = () => changes.get() as number;
   }
 
-  /** Runs `fn` inside a transaction shared with other writes queued in the same tick; resolves once durable. */
-  commit(fn: () => void): Promise<void> {
+  /**
+   * Runs `fn` inside a transaction shared with other writes queued in the same tick; resolves once durable. An
+   * asynchronous `fn` (the SQL port's transactions) holds the connection across its awaits: it must await only
+   * the store's own statements, never I/O (docs/team-server.md, "The SQL port").
+   */
+  commit(fn: () => unknown): Promise<void> {
     if (this.closed) return Promise.reject(new StoreError('The store is closing; the write was not made.'));
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
@@ -121,7 +126,7 @@ export class GroupCommitter implements WritePort {
    * with the load, so throughput is not bounded by the sync's duration.
    */
   private scheduleFlush(): void {
-    if (this.scheduled || this.syncing) return;
+    if (this.scheduled || this.syncing || this.flushing) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
   }
@@ -141,58 +146,146 @@ export class GroupCommitter implements WritePort {
   /** Commits what is queued, waits until it is on disk, then ends the sync thread. Later commits reject. */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.queue.length > 0) this.flush();
+    while (this.flushing) await new Promise((r) => setImmediate(r));
+    if (this.queue.length > 0) await this.flush();
     this.closed = true;
     await this.durable().catch(() => undefined);
     await this.syncer?.close();
   }
 
-  private flush(): void {
+  /**
+   * Runs one batch in one transaction, each write in its own savepoint. Synchronous writes run without an await,
+   * so a batch of them commits in one turn of the loop; an asynchronous write is awaited before the next begins.
+   */
+  private group(batch: Pending[], outcomes: (unknown | null)[]): void | Promise<void> {
+    const t = this.tx;
+    t.begin();
+    const fail = (e: unknown) => {
+      if (this.db.inTransaction) t.rollback();
+      throw e;
+    };
+    const finish = (e: unknown) => {
+      if (e === undefined) {
+        t.release();
+        outcomes.push(null);
+        return;
+      }
+      // SQLITE_FULL, SQLITE_IOERR and the like may roll the whole transaction back, not just the savepoint:
+      // every write of the batch is gone then, and a later one would run outside any transaction. Fail the
+      // whole batch with that error (found by test/reliability/storage-faults.test.ts).
+      if (!this.db.inTransaction) throw e;
+      t.rollbackTo();
+      t.release();
+      outcomes.push(e ?? new Error('write failed'));
+    };
+    const from = (start: number): void | Promise<void> => {
+      for (let i = start; i < batch.length; i++) {
+        t.savepoint();
+        let r: unknown;
+        try {
+          r = batch[i]!.fn();
+        } catch (e) {
+          finish(e);
+          continue;
+        }
+        if (r && typeof (r as Promise<void>).then === 'function') {
+          return (r as Promise<void>).then(
+            () => {
+              finish(undefined);
+              return from(i + 1);
+            },
+            (e: unknown) => {
+              finish(e);
+              return from(i + 1);
+            },
+          );
+        }
+        finish(undefined);
+      }
+      t.commit();
+    };
+    try {
+      const r = from(0);
+      if (r) return r.catch(fail);
+    } catch (e) {
+      fail(e);
+    }
+  }
+
+  private flush(): void | Promise<void> {
     this.scheduled = false;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       const outcomes: (unknown | null)[] = [];
       if (this.syncer) this.normal();
       const changesBefore = this.syncer ? this.totalChanges() : 0;
+      let pending: void | Promise<void>;
       try {
-        this.inGroup(batch, outcomes);
+        pending = this.group(batch, outcomes);
       } catch (e) {
+        if (this.syncer) this.full();
         for (const p of batch) p.reject(e);
         continue;
-      } finally {
-        // Every other transaction on this connection (console writes, migrations) keeps FULL and its inline sync.
-        if (this.syncer) this.full();
       }
-      if (this.syncer && this.totalChanges() === changesBefore) {
-        // A group transaction that changed no row wrote nothing to the WAL (the idle polls of the job worker and the
-        // dispatcher, every 200 ms): no sync of its own. Its callers may have read what earlier commits wrote, so
-        // they still pass only once everything committed so far is on disk — at once when it already is. (Every
-        // write through this port changes rows; schema changes are the migrations', outside it.)
-        const upTo = this.committedSeq;
-        batch.forEach((p, i) => {
-          if (outcomes[i] !== null) p.reject(outcomes[i]);
-          else if (this.failure) p.reject(this.failure);
-          else if (this.syncedSeq >= upTo) p.resolve();
-          else this.waiters.push({ seq: upTo, resolve: p.resolve, reject: p.reject });
-        });
-        continue;
+      if (pending) {
+        // An asynchronous write: finish this batch after it, then go on with the queue.
+        this.flushing = true;
+        return pending
+          .then(
+            () => {
+              if (this.syncer) this.full();
+              this.settle(batch, outcomes, changesBefore);
+            },
+            (e: unknown) => {
+              if (this.syncer) this.full();
+              for (const p of batch) p.reject(e);
+            },
+          )
+          .finally(() => {
+            this.flushing = false;
+            if (this.queue.length > 0) {
+              if (this.syncing) return;
+              void this.flush();
+            }
+          });
       }
-      const seq = ++this.committedSeq;
-      this.observe.committed?.(seq);
-      if (!this.syncer) {
-        // Committed under FULL: already on disk.
-        this.syncedSeq = seq;
-        batch.forEach((p, i) => (outcomes[i] === null ? p.resolve() : p.reject(outcomes[i])));
-        continue;
-      }
-      // A write that failed alone rolled back: its caller learns at once. The others wait for the sync.
+      // Every other transaction on this connection (console writes, migrations) keeps FULL and its inline sync.
+      if (this.syncer) this.full();
+      this.settle(batch, outcomes, changesBefore);
+    }
+  }
+
+  /** After a batch committed: its callers wait for the sync that covers it (or learn of their own failure). */
+  private settle(batch: Pending[], outcomes: (unknown | null)[], changesBefore: number): void {
+    if (this.syncer && this.totalChanges() === changesBefore) {
+      // A group transaction that changed no row wrote nothing to the WAL (the idle polls of the job worker and the
+      // dispatcher, every 200 ms): no sync of its own. Its callers may have read what earlier commits wrote, so
+      // they still pass only once everything committed so far is on disk — at once when it already is. (Every
+      // write through this port changes rows; schema changes are the migrations', outside it.)
+      const upTo = this.committedSeq;
       batch.forEach((p, i) => {
         if (outcomes[i] !== null) p.reject(outcomes[i]);
         else if (this.failure) p.reject(this.failure);
-        else this.waiters.push({ seq, resolve: p.resolve, reject: p.reject });
+        else if (this.syncedSeq >= upTo) p.resolve();
+        else this.waiters.push({ seq: upTo, resolve: p.resolve, reject: p.reject });
       });
-      this.startSync();
+      return;
     }
+    const seq = ++this.committedSeq;
+    this.observe.committed?.(seq);
+    if (!this.syncer) {
+      // Committed under FULL: already on disk.
+      this.syncedSeq = seq;
+      batch.forEach((p, i) => (outcomes[i] === null ? p.resolve() : p.reject(outcomes[i])));
+      return;
+    }
+    // A write that failed alone rolled back: its caller learns at once. The others wait for the sync.
+    batch.forEach((p, i) => {
+      if (outcomes[i] !== null) p.reject(outcomes[i]);
+      else if (this.failure) p.reject(this.failure);
+      else this.waiters.push({ seq, resolve: p.resolve, reject: p.reject });
+    });
+    this.startSync();
   }
 
   /** Starts a sync unless one is running; when it ends, the next one covers whatever committed meanwhile. */
@@ -269,8 +362,20 @@ type Topic = 'outbox' | 'jobs';
 const listeners = new WeakMap<Db, Map<Topic, Set<() => void>>>();
 const raised = new WeakMap<Db, Set<Topic>>();
 
-/** Announces that work of `topic` was written; listeners run once per microtask however often it is raised. */
-export function signalWork(db: Db, topic: Topic): void {
+/** The store a handle belongs to: the connection itself, or the connection behind a handle of the SQL port. */
+function storeOf(store: Db | SqlQueries): Db {
+  const db = connectionOf(store);
+  if (db) return db;
+  if ('prepare' in store) return store;
+  throw new Error('work signals need a store of this process (the SQLite engine)');
+}
+
+/**
+ * Announces that work of `topic` was written; listeners run once per microtask however often it is raised, outside
+ * the transaction that raised it (they start transactions of their own). Pass the transaction's handle.
+ */
+export function signalWork(store: Db | SqlQueries, topic: Topic): void {
+  const db = storeOf(store);
   let pending = raised.get(db);
   if (!pending) {
     pending = new Set();
@@ -278,14 +383,17 @@ export function signalWork(db: Db, topic: Topic): void {
   }
   if (pending.has(topic)) return;
   pending.add(topic);
-  queueMicrotask(() => {
-    pending.delete(topic);
-    for (const fn of listeners.get(db)?.get(topic) ?? []) fn();
-  });
+  queueMicrotask(() =>
+    outsideTransaction(() => {
+      pending.delete(topic);
+      for (const fn of listeners.get(db)?.get(topic) ?? []) fn();
+    }),
+  );
 }
 
 /** Calls `fn` after each signal of `topic` on this store; returns the unsubscribe function. */
-export function onWork(db: Db, topic: Topic, fn: () => void): () => void {
+export function onWork(store: Db | SqlQueries, topic: Topic, fn: () => void): () => void {
+  const db = storeOf(store);
   let byTopic = listeners.get(db);
   if (!byTopic) {
     byTopic = new Map();

@@ -41,6 +41,8 @@ export interface TransactionOptions {
 
 export interface SqlQueries {
   readonly engine: Engine;
+  /** True for a transaction's handle (and its savepoints), false for the port itself. */
+  readonly inTransaction: boolean;
   query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>>;
   all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]>;
   /** The first row, or undefined. */
@@ -54,6 +56,7 @@ export interface SqlQueries {
 /** What both engines build on: `all`, `get` and `run` read their answer off `query`. */
 export abstract class SqlQueriesBase implements SqlQueries {
   abstract readonly engine: Engine;
+  abstract readonly inTransaction: boolean;
   abstract query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>>;
   abstract exec(sql: string): Promise<void>;
   abstract transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;

@@ -87,6 +87,10 @@ class SqliteQueries extends SqlQueriesBase {
   private busy = false;
   private done = false;
 
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
   constructor(
     protected readonly db: Db,
     private readonly depth: number,

@@ -15,7 +15,7 @@
  * - `close()` waits for the syncs in flight, then releases the engine's threads; later commits reject.
  */
 export interface WritePort {
-  commit(fn: () => void): Promise<void>;
+  commit(fn: () => unknown): Promise<void>;
   durable(): Promise<void>;
   close(): Promise<void>;
 }

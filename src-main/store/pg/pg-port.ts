@@ -57,6 +57,7 @@ abstract class PgQueries extends SqlQueriesBase {
 
 /** A transaction (or a savepoint inside one) on one connection. */
 class PgTransaction extends PgQueries {
+  readonly inTransaction = true;
   private busy = false;
   private done = false;
 
@@ -119,6 +120,7 @@ export interface PgPortOptions {
 }
 
 export class PgPort extends PgQueries implements SqlPort {
+  readonly inTransaction = false;
   readonly pool: pg.Pool;
   /** The URL without its password, for messages. */
   readonly where: string;

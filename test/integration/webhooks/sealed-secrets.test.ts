@@ -14,6 +14,7 @@ import { signingSecrets } from '../../../src-main/core/webhooks/webhooks-service
 import { startTestReceiver, type ReceivedRequest } from '../../../src-main/core/webhooks/test-receiver';
 import { ManualClock } from '../../../src-main/core/clock';
 import { createCore } from '../../../src-main/service';
+import { createServicePort } from '../../../src-main/store/service-port';
 import { openDatabase } from '../../../src-main/store/database';
 import { MIGRATIONS } from '../../../src-main/store/migrations';
 import { api, enableLive, startTestService } from '../../helpers/harness';
@@ -200,6 +201,7 @@ describe('webhook secrets sealed at rest', () => {
     store.prepare("UPDATE webhooks SET secret_prefix = NULL WHERE id = 'whk_old'").run();
     const deps: CoreDeps = {
       db: store,
+      sql: createServicePort(store),
       commit: async (fn) => void store.transaction(fn)(),
       clock: new ManualClock(),
       config: { scryptN: 1024, rateLimitPerMinute: 0, retryUnitMs: 60_000, allowWebhookHosts: [], bootId: 't', resourcesDir: 'resources' },

@@ -14,12 +14,14 @@ import {
 } from '../../../src-main/core/billing/billing';
 import { ManualClock } from '../../../src-main/core/clock';
 import { silentLogger, type CoreDeps } from '../../../src-main/core/context';
+import { createServicePort } from '../../../src-main/store/service-port';
 import { openDatabase } from '../../../src-main/store/database';
 
 function setup(): { deps: CoreDeps; org: string } {
   const db = openDatabase(':memory:');
   const deps: CoreDeps = {
     db,
+    sql: createServicePort(db),
     commit: async (fn) => {
       db.transaction(fn)();
     },

@@ -5,6 +5,7 @@ import { topUp } from '../../../src-main/core/billing/billing';
 import { ManualClock } from '../../../src-main/core/clock';
 import { silentLogger, type CoreDeps } from '../../../src-main/core/context';
 import { dashboardSummary, rates, resolveSince } from '../../../src-main/core/dashboard/dashboard-stats';
+import { createServicePort } from '../../../src-main/store/service-port';
 import { openDatabase } from '../../../src-main/store/database';
 import { DashboardSummarySchema } from '../../../src-shared/schemas/dashboard';
 
@@ -14,6 +15,7 @@ function setup(): CoreDeps {
   const db = openDatabase(':memory:');
   const deps: CoreDeps = {
     db,
+    sql: createServicePort(db),
     commit: async (fn) => {
       db.transaction(fn)();
     },

@@ -1,0 +1,249 @@
+// The SQL port (sql-port.ts) as the service's store on SQLite: what the core reads and writes through (issue 17,
+// docs/team-server.md "The SQL port"). One connection, better-sqlite3's synchronous statements underneath.
+//
+// - A statement outside a transaction runs at once on the connection (a resolved promise). A statement that writes
+//   is not allowed there: every write is a `transaction()`, so it is atomic and, in a service, durable when its
+//   promise resolves.
+// - `transaction(fn)` at the top goes through the store's group commit when the service has one
+//   (group-commit.ts): `fn` runs in a savepoint of a transaction shared with the writes queued beside it, and its
+//   promise resolves once the commit's WAL sync is done. Without a committer (a CLI process, a unit test) it is
+//   its own BEGIN IMMEDIATE … COMMIT under synchronous=FULL. One top-level transaction runs at a time.
+// - Inside `fn`, use only its `tx` (nested `tx.transaction()` is a savepoint). Using the port itself from inside
+//   a transaction is refused with an error: on PostgreSQL that statement would run on another connection, outside
+//   the transaction, and could wait for its locks for ever. The check follows the async context
+//   (AsyncLocalStorage), so it finds calls made through any depth of functions.
+// - `fn` awaits only the store's statements, never other I/O (a provider call, a password hash, a timer): the
+//   group holds the connection until `fn` ends.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type Database from 'better-sqlite3';
+import type { Db } from './database';
+import type { GroupCommitter } from './group-commit';
+import {
+  isNamedParams,
+  normaliseParam,
+  SqlPortError,
+  type SqlParams,
+  type SqlQueries,
+  type SqlResult,
+  type SqlRow,
+  type SqlValue,
+  type TransactionOptions,
+} from './sql-port';
+
+/** The transaction a piece of code runs in (for the check above). */
+const inTx = new AsyncLocalStorage<object>();
+
+/** Runs `fn` outside any transaction's async context (a wake-up signalled from inside one, for instance). */
+export function outsideTransaction<T>(fn: () => T): T {
+  return inTx.exit(fn);
+}
+
+function bind(params: SqlParams | undefined): unknown[] {
+  if (params === undefined) return [];
+  if (isNamedParams(params)) {
+    const out: Record<string, unknown> = {};
+    for (const k in params) out[k] = normaliseParam(params[k] as SqlValue | undefined, `@${k}`);
+    return [out];
+  }
+  const out = new Array<unknown>(params.length);
+  for (let i = 0; i < params.length; i++) out[i] = normaliseParam(params[i], `${i + 1}`);
+  return out;
+}
+
+const WRITE_WITH_RETURNING = /^\s*(insert|update|delete|replace)\b/i;
+
+/** The connection behind a handle of this port (the key of the store's work signals, group-commit.ts). */
+const connections = new WeakMap<object, Db>();
+
+/** The SQLite connection behind a handle of the service port (the port or any of its transactions), if it is one. */
+export function connectionOf(q: object): Db | undefined {
+  return connections.get(q);
+}
+
+class Queries implements SqlQueries {
+  readonly engine = 'sqlite' as const;
+  /** Set while a nested savepoint runs: the outer transaction must wait for it. */
+  private busy = false;
+  private done = false;
+
+  constructor(
+    protected readonly db: Db,
+    /** 0: the port itself; 1: a top-level transaction; more: savepoints. */
+    private readonly depth: number,
+  ) {
+    connections.set(this, db);
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  protected check(_sql: string, _stmt: Database.Statement | null): void {
+    if (this.done) throw new SqlPortError('this transaction has already ended: use the port, or a transaction still open');
+    if (this.busy) throw new SqlPortError('a nested transaction of this transaction is running: wait for it before using the outer one');
+  }
+
+  private prepare(sql: string): Database.Statement {
+    const stmt = this.db.prepare(sql);
+    this.check(sql, stmt);
+    return stmt;
+  }
+
+  query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>> {
+    try {
+      const stmt = this.prepare(sql);
+      const args = bind(params);
+      if (stmt.reader) {
+        const rows = stmt.all(...args) as T[];
+        return Promise.resolve({ rows, changes: WRITE_WITH_RETURNING.test(sql) ? rows.length : 0 });
+      }
+      return Promise.resolve({ rows: [], changes: stmt.run(...args).changes });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
+    try {
+      return Promise.resolve(this.prepare(sql).all(...bind(params)) as T[]);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    try {
+      return Promise.resolve(this.prepare(sql).get(...bind(params)) as T | undefined);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  run(sql: string, params?: SqlParams): Promise<{ changes: number }> {
+    try {
+      const stmt = this.prepare(sql);
+      const args = bind(params);
+      if (stmt.reader) return Promise.resolve({ changes: (stmt.all(...args) as unknown[]).length });
+      return Promise.resolve({ changes: stmt.run(...args).changes });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  exec(sql: string): Promise<void> {
+    try {
+      this.check(sql, null);
+      this.db.exec(sql);
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  finish(): void {
+    this.done = true;
+  }
+
+  /** A savepoint inside this transaction. */
+  async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    if (this.done) throw new SqlPortError('this transaction has already ended: use the port, or a transaction still open');
+    if (this.busy) throw new SqlPortError('a nested transaction of this transaction is running: wait for it before using the outer one');
+    const name = `vc_sp_${this.depth}`;
+    this.busy = true;
+    const tx = new Queries(this.db, this.depth + 1);
+    try {
+      this.db.prepare(`SAVEPOINT ${name}`).run();
+      try {
+        const result = await inTx.run(tx, () => fn(tx));
+        this.db.prepare(`RELEASE ${name}`).run();
+        return result;
+      } catch (e) {
+        // A statement error may already have rolled back the whole transaction (SQLITE_FULL…): nothing to undo.
+        if (this.db.inTransaction) {
+          this.db.prepare(`ROLLBACK TO ${name}`).run();
+          this.db.prepare(`RELEASE ${name}`).run();
+        }
+        throw e;
+      }
+    } finally {
+      tx.finish();
+      this.busy = false;
+    }
+  }
+}
+
+/** FIFO of top-level transactions without a committer. */
+class Lock {
+  private tail: Promise<void> = Promise.resolve();
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const ready = this.tail.then(() => release);
+    this.tail = this.tail.then(() => next);
+    return ready;
+  }
+}
+
+class ServicePort extends Queries {
+  private readonly lock = new Lock();
+
+  constructor(
+    db: Db,
+    private readonly committer: (fn: () => Promise<void>) => Promise<void>,
+  ) {
+    super(db, 0);
+  }
+
+  protected override check(sql: string, stmt: Database.Statement | null): void {
+    if (inTx.getStore() !== undefined) {
+      throw new SqlPortError(`the port was used inside a transaction: use the transaction's own handle (statement: ${sql.slice(0, 80)})`);
+    }
+    if (stmt && !stmt.readonly) throw new SqlPortError(`a write outside a transaction: run it in transaction() (statement: ${sql.slice(0, 80)})`);
+    if (!stmt && !/^\s*(select|pragma)\b/i.test(sql)) throw new SqlPortError('exec() outside a transaction: run it in transaction()');
+  }
+
+  override async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    if (inTx.getStore() !== undefined) {
+      throw new SqlPortError("transaction() on the port inside a transaction: use the transaction's own handle (tx.transaction() nests)");
+    }
+    let out!: T;
+    await this.committer(async () => {
+      const tx = new Queries(this.db, 1);
+      try {
+        out = await inTx.run(tx, () => fn(tx));
+      } finally {
+        tx.finish();
+      }
+    });
+    return out;
+  }
+
+  /** Without a committer: one BEGIN IMMEDIATE … COMMIT at a time. */
+  async ownTransaction(fn: () => Promise<void>): Promise<void> {
+    const release = await this.lock.acquire();
+    try {
+      if (this.db.inTransaction) throw new SqlPortError('the connection is already inside a transaction not opened by this port');
+      this.db.prepare('BEGIN IMMEDIATE').run();
+      try {
+        await fn();
+        this.db.prepare('COMMIT').run();
+      } catch (e) {
+        if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
+        throw e;
+      }
+    } finally {
+      release();
+    }
+  }
+}
+
+/**
+ * The service's port over its store. With `commit` (the service's group commit, wrapped by whatever watches the
+ * store's health), top-level transactions ride it; without, each is its own immediate transaction.
+ */
+export function createServicePort(db: Db, commit?: GroupCommitter['commit'] | ((fn: () => unknown) => Promise<void>)): SqlQueries {
+  const holder: { port?: ServicePort } = {};
+  const committer = commit ? (fn: () => Promise<void>) => commit(fn) : (fn: () => Promise<void>) => holder.port!.ownTransaction(fn);
+  holder.port = new ServicePort(db, committer);
+  return holder.port;
+}
