@@ -1,6 +1,6 @@
 // Filtered, paginated list queries: the WHERE clause of optional equality filters and a created_at range, the
 // page and the total, written once for every list endpoint (newest first, decisions §1).
-import type { Db } from './database';
+import type { SqlQueries } from './sql-port';
 
 type Value = string | number;
 
@@ -43,11 +43,11 @@ export class ListFilter {
 // while the table's write counter (table_versions, kept by triggers, so it sees every connection's writes) has
 // not moved. Tables without a counter are counted every time.
 const COUNT_CACHE_SIZE = 500;
-const countCaches = new WeakMap<Db, Map<string, { version: number; n: number }>>();
+const countCaches = new WeakMap<object, Map<string, { version: number; n: number }>>();
 
-function tableVersion(db: Db, table: string): number | null {
+async function tableVersion(q: SqlQueries, table: string): Promise<number | null> {
   try {
-    const row = db.prepare('SELECT version FROM table_versions WHERE name = ?').get(table) as { version: number } | undefined;
+    const row = await q.get<{ version: number }>('SELECT version FROM table_versions WHERE name = ?', [table]);
     return row ? row.version : null;
   } catch {
     // A store opened without the table_versions migration (tests with their own migration list).
@@ -55,33 +55,31 @@ function tableVersion(db: Db, table: string): number | null {
   }
 }
 
-function countRows(db: Db, from: string, where: string, args: Value[]): number {
+async function countRows(q: SqlQueries, from: string, where: string, args: Value[]): Promise<number> {
   const sql = `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
-  const count = () => (db.prepare(sql).get(...args) as { n: number }).n;
+  const count = async () => (await q.get<{ n: number }>(sql, args))!.n;
   // Inside a transaction the counter may yet roll back with the rows it counted: count afresh.
-  const version = db.inTransaction ? null : tableVersion(db, from);
+  const version = q.inTransaction ? null : await tableVersion(q, from);
   if (version === null) return count();
-  let cache = countCaches.get(db);
+  let cache = countCaches.get(q);
   if (!cache) {
     cache = new Map();
-    countCaches.set(db, cache);
+    countCaches.set(q, cache);
   }
   const key = `${sql}\u0000${JSON.stringify(args)}`;
   const hit = cache.get(key);
   if (hit && hit.version === version) return hit.n;
-  const n = count();
+  const n = await count();
   if (cache.size >= COUNT_CACHE_SIZE) cache.clear();
   cache.set(key, { version, n });
   return n;
 }
 
-export function listPage<Row>(
-  db: Db,
+export async function listPage<Row>(
+  q: SqlQueries,
   o: { select: string; from: string; filter: ListFilter; orderBy: string; limit: number; offset: number },
-): { rows: Row[]; total: number } {
+): Promise<{ rows: Row[]; total: number }> {
   const w = o.filter.sql();
-  const rows = db
-    .prepare(`SELECT ${o.select} FROM ${o.from} WHERE ${w} ORDER BY ${o.orderBy} LIMIT ? OFFSET ?`)
-    .all(...o.filter.args, o.limit, o.offset) as Row[];
-  return { rows, total: countRows(db, o.from, w, o.filter.args) };
+  const rows = await q.all<Row>(`SELECT ${o.select} FROM ${o.from} WHERE ${w} ORDER BY ${o.orderBy} LIMIT ? OFFSET ?`, [...o.filter.args, o.limit, o.offset]);
+  return { rows, total: await countRows(q, o.from, w, o.filter.args) };
 }
