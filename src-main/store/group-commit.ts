@@ -8,7 +8,8 @@
 import type { Db } from './database';
 import { StoreError } from './database';
 import { WalSyncer } from './wal-sync';
-import { connectionOf, outsideTransaction } from './service-port';
+import { connectionOf } from './service-port';
+import { outsideTransaction } from './tx-context';
 import type { SqlQueries } from './sql-port';
 import type { DurabilityObserver, WritePort } from './write-port';
 

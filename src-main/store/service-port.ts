@@ -14,10 +14,10 @@
 //   (AsyncLocalStorage), so it finds calls made through any depth of functions.
 // - `fn` awaits only the store's statements, never other I/O (a provider call, a password hash, a timer): the
 //   group holds the connection until `fn` ends.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import type { GroupCommitter } from './group-commit';
+import { insideTransaction, inTransactionContext } from './tx-context';
 import {
   isNamedParams,
   normaliseParam,
@@ -30,13 +30,7 @@ import {
   type TransactionOptions,
 } from './sql-port';
 
-/** The transaction a piece of code runs in (for the check above). */
-const inTx = new AsyncLocalStorage<object>();
-
-/** Runs `fn` outside any transaction's async context (a wake-up signalled from inside one, for instance). */
-export function outsideTransaction<T>(fn: () => T): T {
-  return inTx.exit(fn);
-}
+export { outsideTransaction } from './tx-context';
 
 function bind(params: SqlParams | undefined): unknown[] {
   if (params === undefined) return [];
@@ -154,7 +148,7 @@ class Queries implements SqlQueries {
     try {
       this.db.prepare(`SAVEPOINT ${name}`).run();
       try {
-        const result = await inTx.run(tx, () => fn(tx));
+        const result = await inTransactionContext(tx, () => fn(tx));
         this.db.prepare(`RELEASE ${name}`).run();
         return result;
       } catch (e) {
@@ -195,7 +189,7 @@ class ServicePort extends Queries {
   }
 
   protected override check(sql: string, stmt: Database.Statement | null): void {
-    if (inTx.getStore() !== undefined) {
+    if (insideTransaction()) {
       throw new SqlPortError(`the port was used inside a transaction: use the transaction's own handle (statement: ${sql.slice(0, 80)})`);
     }
     if (stmt && !stmt.readonly) throw new SqlPortError(`a write outside a transaction: run it in transaction() (statement: ${sql.slice(0, 80)})`);
@@ -203,14 +197,14 @@ class ServicePort extends Queries {
   }
 
   override async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, _options?: TransactionOptions): Promise<T> {
-    if (inTx.getStore() !== undefined) {
+    if (insideTransaction()) {
       throw new SqlPortError("transaction() on the port inside a transaction: use the transaction's own handle (tx.transaction() nests)");
     }
     let out!: T;
     await this.committer(async () => {
       const tx = new Queries(this.db, 1);
       try {
-        out = await inTx.run(tx, () => fn(tx));
+        out = await inTransactionContext(tx, () => fn(tx));
       } finally {
         tx.finish();
       }

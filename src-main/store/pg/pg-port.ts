@@ -6,6 +6,11 @@ import pg from 'pg';
 import { exactNumber, SqlPortError, SqlQueriesBase, type IsolationLevel, type SqlParams, type SqlPort, type SqlQueries, type SqlResult, type SqlRow, type TransactionOptions } from '../sql-port';
 import { toPgStatement } from './placeholders';
 import { redactUrl } from './url';
+import { insideTransaction, inTransactionContext } from '../tx-context';
+
+function refuseInsideTransaction(what: string): void {
+  if (insideTransaction()) throw new SqlPortError(`the port was used inside a transaction (${what}): use the transaction's own handle`);
+}
 
 const OID = { BOOL: 16, INT8: 20, JSON: 114, NUMERIC: 1700, DATE: 1082, TIME: 1083, TIMESTAMP: 1114, TIMESTAMPTZ: 1184, TIMETZ: 1266, INTERVAL: 1186, JSONB: 3802 } as const;
 
@@ -95,7 +100,7 @@ class PgTransaction extends PgQueries {
     try {
       await this.client.query(`SAVEPOINT ${name}`);
       try {
-        const result = await fn(tx);
+        const result = await inTransactionContext(tx, () => fn(tx));
         await this.client.query(`RELEASE SAVEPOINT ${name}`);
         return result;
       } catch (e) {
@@ -133,8 +138,9 @@ export class PgPort extends PgQueries implements SqlPort {
     this.pool.on('error', (e) => o.onIdleError?.(e));
   }
 
-  private check(): void {
+  private check(what = 'a statement'): void {
     if (this.closed) throw new SqlPortError('the SQL port is closed');
+    refuseInsideTransaction(what);
   }
 
   async query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>> {
@@ -175,11 +181,12 @@ export class PgPort extends PgQueries implements SqlPort {
   }
 
   async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    this.check('transaction()');
     return this.borrow(async (client, markBroken) => {
       await client.query(options.isolation ? `BEGIN ISOLATION LEVEL ${ISOLATION[options.isolation]}` : 'BEGIN');
       const tx = new PgTransaction(client, 1);
       try {
-        const result = await fn(tx);
+        const result = await inTransactionContext(tx, () => fn(tx));
         await client.query('COMMIT');
         return result;
       } catch (e) {
