@@ -8,9 +8,6 @@
 import type { Db } from './database';
 import { StoreError } from './database';
 import { WalSyncer } from './wal-sync';
-import { connectionOf } from './service-port';
-import { outsideTransaction } from './tx-context';
-import type { SqlQueries } from './sql-port';
 import type { DurabilityObserver, WritePort } from './write-port';
 
 interface Pending {
@@ -356,58 +353,5 @@ export function commitThrough<T>(db: Db, fn: () => T): Promise<T> {
   }).then(() => out);
 }
 
-// Work signals: a write that creates work for a background loop (an outbox event, a job) announces it, and the
-// loop wakes instead of polling. better-sqlite3 is synchronous, so by the time the microtask runs the transaction
-// that raised the signal has committed (or rolled back: then the wake-up finds nothing, which is harmless).
-type Topic = 'outbox' | 'jobs';
-const listeners = new WeakMap<Db, Map<Topic, Set<() => void>>>();
-const raised = new WeakMap<Db, Set<Topic>>();
-
-/** The store a handle belongs to: the connection itself, or the connection behind a handle of the SQL port. */
-function storeOf(store: Db | SqlQueries): Db {
-  const db = connectionOf(store);
-  if (db) return db;
-  if ('prepare' in store) return store;
-  throw new Error('work signals need a store of this process (the SQLite engine)');
-}
-
-/**
- * Announces that work of `topic` was written; listeners run once per microtask however often it is raised, outside
- * the transaction that raised it (they start transactions of their own). Pass the transaction's handle.
- */
-export function signalWork(store: Db | SqlQueries, topic: Topic): void {
-  const db = storeOf(store);
-  let pending = raised.get(db);
-  if (!pending) {
-    pending = new Set();
-    raised.set(db, pending);
-  }
-  if (pending.has(topic)) return;
-  pending.add(topic);
-  queueMicrotask(() =>
-    outsideTransaction(() => {
-      pending.delete(topic);
-      for (const fn of listeners.get(db)?.get(topic) ?? []) fn();
-    }),
-  );
-}
-
-/** Calls `fn` after each signal of `topic` on this store; returns the unsubscribe function. */
-export function onWork(store: Db | SqlQueries, topic: Topic, fn: () => void): () => void {
-  const db = storeOf(store);
-  let byTopic = listeners.get(db);
-  if (!byTopic) {
-    byTopic = new Map();
-    listeners.set(db, byTopic);
-  }
-  let set = byTopic.get(topic);
-  if (!set) {
-    set = new Set();
-    byTopic.set(topic, set);
-  }
-  set.add(fn);
-  const mine = set;
-  return () => {
-    mine.delete(fn);
-  };
-}
+// Work signals moved to work-signals.ts (engine-neutral); re-exported for the modules that import them from here.
+export { onWork, signalWork } from './work-signals';

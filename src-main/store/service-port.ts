@@ -18,6 +18,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import type { GroupCommitter } from './group-commit';
 import { insideTransaction, inTransactionContext } from './tx-context';
+import { belongsToStore } from './work-signals';
 import {
   isNamedParams,
   normaliseParam,
@@ -46,14 +47,6 @@ function bind(params: SqlParams | undefined): unknown[] {
 
 const WRITE_WITH_RETURNING = /^\s*(insert|update|delete|replace)\b/i;
 
-/** The connection behind a handle of this port (the key of the store's work signals, group-commit.ts). */
-const connections = new WeakMap<object, Db>();
-
-/** The SQLite connection behind a handle of the service port (the port or any of its transactions), if it is one. */
-export function connectionOf(q: object): Db | undefined {
-  return connections.get(q);
-}
-
 class Queries implements SqlQueries {
   readonly engine = 'sqlite' as const;
   /** Set while a nested savepoint runs: the outer transaction must wait for it. */
@@ -65,7 +58,7 @@ class Queries implements SqlQueries {
     /** 0: the port itself; 1: a top-level transaction; more: savepoints. */
     private readonly depth: number,
   ) {
-    connections.set(this, db);
+    belongsToStore(this, db);
   }
 
   get inTransaction(): boolean {

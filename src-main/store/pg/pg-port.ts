@@ -7,6 +7,7 @@ import { exactNumber, SqlPortError, SqlQueriesBase, type IsolationLevel, type Sq
 import { toPgStatement } from './placeholders';
 import { redactUrl } from './url';
 import { insideTransaction, inTransactionContext } from '../tx-context';
+import { belongsToStore } from '../work-signals';
 
 function refuseInsideTransaction(what: string): void {
   if (insideTransaction()) throw new SqlPortError(`the port was used inside a transaction (${what}): use the transaction's own handle`);
@@ -69,8 +70,10 @@ class PgTransaction extends PgQueries {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly depth: number,
+    private readonly store: object,
   ) {
     super();
+    belongsToStore(this, store);
   }
 
   private guard(): void {
@@ -96,7 +99,7 @@ class PgTransaction extends PgQueries {
     this.guard();
     const name = `vc_sp_${this.depth}`;
     this.busy = true;
-    const tx = new PgTransaction(this.client, this.depth + 1);
+    const tx = new PgTransaction(this.client, this.depth + 1, this.store);
     try {
       await this.client.query(`SAVEPOINT ${name}`);
       try {
@@ -136,6 +139,7 @@ export class PgPort extends PgQueries implements SqlPort {
     this.where = redactUrl(url);
     this.pool = new pg.Pool({ connectionString: url, max: o.max ?? 10, application_name: o.applicationName ?? 'vconsole' });
     this.pool.on('error', (e) => o.onIdleError?.(e));
+    belongsToStore(this, this);
   }
 
   private check(what = 'a statement'): void {
@@ -184,7 +188,7 @@ export class PgPort extends PgQueries implements SqlPort {
     this.check('transaction()');
     return this.borrow(async (client, markBroken) => {
       await client.query(options.isolation ? `BEGIN ISOLATION LEVEL ${ISOLATION[options.isolation]}` : 'BEGIN');
-      const tx = new PgTransaction(client, 1);
+      const tx = new PgTransaction(client, 1, this);
       try {
         const result = await inTransactionContext(tx, () => fn(tx));
         await client.query('COMMIT');

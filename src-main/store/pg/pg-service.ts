@@ -1,0 +1,122 @@
+// PostgreSQL as the service's store (issue 17, docs/team-server.md): the SQL port the core runs on when `serve` is
+// given `--database postgres://…`, shared by any number of instances.
+//
+// - Every top-level transaction is SERIALIZABLE and is run again when PostgreSQL reports a serialization failure or
+//   a deadlock (40001, 40P01), a bounded number of times with a jittered pause. SQLite's transactions are
+//   serializable (one writer at a time), so the core's read-then-write transactions (a wallet's balance before a
+//   charge, a refresh token before its rotation, an idempotency key before its execution) keep the meaning they
+//   have on SQLite without a lock written into each of them. A transaction body may therefore run more than once:
+//   it does nothing but the store's statements (the port's rule, docs/team-server.md "The SQL port").
+// - Work signals (store/work-signals.ts) become `pg_notify('vc_work', topic)` inside the raising transaction —
+//   delivered only if it commits, to every instance — and one LISTEN connection per instance calls the local
+//   listeners. The connection comes back by itself after a failure; the loops' polls cover the gap.
+import pg from 'pg';
+import type { SqlQueries, TransactionOptions } from '../sql-port';
+import { announceWorkThrough, deliverWork, type WorkTopic } from '../work-signals';
+import { isRetryableTransactionError, PgPort, type PgPortOptions } from './pg-port';
+
+export const WORK_CHANNEL = 'vc_work';
+const TOPICS: readonly WorkTopic[] = ['outbox', 'jobs'];
+
+export interface PgServiceOptions extends PgPortOptions {
+  /** Attempts of one transaction that meets serialization failures (default 12). */
+  maxAttempts?: number;
+  /** Where the LISTEN connection reports that it was lost (it reconnects by itself). */
+  warn?: (message: string) => void;
+  /** Listen for other instances' work signals (default true; a CLI command that serves nothing turns it off). */
+  listen?: boolean;
+}
+
+export class PgServicePort extends PgPort {
+  private readonly maxAttempts: number;
+  /** Transactions run again after a serialization failure, since start (for the bench and the logs). */
+  retries = 0;
+  private listener: pg.Client | null = null;
+  private listening = false;
+  private reconnect: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly o: PgServiceOptions = {},
+  ) {
+    super(url, o);
+    this.maxAttempts = o.maxAttempts ?? 12;
+    announceWorkThrough(this, (handle, topic) => {
+      // Queued on the transaction's connection before its COMMIT (a client runs its queries in order); a NOTIFY
+      // repeated in one transaction is delivered once. Outside a transaction it is sent at once.
+      void (handle as SqlQueries).run('SELECT pg_notify(?, ?)', [WORK_CHANNEL, topic]).catch(() => undefined);
+    });
+  }
+
+  override async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await super.transaction(fn, { isolation: options.isolation ?? 'serializable' });
+      } catch (e) {
+        if (!isRetryableTransactionError(e) || attempt >= this.maxAttempts) throw e;
+        this.retries++;
+        // 1, 2, 4 … 64 ms, with jitter so that the transactions that collided do not collide again.
+        const pause = Math.min(64, 2 ** (attempt - 1)) * (0.5 + Math.random());
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  }
+
+  /** Starts the LISTEN connection (idempotent); resolves once it listens. */
+  async startListening(): Promise<void> {
+    if (this.o.listen === false || this.listening || this.stopped) return;
+    this.listening = true;
+    await this.connectListener();
+  }
+
+  private async connectListener(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: this.url, application_name: `${this.o.applicationName ?? 'vconsole'} listen` });
+    client.on('notification', (n) => {
+      if (n.channel !== WORK_CHANNEL) return;
+      const topic = TOPICS.find((t) => t === n.payload);
+      if (topic) deliverWork(this, topic);
+    });
+    client.on('error', (e) => this.lost(client, e));
+    client.on('end', () => this.lost(client, new Error('connection ended')));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${WORK_CHANNEL}`);
+      this.listener = client;
+      // Whatever was signalled while no connection listened is picked up now.
+      for (const t of TOPICS) deliverWork(this, t);
+    } catch (e) {
+      this.lost(client, e as Error);
+    }
+  }
+
+  private lost(client: pg.Client, e: Error): void {
+    if (this.stopped || this.reconnect) return;
+    if (this.listener === client) this.listener = null;
+    client.removeAllListeners('end');
+    void client.end().catch(() => undefined);
+    this.o.warn?.(`The PostgreSQL LISTEN connection was lost (${e.message}); reconnecting. Background work is polled meanwhile.`);
+    this.reconnect = setTimeout(() => {
+      this.reconnect = null;
+      void this.connectListener();
+    }, 1000);
+    this.reconnect.unref();
+  }
+
+  override async close(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnect) clearTimeout(this.reconnect);
+    const l = this.listener;
+    this.listener = null;
+    if (l) {
+      l.removeAllListeners('end');
+      await l.end().catch(() => undefined);
+    }
+    await super.close();
+  }
+}
+
+export function createPgServicePort(url: string, o: PgServiceOptions = {}): PgServicePort {
+  return new PgServicePort(url, o);
+}
