@@ -22,7 +22,7 @@ const nowMs = () => performance.timeOrigin + performance.now();
 const dataDir = freshDataDir();
 const { sandboxKey } = bootstrap(dataDir);
 // Spread over keys: the per-key budget (6,000/min) is policy, not cost.
-const keys = [sandboxKey, ...addKeys(dataDir, 15)];
+const keys = [sandboxKey, ...(await addKeys(dataDir, 15))];
 const receiver = await startChild(['bench/lib/receiver.mjs'], /PORT (\d+)/);
 // BENCH_CPU_PROF_DIR=<dir> profiles the service (written when it exits; summarise with bench/lib/profile-summary.ts).
 const profDir = process.env['BENCH_CPU_PROF_DIR'];

@@ -13,6 +13,7 @@ import type { VerificationRecord } from '../src-shared/schemas/verification';
 import { insertVerification, listVerificationsJson } from '../src-main/core/verification/records';
 import { searchVerifications } from '../src-main/core/verification/search';
 import { openDatabase } from '../src-main/store/database';
+import { createServicePort } from '../src-main/store/service-port';
 import { SEARCH_BACKFILL_SQL } from '../src-main/store/migrations/010-search-provenance';
 import { arg, freshDataDir, quantile, ratio, round2, writeResult } from './lib/harness';
 import { seededRandom } from '../src-shared/seeded-random';
@@ -46,8 +47,9 @@ const sample: { id: string; identifier: string; first: string; last: string; cou
 const seedStart = performance.now();
 const start = Date.now() - rows * 1000;
 const CHUNK = 50_000;
+const sql = createServicePort(db);
 for (let done = 0; done < rows; done += CHUNK) {
-  db.transaction(() => {
+  await sql.transaction(async (tx) => {
     for (let i = done; i < Math.min(rows, done + CHUNK); i++) {
       const country = pick(COUNTRIES);
       const first = pick(FIRST);
@@ -72,10 +74,10 @@ for (let done = 0; done < rows; done += CHUNK) {
         charge: { amount: 0, currency: 'USD', status: 'not_charged' },
         ...(kind === 'account' ? { accountName: `${first} ${last}` } : kind === 'identity' ? { firstName: first, lastName: last } : {}),
       } as VerificationRecord;
-      insertVerification(db, { kind, organizationId: org, request: { country, identifier }, record });
+      await insertVerification(tx, { kind, organizationId: org, request: { country, identifier }, record });
       if (i % Math.max(1, Math.floor(rows / 2000)) === 0) sample.push({ id, identifier, first, last, country });
     }
-  })();
+  });
 }
 const indexStart = performance.now();
 db.exec(SEARCH_BACKFILL_SQL);
@@ -105,14 +107,14 @@ const CLASSES: Record<string, () => string> = {
   'no match': () => `zz${digits(6)}`,
 };
 
-function time(fn: () => void): number {
+async function time(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
-  fn();
+  await fn();
   return performance.now() - t;
 }
 
 // Warm the page cache and statement cache as a running service would be.
-for (let i = 0; i < 200; i++) searchVerifications(db, org, 'sandbox', { q: CLASSES['last name']!(), limit: 20, offset: 0 });
+for (let i = 0; i < 200; i++) await searchVerifications(sql, org, 'sandbox', { q: CLASSES['last name']!(), limit: 20, offset: 0 });
 
 const names = Object.keys(CLASSES);
 const perClass: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -121,11 +123,11 @@ const baseline: number[] = [];
 for (let i = 0; i < count; i++) {
   const cls = names[i % names.length]!;
   const q = CLASSES[cls]!();
-  const ms = time(() => searchVerifications(db, org, 'sandbox', { q, limit: 20, offset: 0 }));
+  const ms = await time(() => searchVerifications(sql, org, 'sandbox', { q, limit: 20, offset: 0 }));
   perClass[cls]!.push(ms);
   all.push(ms);
   // Baseline: the History page without text (newest 20 and the total) — what the console showed before search.
-  baseline.push(time(() => listVerificationsJson(db, org, 'sandbox', { limit: 20, offset: 0 })));
+  baseline.push(await time(() => listVerificationsJson(sql, org, 'sandbox', { limit: 20, offset: 0 })));
 }
 db.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -14,9 +14,9 @@ const connections = arg('--connections', 32);
 
 const dataDir = freshDataDir();
 const { sandboxKey } = bootstrap(dataDir);
-const keys = [sandboxKey, ...addKeys(dataDir, 63)];
+const keys = [sandboxKey, ...(await addKeys(dataDir, 63))];
 const seedStart = Date.now();
-const { sampleIds } = seedVerifications(dataDir, rows);
+const { sampleIds } = await seedVerifications(dataDir, rows);
 console.log(`seeded ${rows} verifications in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
 
 interface Load {

@@ -14,7 +14,7 @@ const connections = arg('--connections', 32);
 
 const dataDir = freshDataDir();
 const { sandboxKey } = bootstrap(dataDir);
-const keys = [sandboxKey, ...addKeys(dataDir, 63)];
+const keys = [sandboxKey, ...(await addKeys(dataDir, 63))];
 
 interface Load {
   rps: number;

@@ -26,7 +26,7 @@ async function rx(path: string, body?: string): Promise<{ received: number; badS
   return path === '/_results' ? (JSON.parse(text) as { received: number; badSignature: number }) : { received: 0, badSignature: 0 };
 }
 
-const core = createCore({ dataDir: freshDataDir(), startWorker: false, logLevel: 'silent', scryptN: 1024, allowWebhookHosts: [`127.0.0.1:${receiver.port}`] });
+const core = await createCore({ dataDir: freshDataDir(), startWorker: false, logLevel: 'silent', scryptN: 1024, allowWebhookHosts: [`127.0.0.1:${receiver.port}`] });
 const org = await bootstrap(core.deps, { email: 'bench@example.com', password: 'benchmark-password' });
 const scope = { kind: 'console' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'OWNER' as const };
 const hook = await createWebhook(core.rt, scope, { url: `${rxBase}/hook`, events: ['verification.completed'] });
@@ -49,14 +49,16 @@ function payload(i: number): string {
 }
 const bodies = Array.from({ length: events }, (_, i) => payload(i));
 
-function enqueueEvents(): void {
-  const insert = core.deps.db.prepare(
-    `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', 'verification.completed', ?, ?, ?)`,
-  );
+async function enqueueEvents(): Promise<void> {
   const at = iso(Date.now());
-  core.deps.db.transaction(() => {
-    bodies.forEach((b, i) => insert.run(`evt_${randomUUID()}`, org.organizationId, `ver_bench${i}`, b, at));
-  })();
+  await core.deps.sql.transaction(async (tx) => {
+    for (let i = 0; i < bodies.length; i++) {
+      await tx.run(
+        `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', 'verification.completed', ?, ?, ?)`,
+        [`evt_${randomUUID()}`, org.organizationId, `ver_bench${i}`, bodies[i]!, at],
+      );
+    }
+  });
 }
 
 async function waitReceived(n: number, limitMs: number): Promise<number> {
@@ -73,7 +75,7 @@ const loopCpu = () => cpuMs(process.pid, true);
 
 async function dispatchRound(concurrency: number): Promise<{ perSec: number; bad: number; cpuUs: number | null }> {
   await rx('/_reset');
-  enqueueEvents();
+  await enqueueEvents();
   const d = new WebhookDispatcher(core.rt, { concurrency, pollMs: 20 });
   const cpu0 = loopCpu();
   const t0 = nowMs();

@@ -7,7 +7,7 @@ import { AuditEventSchema, AuditQuerySchema } from '../src-shared/schemas/audit'
 import { auditRetentionDays, setAuditRetention } from './core/audit/retention';
 import { ErrorBodySchema, listEnvelope, toEnvelope, withPage } from '../src-shared/schemas/common';
 import { owner, type ConsoleContext } from './console/handlers';
-import { auditCsv, chainStart, exportAudit, listAudit, pruneAudit, verifyStore } from './core/audit/audit-log';
+import { auditCsv, exportAudit, GENESIS_HASH, listAudit, pruneAudit, readAuditChains, verifyAuditChains } from './core/audit/audit-log';
 import { requireRole } from './core/principal';
 import type { CoreRuntime } from './core/runtime';
 import type { Feature } from './features';
@@ -35,7 +35,7 @@ function registerAuditRoutes(door: HttpDoor): void {
     async (req) => {
       const p = principalOf(req);
       requireRole(p, ['OWNER', 'ADMIN']);
-      return toEnvelope(listAudit(rt.deps.db, p.organizationId, req.query), req.query);
+      return toEnvelope(await listAudit(rt.deps.sql, p.organizationId, req.query), req.query);
     },
   );
 }
@@ -49,43 +49,53 @@ function auditConsoleHandlers(ctx: ConsoleContext): AuditHandlers {
   return {
     'audit:list': async (q) => {
       const page = withPage(q);
-      return toEnvelope(listAudit(rt.deps.db, owner(ctx).organizationId, page), page);
+      return toEnvelope(await listAudit(rt.deps.sql, (await owner(ctx)).organizationId, page), page);
     },
     'audit:export': async ({ format }) => {
-      const organizationId = owner(ctx).organizationId;
-      const x = exportAudit(rt.deps.db, organizationId, rt.deps.clock.now());
+      const organizationId = (await owner(ctx)).organizationId;
+      const x = await exportAudit(rt.deps.sql, organizationId, rt.deps.clock.now());
       const stamp = x.exportedAt.replace(/[:.]/g, '-');
       return format === 'json'
         ? { filename: `audit-${stamp}.json`, mediaType: 'application/json', content: `${JSON.stringify(x, null, 2)}\n` }
         : { filename: `audit-${stamp}.csv`, mediaType: 'text/csv', content: auditCsv(x.entries) };
     },
     'audit:verify': async () => {
-      const organizationId = owner(ctx).organizationId;
-      const r = verifyStore(rt.deps.db).find((x) => x.organizationId === organizationId);
-      const start = chainStart(rt.deps.db, organizationId);
+      const organizationId = (await owner(ctx)).organizationId;
+      // The chains and where this one starts, from one snapshot (a prune committing between two reads would not
+      // verify); hashed after it.
+      const { rows, checkpoints } = await readAuditChains(rt.deps.sql);
+      const r = verifyAuditChains(rows, checkpoints).find((x) => x.organizationId === organizationId);
+      const cp = checkpoints.find((c) => c.organization_id === organizationId);
+      const start = cp ? { seq: cp.seq, hash: cp.hash } : { seq: 0, hash: GENESIS_HASH };
+      const retentionDays = await auditRetentionDays(rt.deps.sql);
       return {
         ok: r?.ok ?? true,
         entries: r?.entries ?? 0,
         head: r?.head ?? start,
         firstBad: r?.firstBad ?? null,
-        retentionDays: auditRetentionDays(rt.deps.db),
+        retentionDays,
         checkpoint: start.seq > 0 ? start : null,
       };
     },
-    'audit:setRetention': async ({ days }) => ({ days: setAuditRetention(rt.deps, owner(ctx).organizationId, days) }),
+    'audit:setRetention': async ({ days }) => ({ days: await setAuditRetention(rt.deps, (await owner(ctx)).organizationId, days) }),
   };
 }
 
 /** Prunes once an hour after start (cheap when nothing is due); entries live `retention` days. */
 function startRetentionLoop(rt: CoreRuntime): { stop(): Promise<void> } {
-  const run = () => {
+  let running: Promise<void> = Promise.resolve();
+  const pass = async () => {
     try {
-      const removed = pruneAudit(rt.deps, auditRetentionDays(rt.deps.db));
+      const removed = await pruneAudit(rt.deps, await auditRetentionDays(rt.deps.sql));
       const n = Object.values(removed).reduce((a, b) => a + b, 0);
       if (n > 0) rt.deps.log.info({ removed: n }, 'audit retention: old entries pruned, chain kept from a checkpoint');
     } catch (err) {
       rt.deps.log.error({ err: (err as Error).message }, 'audit retention failed; the next run tries again');
     }
+  };
+  // One pass at a time; stop() waits for the one in flight, so the store is not closed under it.
+  const run = () => {
+    running = running.then(pass);
   };
   const first = setTimeout(run, 60_000).unref();
   const every = setInterval(run, 3_600_000).unref();
@@ -93,6 +103,7 @@ function startRetentionLoop(rt: CoreRuntime): { stop(): Promise<void> } {
     async stop() {
       clearTimeout(first);
       clearInterval(every);
+      await running;
     },
   };
 }

@@ -45,16 +45,18 @@ export function backupConsoleHandlers(ctx: ConsoleContext): BackupHandlers {
   const dataDir = rt.info().dataDir;
   return {
     'storage:status': async () =>
+      // SQLite engine only: the data folder's disk, watched on the store's connection.
       storageHealthOf(rt.deps.db)?.status() ?? { status: 'ok', reason: null, message: null, dataDir, freeBytes: null, since: null, refused: 0 },
     'backups:list': async () => backupsOverview(rt),
     'backups:create': async ({ includeKey }) => {
-      if (includeKey === true && !mayBackUpWithKey(owner(ctx).role)) {
+      if (includeKey === true && !mayBackUpWithKey((await owner(ctx)).role)) {
         throw new AppError('FORBIDDEN', { message: 'Only an owner can make a backup that includes the data key (secret.key).' });
       }
+      // SQLite engine only: the online backup API of the store's connection.
       return createBackup(rt.deps.db, dataDir, { includeKey: includeKey === true });
     },
     'backups:schedule': async (s) => {
-      saveBackupSchedule(rt, s);
+      await saveBackupSchedule(rt, s);
       return backupsOverview(rt);
     },
     'backups:restoreAtRestart': async ({ name }) => {

@@ -13,7 +13,7 @@ type DashboardHandlers = {
 export function dashboardConsoleHandlers(ctx: ConsoleContext): DashboardHandlers {
   return {
     'dashboard:summary': async ({ environment, since }) => {
-      const principal = owner(ctx, environment);
+      const principal = await owner(ctx, environment);
       return dashboardSummary(ctx.rt.deps, principal.organizationId, environment, since);
     },
   };

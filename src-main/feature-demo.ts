@@ -15,7 +15,7 @@ export function demoLoaderFor(rt: CoreRuntime): (clock: ManualClock, opts: { all
   return async (clock, opts) => {
     // Imported here: service.ts imports the feature list, which imports this file.
     const { createCore } = await import('./service');
-    const core = createCore({
+    const core = await createCore({
       dataDir: rt.info().dataDir,
       startWorker: false,
       clock,
@@ -33,8 +33,9 @@ export function demoLoaderFor(rt: CoreRuntime): (clock: ManualClock, opts: { all
  * The loader writes through its own connection, whose commits the service's live-event notes do not see, and a
  * removal deletes (which no note covers): one summary event per list tells open consoles to fetch again.
  */
-function announce(rt: CoreRuntime): void {
-  const organizationId = firstOrganizationId(rt.deps);
+async function announce(rt: CoreRuntime): Promise<void> {
+  const organizationId = await firstOrganizationId(rt.deps);
+  // SQLite engine only: the live-event hub belongs to the connection whose TEMP triggers feed it.
   const hub = liveEventsOf(rt.deps.db);
   if (!organizationId || !hub) return;
   hub.publish([
@@ -56,7 +57,7 @@ const demoData = () => import('./core/demo/demo-data');
 export function demoConsoleHandlers(ctx: ConsoleContext): DemoHandlers {
   const { rt } = ctx;
   return {
-    'demo:status': async () => (await demoData()).demoStatus(rt.deps.db),
+    'demo:status': async () => (await demoData()).demoStatus(rt.deps.sql),
     'demo:load': async ({ days }) => {
       const { loadDemo } = await demoData();
       if (loading) await loading.catch(() => undefined);
@@ -67,15 +68,15 @@ export function demoConsoleHandlers(ctx: ConsoleContext): DemoHandlers {
       } finally {
         loading = null;
         // Also after a failed load: what it committed is shown (and listed, so Remove takes it out).
-        announce(rt);
+        await announce(rt);
       }
     },
     'demo:remove': async () => {
       const { removeDemo } = await demoData();
       // A removal asked for while loading waits for the load, so it removes the whole story, not half of it.
       if (loading) await loading.catch(() => undefined);
-      const r = removeDemo(rt);
-      announce(rt);
+      const r = await removeDemo(rt);
+      await announce(rt);
       return r;
     },
   };

@@ -14,11 +14,12 @@ export type ProviderHandlers = {
 };
 
 /** What the console page and `vconsole providers list` show. */
-export function providersOverview(rt: CoreRuntime): ProvidersOverview {
+export async function providersOverview(rt: CoreRuntime): Promise<ProvidersOverview> {
   const reg = liveProviders(rt);
+  const [providers, cacheTtlSeconds] = await Promise.all([reg.config.list(), reg.config.cacheTtl()]);
   return {
-    providers: reg.config.list().map((p) => reg.view(p)),
-    cacheTtlSeconds: reg.config.cacheTtl(),
+    providers: providers.map((p) => reg.view(p)),
+    cacheTtlSeconds,
     secretProtection: reg.config.box.kind,
   };
 }
@@ -29,10 +30,10 @@ export function providerConsoleHandlers(ctx: ConsoleContext): ProviderHandlers {
     'providers:list': async () => providersOverview(rt),
     'providers:set': async (input) => {
       const reg = liveProviders(rt);
-      return reg.view(reg.config.set(input));
+      return reg.view(await reg.config.set(input));
     },
     'providers:remove': async ({ id }) => {
-      liveProviders(rt).config.remove(id);
+      await liveProviders(rt).config.remove(id);
       return { id, removed: true as const };
     },
     'providers:test': async ({ id }) => liveProviders(rt).probe(id),

@@ -25,14 +25,15 @@ function jobsOf(rt: CoreRuntime) {
 
 export function routingConsoleHandlers(ctx: ConsoleContext): RoutingHandlers {
   const { rt } = ctx;
-  const org = () => owner(ctx).organizationId;
+  const org = async () => (await owner(ctx)).organizationId;
   return {
-    'routing:bic': async ({ environment, request }) => answerBic(rt.deps, owner(ctx, environment), request),
-    'routing:routingNumber': async ({ environment, request }) => answerRoutingNumber(rt.deps, owner(ctx, environment), request),
-    'routing:correspondents': async ({ environment, request }) => JSON.parse((await correspondentsOnce(rt.deps, owner(ctx, environment), request)).body) as CorrespondentsAnswer,
-    'routing:batch': async ({ environment, request }) => answerBatch(rt.deps, owner(ctx, environment), request),
-    'routing:import': async ({ path, kind, name }) => importDirectoryCsv(rt.deps, org(), { path, ...(name ? { name } : {}) }, kind),
-    'routing:directories': async () => listDirectoryImports(rt.deps, org()),
+    'routing:bic': async ({ environment, request }) => answerBic(rt.deps, await owner(ctx, environment), request),
+    'routing:routingNumber': async ({ environment, request }) => answerRoutingNumber(rt.deps, await owner(ctx, environment), request),
+    'routing:correspondents': async ({ environment, request }) =>
+      JSON.parse((await correspondentsOnce(rt.deps, await owner(ctx, environment), request)).body) as CorrespondentsAnswer,
+    'routing:batch': async ({ environment, request }) => answerBatch(rt.deps, await owner(ctx, environment), request),
+    'routing:import': async ({ path, kind, name }) => importDirectoryCsv(rt.deps, await org(), { path, ...(name ? { name } : {}) }, kind),
+    'routing:directories': async () => listDirectoryImports(rt.deps, await org()),
     'batch:preview': async ({ path }) => {
       try {
         return previewCsvInput(path, 10);
@@ -41,11 +42,11 @@ export function routingConsoleHandlers(ctx: ConsoleContext): RoutingHandlers {
         throw new AppError('VALIDATION_ERROR', { details: [{ field: 'path', message: `cannot read the file: ${(e as Error).message}` }] });
       }
     },
-    'batch:start': async ({ path, environment, mapping }) => jobsOf(rt).start(owner(ctx, environment), { path, mapping }),
-    'batch:progress': async ({ id }) => jobsOf(rt).get(org(), id),
-    'batch:cancel': async ({ id }) => jobsOf(rt).cancel(org(), id),
-    'batch:list': async ({ limit, offset }) => jobsOf(rt).list(org(), { limit: limit ?? 50, offset: offset ?? 0 }),
-    'batch:results': async (q) => jobsOf(rt).results(org(), q),
+    'batch:start': async ({ path, environment, mapping }) => jobsOf(rt).start(await owner(ctx, environment), { path, mapping }),
+    'batch:progress': async ({ id }) => jobsOf(rt).get(await org(), id),
+    'batch:cancel': async ({ id }) => jobsOf(rt).cancel(await org(), id),
+    'batch:list': async ({ limit, offset }) => jobsOf(rt).list(await org(), { limit: limit ?? 50, offset: offset ?? 0 }),
+    'batch:results': async (q) => jobsOf(rt).results(await org(), q),
   };
 }
 
@@ -56,7 +57,13 @@ export const routingFeature: Feature = {
   consoleHandlers: (ctx) => routingConsoleHandlers(ctx),
   start: (f) => {
     const jobs = jobsOf(f.rt);
-    jobs.recover();
-    return { stop: () => jobs.stopAll() };
+    // Batches start only once this has run (BatchJobs.start waits for it); a failure leaves old rows `running`.
+    const recovering = jobs.recover().catch((err: unknown) => f.rt.deps.log.error({ err }, 'routing batches: marking interrupted batches failed did not succeed'));
+    return {
+      stop: async () => {
+        await recovering;
+        await jobs.stopAll();
+      },
+    };
   },
 };

@@ -32,15 +32,15 @@ export function settingsConsoleHandlers(ctx: ConsoleContext): SettingsHandlers {
   const { rt } = ctx;
   return {
     'settings:get': async () => settingsView(rt),
-    'settings:update': async (patch) => updateSettings(rt, owner(ctx), patch),
-    'users:list': async () => listManagedUsers(rt.deps, owner(ctx)),
-    'users:create': async (input) => createManagedUser(rt.deps, owner(ctx), input),
-    'users:setRole': async ({ id, role }) => setUserRole(rt.deps, owner(ctx), id, role),
-    'users:deactivate': async ({ id }) => deactivateUser(rt.deps, owner(ctx), id),
-    'users:reactivate': async ({ id }) => reactivateUser(rt.deps, owner(ctx), id),
-    'config:export': async () => exportConfig(rt, owner(ctx).organizationId),
-    'config:preview': async ({ file }) => importConfig(rt, owner(ctx).organizationId, parseConfigFile(file), { dryRun: true }),
-    'config:import': async ({ file }) => importConfig(rt, owner(ctx).organizationId, parseConfigFile(file), { dryRun: false }),
+    'settings:update': async (patch) => updateSettings(rt, await owner(ctx), patch),
+    'users:list': async () => listManagedUsers(rt.deps, await owner(ctx)),
+    'users:create': async (input) => createManagedUser(rt.deps, await owner(ctx), input),
+    'users:setRole': async ({ id, role }) => setUserRole(rt.deps, await owner(ctx), id, role),
+    'users:deactivate': async ({ id }) => deactivateUser(rt.deps, await owner(ctx), id),
+    'users:reactivate': async ({ id }) => reactivateUser(rt.deps, await owner(ctx), id),
+    'config:export': async () => exportConfig(rt, (await owner(ctx)).organizationId),
+    'config:preview': async ({ file }) => importConfig(rt, (await owner(ctx)).organizationId, parseConfigFile(file), { dryRun: true }),
+    'config:import': async ({ file }) => importConfig(rt, (await owner(ctx)).organizationId, parseConfigFile(file), { dryRun: false }),
   };
 }
 

@@ -35,27 +35,27 @@ function consoleHandlers(ctx: ConsoleContext): VerificationHandlers {
   const { rt } = ctx;
   // Each console submission is a new request with its own idempotency key, through the same path as the API.
   const verify = async (kind: VerificationKind, environment: Environment, request: object) => {
-    const res = await submitOnce(rt.verification, owner(ctx, environment), kind, request);
+    const res = await submitOnce(rt.verification, await owner(ctx, environment), kind, request);
     return JSON.parse(res.body) as { id: string; status: 'pending' | 'success' | 'failed' | 'error' };
   };
-  const org = () => owner(ctx).organizationId;
+  const org = async () => (await owner(ctx)).organizationId;
   return {
     'verify:phone': ({ environment, request }) => verify('phone', environment, request),
     'verify:identity': ({ environment, request }) => verify('identity', environment, request),
     'verify:face': ({ environment, request }) => verify('face', environment, request),
     'verify:address': ({ environment, request }) => verify('address', environment, request),
-    'wallet:get': async () => getWallet(rt.deps, org()),
-    'wallet:topUp': async ({ amount, currency }) => topUp(rt.deps, org(), amount, currency),
-    'wallet:setStatus': async ({ status }) => setWalletStatus(rt.deps, org(), status),
+    'wallet:get': async () => getWallet(rt.deps, await org()),
+    'wallet:topUp': async ({ amount, currency }) => topUp(rt.deps, await org(), amount, currency),
+    'wallet:setStatus': async ({ status }) => setWalletStatus(rt.deps, await org(), status),
     'usage:list': async ({ query }) => {
       const q = withPage(query);
-      return toEnvelope(listUsage(rt.deps, org(), q), q);
+      return toEnvelope(await listUsage(rt.deps, await org(), q), q);
     },
-    'prices:list': async () => listPrices(rt.deps, org()),
-    'prices:set': async ({ service, amount, currency }) => setPrice(rt.deps, org(), service, amount, currency),
-    'services:list': async () => listEnabledServices(rt.deps, org()),
-    'services:enable': async ({ service }) => enableService(rt.deps, org(), service),
-    'services:disable': async ({ service }) => disableService(rt.deps, org(), service),
+    'prices:list': async () => listPrices(rt.deps, await org()),
+    'prices:set': async ({ service, amount, currency }) => setPrice(rt.deps, await org(), service, amount, currency),
+    'services:list': async () => listEnabledServices(rt.deps, await org()),
+    'services:enable': async ({ service }) => enableService(rt.deps, await org(), service),
+    'services:disable': async ({ service }) => disableService(rt.deps, await org(), service),
   };
 }
 

@@ -25,32 +25,32 @@ export function webhookConsoleHandlers(ctx: ConsoleContext): WebhookHandlers {
   return {
     'webhooks:list': async ({ environment, query }) => {
       const q = withPage(query);
-      return toEnvelope(listWebhooks(rt.deps, owner(ctx, environment), q), q);
+      return toEnvelope(await listWebhooks(rt.deps, await owner(ctx, environment), q), q);
     },
-    'webhooks:create': async ({ environment, request }) => createWebhook(rt, owner(ctx, environment), request),
+    'webhooks:create': async ({ environment, request }) => createWebhook(rt, await owner(ctx, environment), request),
     'webhooks:update': async ({ environment, id, patch }) => {
-      const { secret: _none, ...hook } = await updateWebhook(rt, owner(ctx, environment), id, patch);
+      const { secret: _none, ...hook } = await updateWebhook(rt, await owner(ctx, environment), id, patch);
       return hook;
     },
-    'webhooks:rotate': async ({ environment, id }) => rotateWebhookSecret(rt, owner(ctx, environment), id),
+    'webhooks:rotate': async ({ environment, id }) => rotateWebhookSecret(rt, await owner(ctx, environment), id),
     'webhooks:delete': async ({ environment, id }) => {
-      deleteWebhook(rt.deps, owner(ctx, environment), id);
+      await deleteWebhook(rt.deps, await owner(ctx, environment), id);
       return { id, deleted: true as const };
     },
     'webhooks:deliveries': async ({ environment, webhookId, query }) => {
       const q = withPage(query);
-      return toEnvelope(listDeliveries(rt.deps, owner(ctx, environment), webhookId, q), q);
+      return toEnvelope(await listDeliveries(rt.deps, await owner(ctx, environment), webhookId, q), q);
     },
-    'webhooks:delivery': async ({ environment, id }) => getDelivery(rt.deps, owner(ctx, environment), id),
+    'webhooks:delivery': async ({ environment, id }) => getDelivery(rt.deps, await owner(ctx, environment), id),
     'webhooks:replay': async ({ environment, id, to, resign }) =>
-      replayDelivery(rt, owner(ctx, environment), id, { target: to ?? 'webhook', resign }),
-    'webhooks:retryNow': async ({ environment, id }) => retryNow(rt, owner(ctx, environment), id),
-    'webhooks:setForward': async ({ url }) => setForward(rt, owner(ctx).organizationId, url),
-    'webhooks:getForward': async () => ({ url: getForward(rt.deps, owner(ctx).organizationId) }),
-    'webhooks:alerts': async ({ environment }) => ({ data: listWebhookAlerts(rt.deps, owner(ctx, environment)) }),
-    'webhooks:recoverPreview': async ({ environment, id, period }) => previewRecovery(rt.deps, owner(ctx, environment), id, period ?? {}),
-    'webhooks:recover': async ({ environment, id, period }) => recoverWebhook(rt, owner(ctx, environment), id, period ?? {}, 'console'),
-    'webhooks:trigger': async ({ environment, event, id }) => triggerSampleEvent(rt, owner(ctx, environment), event, id),
+      replayDelivery(rt, await owner(ctx, environment), id, { target: to ?? 'webhook', resign }),
+    'webhooks:retryNow': async ({ environment, id }) => retryNow(rt, await owner(ctx, environment), id),
+    'webhooks:setForward': async ({ url }) => setForward(rt, (await owner(ctx)).organizationId, url),
+    'webhooks:getForward': async () => ({ url: await getForward(rt.deps, (await owner(ctx)).organizationId) }),
+    'webhooks:alerts': async ({ environment }) => ({ data: await listWebhookAlerts(rt.deps, await owner(ctx, environment)) }),
+    'webhooks:recoverPreview': async ({ environment, id, period }) => previewRecovery(rt.deps, await owner(ctx, environment), id, period ?? {}),
+    'webhooks:recover': async ({ environment, id, period }) => recoverWebhook(rt, await owner(ctx, environment), id, period ?? {}, 'console'),
+    'webhooks:trigger': async ({ environment, event, id }) => triggerSampleEvent(rt, await owner(ctx, environment), event, id),
   };
 }
 

@@ -22,7 +22,7 @@ import { sealPlainWebhookSecrets } from './core/webhooks/secret-sealing';
 import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir } from './paths';
 import { createProviderRegistry } from './providers/registry';
 import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
-import { openDatabase } from './store/database';
+import { openDatabase, type Db } from './store/database';
 import { applyPendingRestore } from './core/backups/backups';
 import { appendInstallationAudit } from './core/audit/audit-log';
 import { explainOpenError, openStoreForService, storeFile } from './store/store-open';
@@ -31,7 +31,7 @@ import { GroupCommitter } from './store/group-commit';
 import { createServicePort } from './store/service-port';
 import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
 import { attachLiveEvents, liveEventsOf } from './core/events/live-events';
-import type { DurabilityObserver } from './store/write-port';
+import type { DurabilityObserver, WritePort } from './store/write-port';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
 export const VERSION = '0.1.0';
@@ -101,13 +101,14 @@ export interface Core {
   deps: CoreDeps;
   rt: CoreRuntime;
   worker: JobWorker;
-  setPort(port: number | null): void;
+  /** Records the listener's address (for Settings and the lock file); resolves once noted. */
+  setPort(port: number | null): Promise<void>;
   /** The listener address to use: a flag given in cfg, else the saved setting, else the default. */
   listen: { host: string; port: number };
   close(): Promise<void>;
 }
 
-export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core {
+export async function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Promise<Core> {
   // A process that runs the queue, the dispatcher or a listener holds the data folder's lock; a second one refuses
   // to start (DataFolderLockedError). Admin commands (startWorker: false) write through SQLite's own locking.
   let lock: DataFolderLock | null = null;
@@ -120,14 +121,14 @@ export function createCore(cfg: ServiceConfig & { startWorker?: boolean }): Core
     }
   }
   try {
-    return buildCore(cfg, lock);
+    return await buildCore(cfg, lock);
   } catch (err) {
     lock?.release();
     throw err;
   }
 }
 
-function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFolderLock | null): Core {
+async function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFolderLock | null): Promise<Core> {
   const clock = cfg.clock ?? systemClock;
   // Credentials never reach a log line, whatever object carries them (docs/providers.md).
   const log: Logger = cfg.logger ?? pino({ level: cfg.logLevel ?? 'info', redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, cfg.logStream);
@@ -136,8 +137,61 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
   const db = openStoreForService(cfg.dataDir, openDatabase);
   const storage = new StorageHealth(cfg.dataDir, log, () => clock.now());
   attachStorageHealth(db, storage);
+  // The one write port (store/write-port.ts): group commits whose WAL sync runs on its own thread.
+  const committer = new GroupCommitter(db, {
+    offLoopSync: true,
+    warn: (message) => log.warn(message),
+    ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}),
+  });
+  try {
+    return await assembleCore(cfg, lock, { clock, log, db, storage, committer });
+  } catch (err) {
+    // A start that failed (the store refused a read or write of the start-up steps): end the sync thread and close
+    // the store before the lock goes (createCore releases it).
+    await committer.close().catch(() => undefined);
+    db.close();
+    throw err;
+  }
+}
+
+async function assembleCore(
+  cfg: ServiceConfig & { startWorker?: boolean },
+  lock: DataFolderLock | null,
+  { clock, log, db, storage, committer }: { clock: Clock; log: Logger; db: Db; storage: StorageHealth; committer: GroupCommitter },
+): Promise<Core> {
+  // Every commit tells the store's health whether the disk took it (docs/reliability.md, "Storage faults"). While a
+  // fault lasts, only a commit that changed rows shows that writes resumed: the idle polls of the job worker and the
+  // dispatcher commit empty transactions every 200 ms, and would clear the fault (and restart its log lines) at
+  // once. SQLite engine only: total_changes(), read only while the store is degraded.
+  const totalChanges = db.prepare('SELECT total_changes()').pluck();
+  const commit: WritePort['commit'] = (fn) => {
+    let wrote = false;
+    const measured = !storage.degraded
+      ? fn
+      : () => {
+          const before = totalChanges.get() as number;
+          const note = (v: unknown) => {
+            wrote = (totalChanges.get() as number) > before;
+            return v;
+          };
+          const r = fn();
+          return r instanceof Promise ? r.then(note) : note(r);
+        };
+    return committer.commit(measured).then(
+      (v) => {
+        if (wrote && storage.degraded) storage.ok();
+        return v;
+      },
+      (err: unknown) => {
+        const reason = storageFault(err);
+        if (reason) storage.fault(reason, err);
+        throw err;
+      },
+    );
+  };
+  const sql = createServicePort(db, commit);
   // Saved settings (docs/settings.md) fill in what the caller did not give explicitly.
-  const effective = effectiveSettings(readPersistedSettings(db), cfg);
+  const effective = effectiveSettings(await readPersistedSettings(sql), cfg);
   const config: CoreConfig = {
     scryptN: cfg.scryptN ?? 2 ** 17,
     rateLimitPerMinute: effective.rateLimitPerMinute,
@@ -147,32 +201,12 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
     ...(cfg.backups ? { backups: cfg.backups } : {}),
   };
-  // The one write port (store/write-port.ts): group commits whose WAL sync runs on its own thread.
-  const committer = new GroupCommitter(db, {
-    offLoopSync: true,
-    warn: (message) => log.warn(message),
-    ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}),
-  });
   // Change events for the console, published after the commits that make them true (docs/console-live.md).
   attachLiveEvents(db, log);
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
-  // Every commit tells the store's health whether the disk took it (docs/reliability.md, "Storage faults").
-  const commit: CoreDeps['commit'] = (fn) =>
-    committer.commit(fn).then(
-      (v) => {
-        if (storage.degraded) storage.ok();
-        return v;
-      },
-      (err: unknown) => {
-        const reason = storageFault(err);
-        if (reason) storage.fault(reason, err);
-        throw err;
-      },
-    );
-  const sql = createServicePort(db, commit);
-  const deps: CoreDeps = { sql, db, clock, config, log, commit, durable: () => committer.durable(), secrets: dataBox };
-  sealPlainWebhookSecrets(deps);
+  const deps: CoreDeps = { sql, db, clock, config, log, durable: () => committer.durable(), secrets: dataBox };
+  await sealPlainWebhookSecrets(deps);
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const
   let worker: JobWorker | undefined;
@@ -195,7 +229,7 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
   const rt: CoreRuntime = { deps, verification, info };
   const featureRt: FeatureRuntime = { rt, wake: () => worker?.wake() };
   worker = new JobWorker({
-    db,
+    sql,
     clock,
     log,
     handlers: {
@@ -207,9 +241,9 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
   if (cfg.startWorker !== false) {
     // Only a process that runs the queue may release what a crashed predecessor held: idempotency keys, job
     // leases and delivery-attempt leases (one service per data folder; docs/reliability.md).
-    recoverIdempotency(deps);
-    releaseLeases(deps.db, deps.clock.now());
-    releaseDeliveryLeases(deps);
+    await recoverIdempotency(deps);
+    await releaseLeases(deps.sql, deps.clock.now());
+    await releaseDeliveryLeases(deps);
     worker.start();
     for (const f of FEATURES) {
       const loop = f.start?.(featureRt);
@@ -221,9 +255,9 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
     deps,
     rt,
     worker: w,
-    setPort: (p) => {
+    setPort: async (p) => {
       port = p;
-      noteRunningListener(deps, host, p);
+      await noteRunningListener(deps, host, p);
       lock?.update({ host: displayHost, port: p, url: p === null ? null : `http://${displayHost}:${p}` });
     },
     listen: { host: effective.host, port: effective.port },
@@ -244,7 +278,7 @@ function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFol
 
 export async function startService(cfg: ServiceConfig): Promise<RunningService> {
   if (process.env['VC_ELD_REPORT'] === '1') void import('./jobs/event-loop-report').then((m) => m.startEventLoopReport());
-  const core = createCore(cfg);
+  const core = await createCore(cfg);
   const { deps, rt, worker } = core;
   const log = deps.log;
   let port: number | null = null;
@@ -274,13 +308,13 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
       bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads'), live: liveEventsOf(deps.db),
         ...(publicUrl ? { team: { publicUrl, deps } } : {}),
         onSessionOpened: ({ userAgent }) =>
-          deps.db.transaction(() =>
+          deps.sql.transaction((tx) =>
             appendInstallationAudit(
-              deps,
+              { ...deps, sql: tx },
               { action: 'console.session_opened', target: { type: 'consoleSession', id: null }, detail: { door: 'web', userAgent } },
               { actor: { type: 'console', id: null, label: 'Web console (one-time link)' }, door: 'console' },
             ),
-          )(),
+          ),
       });
     }
     app = await buildApp({
@@ -305,7 +339,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     }
     const addr = app.server.address();
     port = typeof addr === 'object' && addr ? addr.port : null;
-    core.setPort(port);
+    await core.setPort(port);
   }
   const url = port === null ? null : publicUrl ? publicUrl.origin : `http://${displayHost}:${port}`;
 

@@ -16,10 +16,10 @@ const profDir = mkdtempSync(join(tmpdir(), 'vc-prof-'));
 const dataDir = freshDataDir();
 const { sandboxKey } = bootstrap(dataDir);
 // Spread over keys: the per-key budget (6,000/min) is policy; one key would measure 429s.
-const keys = [sandboxKey, ...addKeys(dataDir, 63)];
+const keys = [sandboxKey, ...(await addKeys(dataDir, 63))];
 let turn = 0;
 const nextKey = () => keys[turn++ % keys.length]!;
-if (flag('--list')) seedVerifications(dataDir, arg('--rows', 100_000));
+if (flag('--list')) await seedVerifications(dataDir, arg('--rows', 100_000));
 const svc = await startService(dataDir, [], { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] });
 const base = `http://127.0.0.1:${svc.port}/api/v1`;
 let getId = '';

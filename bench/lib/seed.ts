@@ -8,6 +8,7 @@ import { systemClock } from '../../src-main/core/clock';
 import type { CoreDeps } from '../../src-main/core/context';
 import { insertKey } from '../../src-main/core/keys/keys-service';
 import { insertVerification } from '../../src-main/core/verification/records';
+import { createServicePort } from '../../src-main/store/service-port';
 
 /**
  * Opens the service's store without migrating: the service that bootstrapped the folder owns the schema (the
@@ -30,11 +31,16 @@ export function openStore(dataDir: string): { db: Database.Database; organizatio
 }
 
 /** Adds `n` API keys of an environment to the first organization; returns their full values. */
-export function addKeys(dataDir: string, n: number, environment: 'sandbox' | 'live' = 'sandbox'): string[] {
+export async function addKeys(dataDir: string, n: number, environment: 'sandbox' | 'live' = 'sandbox'): Promise<string[]> {
   const s = openStore(dataDir);
-  const deps = { db: s.db, clock: systemClock } as unknown as CoreDeps;
+  const sql = createServicePort(s.db);
+  const deps = { db: s.db, sql, clock: systemClock } as unknown as CoreDeps;
   try {
-    return s.db.transaction(() => Array.from({ length: n }, (_, i) => insertKey(deps, s.organizationId, `bench ${i}`, environment).key))();
+    return await sql.transaction(async (tx) => {
+      const keys: string[] = [];
+      for (let i = 0; i < n; i++) keys.push((await insertKey({ ...deps, sql: tx }, s.organizationId, `bench ${i}`, environment)).key);
+      return keys;
+    });
   } finally {
     s.close();
   }
@@ -44,8 +50,9 @@ export function addKeys(dataDir: string, n: number, environment: 'sandbox' | 'li
  * Writes `n` finished sandbox account verifications (one per second of history, newest now) in chunks of one
  * transaction each; synchronous=OFF while seeding since a crash only loses the fixture. Returns some ids.
  */
-export function seedVerifications(dataDir: string, n: number): { sampleIds: string[]; organizationId: string } {
+export async function seedVerifications(dataDir: string, n: number): Promise<{ sampleIds: string[]; organizationId: string }> {
   const s = openStore(dataDir);
+  const sql = createServicePort(s.db);
   s.db.pragma('synchronous = OFF');
   const start = Date.now() - n * 1000;
   const sampleIds: string[] = [];
@@ -57,7 +64,7 @@ export function seedVerifications(dataDir: string, n: number): { sampleIds: stri
   for (const d of derived) s.db.exec(`DROP ${d.type.toUpperCase()} ${d.name}`);
   try {
     for (let done = 0; done < n; done += chunk) {
-      s.db.transaction(() => {
+      await sql.transaction(async (tx) => {
         for (let i = done; i < Math.min(n, done + chunk); i++) {
           const id = `ver_seed${String(i).padStart(10, '0')}`;
           const at = new Date(start + i * 1000).toISOString();
@@ -80,7 +87,7 @@ export function seedVerifications(dataDir: string, n: number): { sampleIds: stri
               ? { error: { code: 'ACCOUNT_NOT_FOUND', message: 'No account with this number exists in the sandbox test data.' } }
               : { accountName: 'ADAEZE OKAFOR', bankName: 'Guaranty Trust Bank' }),
           } as VerificationRecord;
-          insertVerification(s.db, {
+          await insertVerification(tx, {
             kind: 'account',
             organizationId: s.organizationId,
             request: { country: 'NG', accountNumber: record.identifier, bankCode: '058' },
@@ -88,7 +95,7 @@ export function seedVerifications(dataDir: string, n: number): { sampleIds: stri
           });
           if (i % Math.max(1, Math.floor(n / 1000)) === 0) sampleIds.push(id);
         }
-      })();
+      });
     }
     for (const d of derived) s.db.exec(d.sql);
     if (s.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'table_versions'").get()) {

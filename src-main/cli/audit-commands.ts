@@ -41,7 +41,7 @@ export const auditCommand: ExtraCommand = {
           return usage((e as Error).message);
         }
       } else {
-        results = await kit.withCore(values, (core) => verifyStore(core.deps.db));
+        results = await kit.withCore(values, (core) => verifyStore(core.deps.sql));
       }
       kit.print(values, { ok: results.every((r) => r.ok), chains: results }, results.length === 0 ? 'The audit trail is empty.' : results.map(describe).join('\n'));
       return results.every((r) => r.ok) ? 0 : 1;
@@ -50,7 +50,7 @@ export const auditCommand: ExtraCommand = {
       const { values } = kit.parse(rest, { format: { type: 'string' }, out: { type: 'string' } });
       const format = values['format'] ?? 'json';
       if (format !== 'json' && format !== 'csv') return usage('--format is json or csv');
-      const x = await kit.withCore(values, (core) => exportAudit(core.deps.db, kit.ownerPrincipal(core).organizationId, core.deps.clock.now()));
+      const x = await kit.withCore(values, async (core) => exportAudit(core.deps.sql, (await kit.ownerPrincipal(core)).organizationId, core.deps.clock.now()));
       const text = format === 'json' ? `${JSON.stringify(x, null, 2)}\n` : auditCsv(x.entries);
       if (typeof values['out'] === 'string' && values['out'] !== '') {
         writeFileSync(values['out'], text);
@@ -62,8 +62,8 @@ export const auditCommand: ExtraCommand = {
       const { values } = kit.parse(rest, { action: { type: 'string' }, actor: { type: 'string' }, limit: { type: 'string' } });
       const limit = values['limit'] === undefined ? 20 : Number(values['limit']);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return usage('--limit is a whole number from 1 to 1000');
-      const page = await kit.withCore(values, (core) =>
-        listAudit(core.deps.db, kit.ownerPrincipal(core).organizationId, {
+      const page = await kit.withCore(values, async (core) =>
+        listAudit(core.deps.sql, (await kit.ownerPrincipal(core)).organizationId, {
           limit,
           offset: 0,
           ...(typeof values['action'] === 'string' ? { action: values['action'] } : {}),

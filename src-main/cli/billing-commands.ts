@@ -33,7 +33,7 @@ export const billingCommands: ExtraCommand[] = [
       const { values, positionals } = kit.parse(rest, { currency: { type: 'string' } });
       try {
         if (sub === 'show') {
-          const w = await kit.withCore(values, (core) => getWallet(core.deps, kit.ownerPrincipal(core).organizationId));
+          const w = await kit.withCore(values, async (core) => getWallet(core.deps, (await kit.ownerPrincipal(core)).organizationId));
           kit.print(values, w, `Wallet: ${money(w.balance, w.currency)} (${w.status})`);
           return 0;
         }
@@ -43,7 +43,7 @@ export const billingCommands: ExtraCommand[] = [
           const currency = typeof values['currency'] === 'string' ? values['currency'].toUpperCase() : 'USD';
           const minor = amountMinor(raw, currency);
           if (minor <= 0) throw new Usage('the amount must be greater than zero');
-          const w = await kit.withCore(values, (core) => topUp(core.deps, kit.ownerPrincipal(core).organizationId, minor, currency));
+          const w = await kit.withCore(values, async (core) => topUp(core.deps, (await kit.ownerPrincipal(core)).organizationId, minor, currency));
           kit.print(values, w, `Topped up ${money(minor, currency)}. Balance: ${money(w.balance, w.currency)}.`);
           return 0;
         }
@@ -61,7 +61,7 @@ export const billingCommands: ExtraCommand[] = [
       const { values, positionals } = kit.parse(rest, { currency: { type: 'string' } });
       try {
         if (sub === 'list') {
-          const list = await kit.withCore(values, (core) => listPrices(core.deps, kit.ownerPrincipal(core).organizationId));
+          const list = await kit.withCore(values, async (core) => listPrices(core.deps, (await kit.ownerPrincipal(core)).organizationId));
           kit.print(values, list, list.map((p) => `${p.service.padEnd(24)} ${money(p.amount, p.currency)}`).join('\n') || 'No prices set.');
           return 0;
         }
@@ -69,7 +69,7 @@ export const billingCommands: ExtraCommand[] = [
           const [service, raw] = positionals;
           if (!service || !raw) throw new Usage('prices set: give SERVICE and AMOUNT, e.g. `vconsole prices set account:NG 0.50`');
           const currency = typeof values['currency'] === 'string' ? values['currency'].toUpperCase() : 'USD';
-          const p = await kit.withCore(values, (core) => setPrice(core.deps, kit.ownerPrincipal(core).organizationId, service, amountMinor(raw, currency), currency));
+          const p = await kit.withCore(values, async (core) => setPrice(core.deps, (await kit.ownerPrincipal(core)).organizationId, service, amountMinor(raw, currency), currency));
           kit.print(values, p, `Price of ${p.service} set to ${money(p.amount, p.currency)}.`);
           return 0;
         }
@@ -87,15 +87,15 @@ export const billingCommands: ExtraCommand[] = [
       const { values, positionals } = kit.parse(rest, {});
       try {
         if (sub === 'list') {
-          const list = await kit.withCore(values, (core) => listEnabledServices(core.deps, kit.ownerPrincipal(core).organizationId));
+          const list = await kit.withCore(values, async (core) => listEnabledServices(core.deps, (await kit.ownerPrincipal(core)).organizationId));
           kit.print(values, list, list.join('\n') || 'No services enabled.');
           return 0;
         }
         if (sub === 'enable' || sub === 'disable') {
           const service = positionals[0];
           if (!service) throw new Usage(`services ${sub}: give a service key, e.g. account:NG`);
-          const r = await kit.withCore(values, (core) => {
-            const org = kit.ownerPrincipal(core).organizationId;
+          const r = await kit.withCore(values, async (core) => {
+            const org = (await kit.ownerPrincipal(core)).organizationId;
             return sub === 'enable' ? enableService(core.deps, org, service) : disableService(core.deps, org, service);
           });
           kit.print(values, r, `${r.service} ${r.enabled ? 'enabled' : 'disabled'}.`);

@@ -34,7 +34,7 @@ export const configCommand: ExtraCommand = {
     const [sub, ...rest] = args;
     if (sub === 'export') {
       const { values } = kit.parse(rest, { out: { type: 'string' } });
-      const file = await kit.withCore(values, (core) => exportConfig(core.rt, kit.ownerPrincipal(core).organizationId));
+      const file = await kit.withCore(values, async (core) => exportConfig(core.rt, (await kit.ownerPrincipal(core)).organizationId));
       const text = `${JSON.stringify(file, null, 2)}\n`;
       const out = values['out'];
       if (typeof out === 'string' && out !== '') {
@@ -62,7 +62,7 @@ export const configCommand: ExtraCommand = {
         return 1;
       }
       const dryRun = values['dry-run'] === true;
-      const plan = await kit.withCore(values, (core) => importConfig(core.rt, kit.ownerPrincipal(core).organizationId, parsed.file, { dryRun }));
+      const plan = await kit.withCore(values, async (core) => importConfig(core.rt, (await kit.ownerPrincipal(core)).organizationId, parsed.file, { dryRun }));
       kit.print(values, plan, describePlan(plan));
       return 0;
     }

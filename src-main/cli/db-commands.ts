@@ -76,6 +76,7 @@ async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): P
     const { values } = kit.parse(rest, { out: { type: 'string' }, 'include-key': { type: 'boolean' } });
     const dir = kit.dataDir(values);
     if (!existsSync(storeFile(dir))) return usage(`no store in ${dir} to back up`);
+    // SQLite engine only: the online backup API of the store's connection.
     const made = await kit.withCore(values, (core) =>
       createBackup(core.deps.db, dir, { ...(typeof values['out'] === 'string' ? { out: values['out'] } : {}), includeKey: values['include-key'] === true }),
     );
@@ -111,9 +112,9 @@ async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): P
     const dir = kit.dataDir(values);
     const file = storeFile(dir);
     const { integrity, schemaVersion } = inspectStoreFile(file);
-    const counts = await kit.withCore(values, (core) => {
+    const counts = await kit.withCore(values, async (core) => {
       const out: Record<string, number> = {};
-      for (const t of COUNTED_TABLES) out[t] = (core.deps.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
+      for (const t of COUNTED_TABLES) out[t] = (await core.deps.sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`))!.n;
       return out;
     });
     const report = { engine: 'sqlite', file, schemaVersion, appSchemaVersion: MIGRATIONS[MIGRATIONS.length - 1]!.version, integrity, rows: counts };
@@ -218,6 +219,7 @@ export const migrateCommand: ExtraCommand = {
     const dir = kit.dataDir(values);
     const file = storeFile(dir);
     let before = 0;
+    // SQLite engine only: the schema version of the folder's store file, read before opening migrates it.
     if (existsSync(file)) {
       const ro = new Database(file, { ...sqliteOpenOptions(), readonly: true, fileMustExist: true });
       try {

@@ -34,8 +34,8 @@ export const demoCommand: ExtraCommand = {
       const seed = wholeNumber(values['seed'], 'seed', 0, 2 ** 32 - 1);
       if (typeof seed === 'string') return usage(seed);
       const json = values['json'] === true;
-      const r = await kit.withCore(values, (core) => {
-        kit.ownerPrincipal(core);
+      const r = await kit.withCore(values, async (core) => {
+        await kit.ownerPrincipal(core);
         return loadDemo(core.rt, demoLoaderFor(core.rt), {
           ...(Number.isNaN(days) ? {} : { days }),
           ...(Number.isNaN(seed) ? {} : { seed }),
@@ -51,8 +51,8 @@ export const demoCommand: ExtraCommand = {
     }
     if (sub === 'remove') {
       const { values } = kit.parse(rest, {});
-      const r = await kit.withCore(values, (core) => {
-        kit.ownerPrincipal(core);
+      const r = await kit.withCore(values, async (core) => {
+        await kit.ownerPrincipal(core);
         return removeDemo(core.rt);
       });
       const lines = Object.entries(r.removed).map(([t, n]) => `  ${t}: ${n}`);
@@ -62,7 +62,7 @@ export const demoCommand: ExtraCommand = {
     }
     if (sub === 'status') {
       const { values } = kit.parse(rest, {});
-      const s = await kit.withCore(values, (core) => demoStatus(core.deps.db));
+      const s = await kit.withCore(values, (core) => demoStatus(core.deps.sql));
       kit.print(values, s, s.present ? `Demo data present: ${s.records} records (${Object.entries(s.byTable).map(([t, n]) => `${t} ${n}`).join(', ')}).` : 'No demo data.');
       return 0;
     }

@@ -4,7 +4,7 @@ import { createKey, listKeys, revokeKey } from '../core/keys/keys-service';
 import { bootstrap, createUser, firstOrganizationId, listUsers } from '../core/orgs/organizations';
 import type { Principal } from '../core/principal';
 import { defaultDataDir } from '../paths';
-import { createCore, VERSION } from '../service';
+import { createCore, VERSION, type Core } from '../service';
 import { extraCommands } from './extra-commands';
 import { dataDir, need, parse, PG_NOT_YET, print, runCommand, UsageError, type Values } from './kit';
 import { serve } from './serve-command';
@@ -77,11 +77,11 @@ export function helpFor(argv: string[]): string | null {
   return `Usage:\n${shown.map((f) => `  ${f}`).join('\n')}\n${DATA_DIR_LINE()}`;
 }
 
-export async function withCore<T>(values: Values, fn: (core: ReturnType<typeof createCore>) => Promise<T> | T): Promise<T> {
+export async function withCore<T>(values: Values, fn: (core: Core) => Promise<T> | T): Promise<T> {
   if (typeof values['data-dir'] !== 'string' && process.env[DATABASE_URL_ENV]) {
     throw new UsageError(`${DATABASE_URL_ENV} is set, but this command works only on a SQLite data folder in this version; pass --data-dir DIR to use one, or unset it (${PG_NOT_YET}).`);
   }
-  const core = createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent' });
+  const core = await createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent' });
   // Changes made by a command are audited as the command line's, with the operating-system user (docs/audit.md).
   const actor = { type: 'cli' as const, id: null, label: `${cliUser()} (command line)` };
   try {
@@ -99,8 +99,8 @@ function cliUser(): string {
   }
 }
 
-export function ownerPrincipal(core: ReturnType<typeof createCore>, environment: 'sandbox' | 'live' = 'sandbox'): Principal {
-  const organizationId = firstOrganizationId(core.deps);
+export async function ownerPrincipal(core: Core, environment: 'sandbox' | 'live' = 'sandbox'): Promise<Principal> {
+  const organizationId = await firstOrganizationId(core.deps);
   if (!organizationId) throw new UsageError('No organization yet: run `vconsole bootstrap --email E --password P` first.');
   return { kind: 'console', organizationId, environment, role: 'OWNER', door: 'cli' };
 }
@@ -131,13 +131,13 @@ async function users(args: string[]): Promise<number> {
     const { values } = parse(rest, { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } });
     const role = need(values, 'role').toUpperCase();
     if (role !== 'OWNER' && role !== 'ADMIN' && role !== 'DEVELOPER') throw new UsageError('--role must be OWNER, ADMIN or DEVELOPER');
-    const user = await withCore(values, (core) => createUser(core.deps, ownerPrincipal(core).organizationId, { email: need(values, 'email'), password: need(values, 'password'), role }));
+    const user = await withCore(values, async (core) => createUser(core.deps, (await ownerPrincipal(core)).organizationId, { email: need(values, 'email'), password: need(values, 'password'), role }));
     print(values, user, `User ${user.email} (${user.role}) created: ${user.id}`);
     return 0;
   }
   if (sub === 'list') {
     const { values } = parse(rest, {});
-    const list = await withCore(values, (core) => listUsers(core.deps, ownerPrincipal(core).organizationId));
+    const list = await withCore(values, async (core) => listUsers(core.deps, (await ownerPrincipal(core)).organizationId));
     print(values, list, list.map((u) => `${u.id}  ${u.role.padEnd(9)}  ${u.email}`).join('\n') || 'No users.');
     return 0;
   }
@@ -150,13 +150,13 @@ async function keys(args: string[]): Promise<number> {
     const { values } = parse(rest, { name: { type: 'string' }, environment: { type: 'string' } });
     const environment = need(values, 'environment');
     if (environment !== 'sandbox' && environment !== 'live') throw new UsageError('--environment must be sandbox or live');
-    const k = await withCore(values, (core) => createKey(core.deps, ownerPrincipal(core), { name: need(values, 'name'), environment }));
+    const k = await withCore(values, async (core) => createKey(core.deps, await ownerPrincipal(core), { name: need(values, 'name'), environment }));
     print(values, k, `Key ${k.id} (${k.environment}) created:\n${k.key}\nThis key is shown once. Store it now.`);
     return 0;
   }
   if (sub === 'list') {
     const { values } = parse(rest, {});
-    const list = await withCore(values, (core) => listKeys(core.deps, ownerPrincipal(core).organizationId, { limit: 100, offset: 0 }).data);
+    const list = await withCore(values, async (core) => (await listKeys(core.deps, (await ownerPrincipal(core)).organizationId, { limit: 100, offset: 0 })).data);
     print(values, list, list.map((k) => `${k.id}  ${k.environment.padEnd(7)}  ${k.status.padEnd(7)}  ${k.keyPrefix}…  ${k.name}  last used: ${k.lastUsedAt ?? 'never'}`).join('\n') || 'No keys.');
     return 0;
   }
@@ -164,7 +164,7 @@ async function keys(args: string[]): Promise<number> {
     const { values, positionals } = parse(rest, {});
     const id = positionals[0];
     if (!id) throw new UsageError('keys revoke: give the key id (see `vconsole keys list`)');
-    const r = await withCore(values, (core) => revokeKey(core.deps, ownerPrincipal(core).organizationId, id));
+    const r = await withCore(values, async (core) => revokeKey(core.deps, (await ownerPrincipal(core)).organizationId, id));
     print(values, r, `Key ${r.id} revoked at ${r.revokedAt}.`);
     return 0;
   }

@@ -92,9 +92,9 @@ export const providersCommand: ExtraCommand = {
             throw new Usage(`cannot read --ca-file ${values['ca-file']}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
           }
         }
-        const view = await kit.withCore(values, (core) => {
+        const view = await kit.withCore(values, async (core) => {
           const reg = liveProviders(core.rt);
-          const existing = reg.config.get(id);
+          const existing = await reg.config.get(id);
           // Options not given keep their stored values.
           const input: Record<string, unknown> = existing
             ? { ...existing, mapping: existing.mapping ?? undefined }
@@ -115,7 +115,7 @@ export const providersCommand: ExtraCommand = {
           if (values['clear-secret']) input['clearSecret'] = true;
           if (caCert !== undefined) input['caCert'] = caCert;
           if (values['clear-ca']) input['clearCaCert'] = true;
-          return reg.view(reg.config.set(input as ProviderInput));
+          return reg.view(await reg.config.set(input as ProviderInput));
         });
         kit.print(values, view, `Saved.\n${line(view)}`);
         return 0;

@@ -24,8 +24,8 @@ export const routingCommand: ExtraCommand = {
     if (kind !== undefined && !KINDS.includes(kind as DirectoryKind)) return usage('--kind must be bic, aba or correspondents');
     if (!existsSync(file)) return usage(`routing import: no file at ${file}`);
     const name = typeof values['name'] === 'string' ? values['name'] : undefined;
-    const res = await kit.withCore(values, (core) =>
-      importDirectoryCsv(core.deps, kit.ownerPrincipal(core, 'live').organizationId, { path: file, ...(name ? { name } : {}) }, kind as DirectoryKind | undefined),
+    const res = await kit.withCore(values, async (core) =>
+      importDirectoryCsv(core.deps, (await kit.ownerPrincipal(core, 'live')).organizationId, { path: file, ...(name ? { name } : {}) }, kind as DirectoryKind | undefined),
     );
     const lines = [
       `Imported ${res.rows} ${res.kind} directory row(s) from ${res.name} (${res.id}); it now answers live ${res.kind === 'aba' ? 'routing-number' : res.kind === 'bic' ? 'BIC' : 'correspondent'} checks.`,
@@ -184,10 +184,10 @@ export const batchCommand: ExtraCommand = {
 
     if (!live) return run(null, 'the sandbox test data');
     return kit.withCore(values, async (core) => {
-      const org = kit.ownerPrincipal(core, 'live').organizationId;
-      const ref = liveDirectoryRef(core.deps, org);
+      const org = (await kit.ownerPrincipal(core, 'live')).organizationId;
+      const ref = await liveDirectoryRef(core.deps, org);
       if (!ref) return run(null, 'no routing directory (structure and checksums only)');
-      return run(createStoreDirectory(core.deps, org, ref), `the routing directory "${ref.name}" imported ${ref.importedAt ?? ''}`.trim());
+      return run(await createStoreDirectory(core.deps, org, ref), `the routing directory "${ref.name}" imported ${ref.importedAt ?? ''}`.trim());
     });
   },
 };

@@ -71,7 +71,7 @@ export async function serve(args: string[]): Promise<number> {
   }
   if (allow.length > 0) out.write(`  WARNING: webhook URL rules relaxed for ${allow.join(', ')} (--allow-webhook-host).\n`);
   if (retryUnitMs !== 60_000) out.write(`  WARNING: one minute of the retry schedule lasts ${retryUnitMs} ms (--retry-unit-ms).\n`);
-  if (!firstOrganizationId(service.deps)) out.write(`  No organization yet: open the console to set it up, or run \`vconsole bootstrap\`.\n`);
+  if (!(await firstOrganizationId(service.deps))) out.write(`  No organization yet: open the console to set it up, or run \`vconsole bootstrap\`.\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

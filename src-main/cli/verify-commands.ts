@@ -51,7 +51,7 @@ export const verifyCommand: ExtraCommand = {
     // job within a second); when none runs, this process takes the folder's lock and runs the queue while it waits —
     // never a second worker beside a running service (docs/reliability.md, "One service per data folder").
     return kit.withCore({ ...values, json: values['json'] }, async (core) => {
-      const p = kit.ownerPrincipal(core, environment);
+      const p = await kit.ownerPrincipal(core, environment);
       const res = await submitOnce(core.rt.verification, p, k, parsed.data as { mode?: 'async' });
       let record = JSON.parse(res.body) as { id: string; status: string; error?: { code: string; message: string } };
       if (values['wait'] && record.status === 'pending') {
@@ -60,7 +60,7 @@ export const verifyCommand: ExtraCommand = {
         try {
           for (let i = 0; i < 200 && record.status === 'pending'; i++) {
             await new Promise((r) => setTimeout(r, 50));
-            record = getOne(core.rt.verification, p, record.id) as typeof record;
+            record = (await getOne(core.rt.verification, p, record.id)) as typeof record;
           }
         } finally {
           if (lock) await core.worker.stop();

@@ -176,7 +176,7 @@ export async function webhooksListen(args: ListenArgs, io: Output = consoleOutpu
 
 /** Replays a stored delivery as the installation's owner; the exit status is 0 on a 2xx answer. */
 export async function webhooksReplay(rt: CoreRuntime, args: ReplayArgs, io: Output = consoleOutput): Promise<{ exitCode: number; result: ReplayResult }> {
-  const scope = deliveryScope(rt.deps, args.deliveryId);
+  const scope = await deliveryScope(rt.deps, args.deliveryId);
   const result = await replayDelivery(rt, scope, args.deliveryId, { target: args.to ?? 'webhook', resign: args.resign });
   const what = result.ok ? `${result.statusCode}` : result.statusCode !== null ? `${result.statusCode} (${result.error ?? 'failed'})` : (result.error ?? 'failed');
   io.out(`Replayed ${result.deliveryId} to ${result.url} with ${result.signature} signatures: ${what} in ${result.durationMs} ms`);
@@ -216,8 +216,8 @@ function periodOf(args: { since?: string; until?: string }): RecoveryRequest {
 
 /** Shows the recovery's preview, then (unless --dry-run) queues it; exit 0 when queued (or previewed). */
 export async function webhooksRecover(rt: CoreRuntime, args: RecoverArgs, io: Output = consoleOutput): Promise<{ exitCode: number; result: RecoveryResult | null }> {
-  const scope = webhookScope(rt.deps, args.webhookId);
-  const preview = previewRecovery(rt.deps, scope, args.webhookId, periodOf(args));
+  const scope = await webhookScope(rt.deps, args.webhookId);
+  const preview = await previewRecovery(rt.deps, scope, args.webhookId, periodOf(args));
   io.out(
     `Period ${preview.since} – ${preview.until}: ${preview.events} event(s) of subscribed types; ${preview.skipped} already delivered or pending; ${preview.toDeliver} to redeliver.` +
       (preview.reenables ? ' The webhook is failed: recovering re-enables it.' : ''),
@@ -260,8 +260,13 @@ export function parseTriggerArgs(argv: string[]): TriggerArgs {
 }
 
 /** Queues a sample event; exit 1 when no webhook would receive it. `scope` is used when no webhook is named. */
-export async function webhooksTrigger(rt: CoreRuntime, args: TriggerArgs, ownerScope: () => Scope, io: Output = consoleOutput): Promise<{ exitCode: number; result: TriggerResult }> {
-  const scope = args.webhookId !== undefined ? webhookScope(rt.deps, args.webhookId) : ownerScope();
+export async function webhooksTrigger(
+  rt: CoreRuntime,
+  args: TriggerArgs,
+  ownerScope: () => Scope | Promise<Scope>,
+  io: Output = consoleOutput,
+): Promise<{ exitCode: number; result: TriggerResult }> {
+  const scope = args.webhookId !== undefined ? await webhookScope(rt.deps, args.webhookId) : await ownerScope();
   const result = await triggerSampleEvent(rt, scope, args.event, args.webhookId);
   if (result.deliveries.length === 0) {
     io.err(`No active ${scope.environment} webhook subscribes to ${args.event}: nothing sent.`);

@@ -48,10 +48,10 @@ function userPrincipal(u: ConsoleUser, environment: Environment): Principal {
  * Who a console call acts as: the signed-in user on a team server, else the installation's owner (the desktop
  * app, or a web console opened through its one-time link on loopback).
  */
-export function owner(ctx: ConsoleContext, environment: Environment = 'sandbox'): Principal {
+export async function owner(ctx: ConsoleContext, environment: Environment = 'sandbox'): Promise<Principal> {
   const user = consoleUsers.getStore();
   if (user) return userPrincipal(user, environment);
-  const organizationId = firstOrganizationId(ctx.rt.deps);
+  const organizationId = await firstOrganizationId(ctx.rt.deps);
   if (!organizationId) throw new AppError('FORBIDDEN', { message: 'Set up the organization first.' });
   return { kind: 'console', organizationId, environment, role: 'OWNER' };
 }
@@ -79,6 +79,7 @@ export function createHandlers(ctx: ConsoleContext, extra: Partial<Handlers>[] =
         try {
           return await fn(input);
         } catch (e) {
+          // SQLite engine only: the store's health is attached to its connection (store/storage-faults.ts).
           throw storageAppError(ctx.rt.deps.db, e) ?? e;
         }
       });
@@ -93,7 +94,7 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
     'app:info': async () => {
       const info = rt.info();
       const user = consoleUsers.getStore();
-      const organizationId = user?.organizationId ?? firstOrganizationId(rt.deps);
+      const organizationId = user?.organizationId ?? (await firstOrganizationId(rt.deps));
       const warnings: string[] = [];
       if (info.developerOptions.allowWebhookHosts.length > 0) {
         warnings.push(`Webhook URL rules are relaxed for ${info.developerOptions.allowWebhookHosts.join(', ')} (--allow-webhook-host).`);
@@ -112,22 +113,22 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
       };
     },
     'setup:bootstrap': async (input) => {
-      if (firstOrganizationId(rt.deps)) throw new AppError('FORBIDDEN', { message: 'This installation is already set up.' });
+      if (await firstOrganizationId(rt.deps)) throw new AppError('FORBIDDEN', { message: 'This installation is already set up.' });
       return bootstrap(rt.deps, input);
     },
     'sandbox:fixtures': async () => listPublicFixtures(rt),
-    'keys:list': async () => listKeys(rt.deps, owner(ctx).organizationId, { limit: 100, offset: 0 }).data,
-    'keys:create': async (input) => createKey(rt.deps, owner(ctx), input),
-    'keys:revoke': async (input) => revokeKey(rt.deps, owner(ctx).organizationId, input.id),
+    'keys:list': async () => (await listKeys(rt.deps, (await owner(ctx)).organizationId, { limit: 100, offset: 0 })).data,
+    'keys:create': async (input) => createKey(rt.deps, await owner(ctx), input),
+    'keys:revoke': async (input) => revokeKey(rt.deps, (await owner(ctx)).organizationId, input.id),
     'verify:account': async ({ environment, request }) => {
       // Each console submission is a new request, with its own idempotency key, through the same path as the API.
-      const res = await submitOnce(rt.verification, owner(ctx, environment), 'account', request);
+      const res = await submitOnce(rt.verification, await owner(ctx, environment), 'account', request);
       return JSON.parse(res.body) as ChannelOutput<'verify:account'>;
     },
-    'verify:get': async ({ environment, id }) => getOne(rt.verification, owner(ctx, environment), id),
+    'verify:get': async ({ environment, id }) => getOne(rt.verification, await owner(ctx, environment), id),
     'verify:list': async ({ environment, query }) => {
       const q = withPage(query);
-      return toEnvelope(list(rt.verification, owner(ctx, environment), q), q);
+      return toEnvelope(await list(rt.verification, await owner(ctx, environment), q), q);
     },
     ...historyHandlers(ctx),
   };

@@ -102,7 +102,7 @@ export function createWebBridge(opts: {
   /** The store's live change events, served as Server-Sent Events at /console/events (docs/console-live.md). */
   live?: LiveEventHub | null;
   /** Told when a one-time link opens a console session (the audit trail records it: docs/audit.md). */
-  onSessionOpened?: (info: { userAgent: string | null }) => void;
+  onSessionOpened?: (info: { userAgent: string | null }) => Promise<void>;
   /**
    * A team server (docs/team-server.md): the console is entered by signing in, at this public URL (its origin is
    * the only one whose calls are answered). Without it, the one-time link on loopback.
@@ -243,7 +243,7 @@ export function createWebBridge(opts: {
           const sid = randomBytes(24).toString('base64url');
           sessions.add(sid);
           reply.header('Set-Cookie', `vc_console=${sid}; HttpOnly; SameSite=Strict; Path=/console`);
-          opts.onSessionOpened?.({ userAgent: clientInfo(req).userAgent });
+          await opts.onSessionOpened?.({ userAgent: clientInfo(req).userAgent });
         }
         return { ok: true, signIn: 'link' };
       });

@@ -40,14 +40,10 @@ export interface CoreDeps {
   sql: SqlQueries;
   /**
    * The SQLite connection under `sql`, for what only SQLite has (backups with VACUUM INTO, the live-events
-   * triggers, PRAGMAs) and for code not yet converted to the port (issue 17). Absent on PostgreSQL.
+   * triggers, the API-key cache's PRAGMA data_version, storage health); each use is marked "SQLite engine only".
+   * Never for the core's reads and writes: those go through `sql`.
    */
   db: Db;
-  /**
-   * The write port (store/write-port.ts): runs a write in a transaction shared with concurrent writes; resolves
-   * once it is durable (on disk), so whatever depends on it is sent after.
-   */
-  commit: WritePort['commit'];
   /**
    * Resolves once every write committed so far is durable: the barrier for answers built from reads (the HTTP
    * door awaits it before each response). Absent where every commit is durable when it returns (deps built by a

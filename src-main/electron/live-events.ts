@@ -10,15 +10,46 @@ import type { RunningService } from '../service';
 
 /**
  * Starts forwarding; returns the function that stops it. `target()` is the window's contents (null while there is
- * no window). The organization is the console's (the first one), looked up as events come: it may be set up later.
+ * no window). The organization is the console's (the first one), looked up at start and again as events come while
+ * there is none (it may be set up later). The lookup reads the store (asynchronous): events that came while no
+ * organization was known are not forwarded, and once it is known the window gets a reset (it fetches afresh).
  */
 export function forwardLiveEvents(service: RunningService, target: () => WebContents | null): () => void {
+  // SQLite engine only: the live events are the service connection's (core/events/live-events.ts).
   const hub = liveEventsOf(service.deps.db);
   if (!hub) return () => {};
-  let org: string | null = null;
-  const organization = () => (org ??= firstOrganizationId(service.deps));
-  return hub.subscribe(organization, (m: LiveMessage) => {
+  const send = (m: LiveMessage) => {
     const contents = target();
     if (contents && !contents.isDestroyed()) contents.send(LIVE_CHANNEL, m);
-  });
+  };
+  let org: string | null = null;
+  let looking = false;
+  let missed = false;
+  const lookUp = () => {
+    if (looking) return;
+    looking = true;
+    void firstOrganizationId(service.deps).then(
+      (id) => {
+        looking = false;
+        org = id;
+        if (id !== null && missed) send({ type: 'reset' });
+        if (id !== null) missed = false;
+      },
+      (err: unknown) => {
+        looking = false;
+        service.deps.log.warn({ err }, 'live events: the console organization could not be read');
+      },
+    );
+  };
+  lookUp();
+  return hub.subscribe(
+    () => {
+      if (org === null) {
+        missed = true;
+        lookUp();
+      }
+      return org;
+    },
+    send,
+  );
 }

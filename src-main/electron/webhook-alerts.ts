@@ -46,8 +46,8 @@ export interface WebhookAlertsOptions {
 }
 
 export interface WebhookAlerts {
-  /** Re-reads the open failures and updates the tray. */
-  refresh(): void;
+  /** Re-reads the open failures and updates the tray (a store that cannot be read is logged, never thrown). */
+  refresh(): Promise<void>;
   stop(): void;
 }
 
@@ -71,32 +71,41 @@ export function notificationText(e: WebhookFailedEvent): { title: string; body: 
 
 export function startWebhookAlerts(o: WebhookAlertsOptions): WebhookAlerts {
   let last = '';
-  const refresh = (): void => {
+  let stopped = false;
+  /** Refreshes started so far: only the latest one's answer is shown (an older read may finish after it). */
+  let started = 0;
+  const refresh = async (): Promise<void> => {
+    const mine = ++started;
     let state: WebhookTrayState;
     try {
-      state = webhookTrayState(listWebhookAlerts(o.deps, null));
+      state = webhookTrayState(await listWebhookAlerts(o.deps, null));
     } catch (err) {
       o.deps.log.warn({ err: String(err) }, 'webhook alerts: could not read the store');
       return;
     }
+    if (stopped || mine !== started) return;
     const key = JSON.stringify(state);
     if (key === last) return;
     last = key;
     o.setTrayState(state);
   };
+  // Fire and forget (a timer, an event listener): a tray that throws is logged, never an unhandled rejection.
+  const refreshInBackground = (): void =>
+    void refresh().catch((err: unknown) => o.deps.log.warn({ err: String(err) }, 'webhook alerts: the tray could not be updated'));
   const unsubscribe = onWebhookFailed(o.deps, (e) => {
-    refresh();
+    refreshInBackground();
     if (!o.Notification.isSupported()) return;
     const n = new o.Notification({ ...notificationText(e), urgency: 'critical' });
     n.on('click', () => o.openWebhook(e.webhookId, e.environment));
     n.show();
   });
-  const timer = o.refreshMs === 0 ? null : setInterval(refresh, o.refreshMs ?? 15_000);
+  const timer = o.refreshMs === 0 ? null : setInterval(refreshInBackground, o.refreshMs ?? 15_000);
   timer?.unref?.();
-  refresh();
+  refreshInBackground();
   return {
     refresh,
     stop: () => {
+      stopped = true;
       unsubscribe();
       if (timer) clearInterval(timer);
     },

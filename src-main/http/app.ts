@@ -164,6 +164,7 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     schemaController: { compilersFactory: SCHEMA_COMPILERS },
   });
   app.removeContentTypeParser('text/plain');
+  // SQLite engine only: the store's health (a full or read-only disk) is watched on its SQLite connection.
   installErrorHandling(app, o.rt.deps.db);
   // Each request runs in its own audit context (the door; the principal once authenticated): docs/audit.md.
   app.addHook('onRequest', (_req, _reply, next) => runWithAudit({ door: 'api' }, next));

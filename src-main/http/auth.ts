@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src-shared/app-error';
 import { authenticateBearer } from '../core/auth/sessions';
-import { authenticateApiKey } from '../core/keys/keys-service';
+import { authenticateApiKey, cachedApiKeyPrincipal } from '../core/keys/keys-service';
 import type { Principal } from '../core/principal';
 import type { CoreRuntime } from '../core/runtime';
 import type { RateLimiter } from './rate-limit';
@@ -53,16 +53,37 @@ export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RateLimiter) 
       throw new AppError('RATE_LIMITED', { retryAfterSeconds: wait });
     }
   };
-  // API keys are checked synchronously (a cached lookup): a callback hook, no promise per request.
+  // API keys: a callback hook. A key in the cache is answered synchronously (no promise per request); a key the
+  // cache does not know (or an engine without the cache) is read from the store first.
   if (mode === 'apiKey') {
     return (req: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void): void => {
+      /** The key to look up in the store, when the cache did not know it. */
+      let lookUp: string | undefined;
       try {
-        admit(req, reply, authenticateApiKey(rt.deps, headerValue(req.headers['x-api-key'])));
+        const raw = headerValue(req.headers['x-api-key']);
+        const cached = cachedApiKeyPrincipal(rt.deps, raw);
+        if (cached) admit(req, reply, cached);
+        else lookUp = raw;
       } catch (err) {
         next(err as Error);
         return;
       }
-      next();
+      if (lookUp === undefined) {
+        next();
+        return;
+      }
+      authenticateApiKey(rt.deps, lookUp).then(
+        (p) => {
+          try {
+            admit(req, reply, p);
+          } catch (err) {
+            next(err as Error);
+            return;
+          }
+          next();
+        },
+        (err: unknown) => next(err as Error),
+      );
     };
   }
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -74,7 +95,7 @@ export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RateLimiter) 
     } else if (token) {
       admit(req, reply, await authenticateBearer(rt.deps, token, environmentHeader(req)));
     } else {
-      admit(req, reply, authenticateApiKey(rt.deps, key));
+      admit(req, reply, await authenticateApiKey(rt.deps, key));
     }
   };
 }

@@ -17,10 +17,8 @@ export interface HousekeepingResult {
 /** One pass: removes done jobs older than the retention and finished idempotency keys past their expiry. */
 export async function housekeeping(deps: CoreDeps): Promise<HousekeepingResult> {
   const now = deps.clock.now();
-  const result: HousekeepingResult = { jobs: 0, idempotencyKeys: 0 };
-  await deps.commit(() => {
-    result.jobs = purgeDone(deps.db, now - DONE_JOB_RETENTION_MS);
-    result.idempotencyKeys = deps.db.prepare("DELETE FROM idempotency_keys WHERE state = 'done' AND expires_at_ms <= ?").run(now).changes;
-  });
-  return result;
+  return deps.sql.transaction(async (tx): Promise<HousekeepingResult> => ({
+    jobs: await purgeDone(tx, now - DONE_JOB_RETENTION_MS),
+    idempotencyKeys: (await tx.run("DELETE FROM idempotency_keys WHERE state = 'done' AND expires_at_ms <= ?", [now])).changes,
+  }));
 }

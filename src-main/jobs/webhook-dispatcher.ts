@@ -1,10 +1,11 @@
 // The webhook dispatcher loop: fans new outbox events out into deliveries and makes every due attempt. All of
 // its state is in the store (deliveries with their next attempt time and a lease), so a kill at any moment
 // loses nothing and the schedule resumes after a restart.
+import type { CoreDeps } from '../core/context';
 import type { CoreRuntime } from '../core/runtime';
-import { claimDue, fanOut, nextDueAt, runScheduledAttempt } from '../core/webhooks/deliveries';
+import { claimDue, fanOut, nextDueAt, runScheduledAttempt, type AttemptCommit } from '../core/webhooks/deliveries';
 import { closeAgents } from '../core/webhooks/sender';
-import { commitThrough, onWork } from '../store/group-commit';
+import { onWork } from '../store/group-commit';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
 export interface DispatcherOptions {
@@ -30,32 +31,32 @@ export class WebhookDispatcher {
   private leasedNotStarted = 0;
 
   /**
-   * Commits an attempt's log through the write port: attempts in flight together share one sync, and the loop
-   * never waits for the disk (a lone attempt used to commit at once under synchronous=FULL, on the loop). The
-   * attempt is about to free its slot, so the same transaction leases the next due delivery for it: a stream of
-   * deliveries costs one commit each, not two. That lease reads outbox events other commits wrote; its promise
-   * resolves only after a sync covering them, so no webhook carries an event that is not yet on disk.
+   * Commits an attempt's log through the SQL port (on SQLite its transactions ride the group commit: attempts in
+   * flight together share one sync, and the loop never waits for the disk). The attempt is about to free its slot,
+   * so the same transaction leases the next due delivery for it: a stream of deliveries costs one commit each, not
+   * two. That lease reads outbox events other commits wrote; the transaction's promise resolves only once it is
+   * durable (after a sync covering them), and the leased attempts start only then, so no webhook carries an event
+   * that is not yet on disk.
    */
-  private readonly logCommit = (fn: () => void): Promise<void> => {
+  private readonly logCommit: AttemptCommit = async (fn) => {
     let next: string[] = [];
-    const logAndClaim = () => {
-      fn();
-      if (!this.running) return;
-      try {
-        next = this.claimWork(this.freeSlots() + 1);
-      } catch (err) {
-        // The log above stays: fanOut and claimDue each roll back alone (savepoints).
-        this.rt.deps.log.error({ err: String(err) }, 'webhook claim after an attempt failed');
-      }
-    };
-    return this.rt.deps.commit(logAndClaim).then(
-      () => this.startAttempts(next),
-      (err: unknown) => {
-        // Rolled back with the transaction: those leases never happened.
-        this.leasedNotStarted -= next.length;
-        throw err;
-      },
-    );
+    try {
+      await this.rt.deps.sql.transaction(async (tx) => {
+        await fn(tx);
+        if (!this.running) return;
+        try {
+          next = await this.claimWork({ ...this.rt.deps, sql: tx }, 1);
+        } catch (err) {
+          // The log above stays: fanOut and claimDue each roll back alone (savepoints).
+          this.rt.deps.log.error({ err: String(err) }, 'webhook claim after an attempt failed');
+        }
+      });
+    } catch (err) {
+      // Rolled back with the transaction: those leases never happened.
+      this.leasedNotStarted -= next.length;
+      throw err;
+    }
+    this.startAttempts(next);
   };
 
   constructor(
@@ -70,7 +71,7 @@ export class WebhookDispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = onWork(this.rt.deps.db, 'outbox', () => this.wake());
+    this.unsubscribe = onWork(this.rt.deps.sql, 'outbox', () => this.wake());
     this.loopDone = this.loop();
   }
 
@@ -96,8 +97,8 @@ export class WebhookDispatcher {
   async tick(): Promise<number> {
     let ids: string[] = [];
     try {
-      await commitThrough(this.rt.deps.db, () => {
-        ids = this.claimWork(this.freeSlots());
+      await this.rt.deps.sql.transaction(async (tx) => {
+        ids = await this.claimWork({ ...this.rt.deps, sql: tx }, 0);
       });
     } catch (err) {
       this.leasedNotStarted -= ids.length;
@@ -111,14 +112,25 @@ export class WebhookDispatcher {
     return this.concurrency - this.inFlight.size - this.leasedNotStarted;
   }
 
-  /** Inside a transaction: turns new outbox events into deliveries and leases up to `free` due attempts. */
-  private claimWork(free: number): string[] {
-    const { deps } = this.rt;
-    while (fanOut(deps) > 0) {
+  /**
+   * Inside a transaction (`deps.sql` is its handle): turns new outbox events into deliveries and leases a due
+   * attempt for every free slot (`extra`: slots about to be freed by the caller, counted as free).
+   */
+  private async claimWork(deps: CoreDeps, extra: number): Promise<string[]> {
+    while ((await fanOut(deps)) > 0) {
       /* up to 100 events per round */
     }
-    const ids = free > 0 ? claimDue(deps, free) : [];
-    this.leasedNotStarted += ids.length;
+    const free = this.freeSlots() + extra;
+    if (free <= 0) return [];
+    // The slots are held while the claim runs, so a claim running beside it (transactions of an engine that runs
+    // them side by side) cannot take them too; those left unused are given back.
+    this.leasedNotStarted += free;
+    let ids: string[] = [];
+    try {
+      ids = await claimDue(deps, free);
+    } finally {
+      this.leasedNotStarted -= free - ids.length;
+    }
     return ids;
   }
 
@@ -149,10 +161,17 @@ export class WebhookDispatcher {
     }
   }
 
-  private sleep(): Promise<void> {
+  private async sleep(): Promise<void> {
     const poll = this.o.pollMs ?? 200;
     const full = this.freeSlots() <= 0;
-    const next = full ? null : nextDueAt(this.rt.deps);
+    let next: number | null = null;
+    try {
+      next = full ? null : await nextDueAt(this.rt.deps);
+    } catch (err) {
+      this.rt.deps.log.error({ err: String(err) }, 'webhook dispatcher could not read the next due attempt');
+    }
+    // A wake-up that arrived while the store was read is not lost: no sleep then.
+    if (this.woken || !this.running) return;
     const wait = next === null ? poll : Math.max(0, Math.min(poll, next - this.rt.deps.clock.now()));
     return this.sleeper.sleep(wait);
   }

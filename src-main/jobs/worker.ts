@@ -1,19 +1,20 @@
 // Runs queued jobs: claims due jobs, runs the handler for their kind, completes or retries them. It sleeps until
 // the next due job (or a wake-up from enqueue), so an idle service does no work. Handlers must be idempotent.
-// Claims, completions and retries ride the store's group commit: they share fsyncs with each other and with the
-// requests being served, instead of each blocking the event loop for its own.
+// Claims, completions and retries are transactions of the SQL port, so in a service they ride the store's group
+// commit: they share fsyncs with each other and with the requests being served. A handler runs outside any
+// transaction (it may call a provider); it writes its result in a transaction of its own (Job.completeWith).
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/context';
-import type { Db } from '../store/database';
+import type { SqlQueries } from '../store/sql-port';
 import { faultPoint } from '../core/fault-points';
-import { commitThrough } from '../store/group-commit';
 import { claim, complete, nextRunAt, retry, type Job } from './queue';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
 export type JobHandler = (job: Job) => Promise<void>;
 
 export interface WorkerOptions {
-  db: Db;
+  /** The store (the SQL port itself: the worker opens its own transactions). */
+  sql: SqlQueries;
   clock: Clock;
   log: Logger;
   handlers: Record<string, JobHandler>;
@@ -33,6 +34,11 @@ export class JobWorker {
   private loopDone: Promise<void> | undefined;
   /** A claim is being committed: its jobs are leased but not yet in flight (drain must not stop there). */
   private claiming = false;
+  /**
+   * A wake-up came while the loop read the next due time (asynchronous): it would find no sleep to cut short and be
+   * lost, so the loop claims again instead of sleeping.
+   */
+  private woken = false;
 
   constructor(private readonly o: WorkerOptions) {}
 
@@ -44,6 +50,7 @@ export class JobWorker {
 
   /** Called after an enqueue so a due job starts without waiting for the next poll. */
   wake(): void {
+    this.woken = true;
     this.sleeper.wake();
   }
 
@@ -58,7 +65,7 @@ export class JobWorker {
   async drain(timeoutMs = 10_000): Promise<void> {
     const end = Date.now() + timeoutMs;
     for (;;) {
-      const next = nextRunAt(this.o.db, Object.keys(this.o.handlers));
+      const next = await nextRunAt(this.o.sql, Object.keys(this.o.handlers));
       if (this.inFlight.size === 0 && !this.claiming && (next === null || next > this.o.clock.now())) return;
       if (Date.now() > end) throw new Error('drain timed out');
       this.wake();
@@ -77,7 +84,7 @@ export class JobWorker {
         this.claiming = true;
         try {
           // One transaction claims every free slot's job; the lease is durable before the handler runs.
-          claimed = await commitThrough(this.o.db, () => claim(this.o.db, this.o.clock.now(), kinds, leaseMs, free));
+          claimed = await claim(this.o.sql, this.o.clock.now(), kinds, leaseMs, free);
         } catch (err) {
           this.o.log.error({ err }, 'job claim failed');
         } finally {
@@ -97,9 +104,9 @@ export class JobWorker {
     let completedWith: boolean | null = null;
     const withCompletion: Job = {
       ...job,
-      completeWith: (write) => () => {
-        write();
-        completedWith = complete(this.o.db, this.o.clock.now(), job);
+      completeWith: (write) => async (tx) => {
+        await write(tx);
+        completedWith = await complete(tx, this.o.clock.now(), job);
       },
     };
     try {
@@ -117,7 +124,7 @@ export class JobWorker {
     // The slot stays taken until the completion is committed. A crash before that only repeats the (idempotent)
     // job: nothing a client is told waits on this write.
     try {
-      const done = await commitThrough(this.o.db, () => complete(this.o.db, this.o.clock.now(), job));
+      const done = await complete(this.o.sql, this.o.clock.now(), job);
       if (!done) this.o.log.warn({ jobId: job.id, kind: job.kind }, 'job completion refused: lease lost');
     } catch (err) {
       this.o.log.error({ jobId: job.id, kind: job.kind, err: String(err) }, 'job completion failed');
@@ -128,15 +135,17 @@ export class JobWorker {
     try {
       const now = this.o.clock.now();
       const delay = this.o.retryDelayMs?.(job.attempts) ?? Math.min(60_000, 500 * 2 ** job.attempts);
-      const outcome = await commitThrough(this.o.db, () => retry(this.o.db, now, job, now + delay, err instanceof Error ? err.message : String(err)));
+      const outcome = await retry(this.o.sql, now, job, now + delay, err instanceof Error ? err.message : String(err));
       this.o.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, outcome, err: String(err) }, 'job failed');
     } catch (e) {
       this.o.log.error({ jobId: job.id, kind: job.kind, err: String(e) }, 'job retry could not be recorded');
     }
   }
 
-  private sleep(kinds: string[]): Promise<void> {
-    const next = nextRunAt(this.o.db, kinds);
+  private async sleep(kinds: string[]): Promise<void> {
+    this.woken = false;
+    const next = await nextRunAt(this.o.sql, kinds);
+    if (this.woken || !this.running) return;
     const maxIdle = this.o.maxIdleMs ?? 1000;
     const wait = next === null ? maxIdle : Math.max(0, Math.min(maxIdle, next - this.o.clock.now()));
     return this.sleeper.sleep(wait);

@@ -100,27 +100,27 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
 
   const registry: LiveProviderRegistry = {
     config,
-    ensureRoute(kind, request, ctx) {
+    async ensureRoute(kind, request, ctx) {
       if (ctx.environment !== 'live') return;
       const country = countryOf(request, ctx);
-      if (config.resolve(kind, country)) return;
+      if (await config.resolve(kind, country)) return;
       throw new AppError('SERVICE_NOT_ENABLED', {
         message: `No live provider is configured for ${kind}:${country}. An administrator must configure one (console Providers page or \`vconsole providers set\`).`,
       });
     },
     async ask(kind, request, ctx) {
       if (ctx.environment === 'sandbox') return sandbox.ask(kind, request, ctx);
-      const provider = config.resolve(kind, countryOf(request, ctx));
+      const provider = await config.resolve(kind, countryOf(request, ctx));
       // The route was removed after the charge (or while an async check waited): a non-answer, reversed.
       if (!provider) return { outcome: 'error', errorCode: 'VERIFICATION_UNAVAILABLE' };
-      const ttl = config.cacheTtl()[kind];
+      const ttl = (await config.cacheTtl())[kind];
       const key = ttl > 0 && ctx.organizationId ? cacheKey(ctx.organizationId, kind, request) : null;
       if (key) {
-        const hit = readCache(deps, key);
+        const hit = await readCache(deps, key);
         if (hit) return hit;
       }
       const answer = { ...(await askUpstream(provider, kind, request, ctx)), source: 'live' as const };
-      if (key && ctx.organizationId) writeCache(deps, key, ctx.organizationId, kind, answer, ttl);
+      if (key && ctx.organizationId) await writeCache(deps, key, ctx.organizationId, kind, answer, ttl);
       return answer;
     },
     view(p) {
@@ -133,7 +133,7 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
       };
     },
     async probe(id) {
-      const p = config.resolveById(id);
+      const p = await config.resolveById(id);
       if (!p) throw new AppError('NOT_FOUND', { message: `No provider with id ${id} exists.` });
       if (p.adapter === 'stand-in') return { id, ok: true, httpStatus: null, message: 'The stand-in answers locally from the sandbox fixtures.' };
       return (await runtimeFor(p)).probe();
@@ -180,11 +180,12 @@ export function liveProviders(rt: CoreRuntime): LiveProviderRegistry {
 }
 
 /** Routes every kind's live checks to the `stand-in` adapter (sandbox-like answers, billed): tests and demos. */
-export function configureStandIn(rt: CoreRuntime, routes: string[] = ['account:*', 'phone:*', 'identity:*', 'face:*', 'address:*']): void {
+export async function configureStandIn(rt: CoreRuntime, routes: string[] = ['account:*', 'phone:*', 'identity:*', 'face:*', 'address:*']): Promise<void> {
   const { config } = liveProviders(rt);
   // Routes already served by another provider stay with it: the stand-in only fills the gaps.
-  const taken = new Set(config.list().filter((p) => p.id !== 'stand-in').flatMap((p) => p.routes));
-  const existing = config.get('stand-in');
+  const all = await config.list();
+  const taken = new Set(all.filter((p) => p.id !== 'stand-in').flatMap((p) => p.routes));
+  const existing = all.find((p) => p.id === 'stand-in');
   const mine = [...new Set([...(existing?.routes ?? []), ...routes.filter((r) => !taken.has(r))])];
-  config.set({ id: 'stand-in', adapter: 'stand-in', routes: mine });
+  await config.set({ id: 'stand-in', adapter: 'stand-in', routes: mine });
 }

@@ -14,6 +14,7 @@
 //   (AsyncLocalStorage), so it finds calls made through any depth of functions.
 // - `fn` awaits only the store's statements, never other I/O (a provider call, a password hash, a timer): the
 //   group holds the connection until `fn` ends.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import type { GroupCommitter } from './group-commit';
@@ -181,6 +182,28 @@ class ServicePort extends Queries {
     super(db, 0);
   }
 
+  /**
+   * A read from outside a transaction while a group transaction is open on the connection (another flow's
+   * continuation, run between two awaited statements of that transaction) would see its uncommitted writes, which
+   * may still roll back: it waits until the transaction has ended. A transaction awaits only the store, so that is
+   * within the same turn of the event loop.
+   */
+  private afterOpenTransaction<R>(read: () => Promise<R>): Promise<R> {
+    return new Promise<void>((r) => setImmediate(r)).then(() => (this.db.inTransaction && !insideTransaction() ? this.afterOpenTransaction(read) : read()));
+  }
+
+  override query<T = SqlRow>(sql: string, params?: SqlParams): Promise<SqlResult<T>> {
+    return this.db.inTransaction && !insideTransaction() ? this.afterOpenTransaction(() => super.query<T>(sql, params)) : super.query<T>(sql, params);
+  }
+
+  override all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
+    return this.db.inTransaction && !insideTransaction() ? this.afterOpenTransaction(() => super.all<T>(sql, params)) : super.all<T>(sql, params);
+  }
+
+  override get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    return this.db.inTransaction && !insideTransaction() ? this.afterOpenTransaction(() => super.get<T>(sql, params)) : super.get<T>(sql, params);
+  }
+
   protected override check(sql: string, stmt: Database.Statement | null): void {
     if (insideTransaction()) {
       throw new SqlPortError(`the port was used inside a transaction: use the transaction's own handle (statement: ${sql.slice(0, 80)})`);
@@ -194,10 +217,13 @@ class ServicePort extends Queries {
       throw new SqlPortError("transaction() on the port inside a transaction: use the transaction's own handle (tx.transaction() nests)");
     }
     let out!: T;
+    // The group commit runs `fn` later, from its own flush: in the async context of the code that asked for it, so
+    // what that context carries (the door and actor of the audit trail) is this caller's, not the flush's.
+    const inCaller = AsyncLocalStorage.snapshot();
     await this.committer(async () => {
       const tx = new Queries(this.db, 1);
       try {
-        out = await inTransactionContext(tx, () => fn(tx));
+        out = await inCaller(() => inTransactionContext(tx, () => fn(tx)));
       } finally {
         tx.finish();
       }

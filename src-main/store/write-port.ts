@@ -3,10 +3,10 @@
 // same contract with its own transactions. docs/performance.md, "The write port", states the contract in full.
 
 /**
- * What the core may rely on, whatever the engine:
- * - `commit(fn)` runs `fn` as one atomic write (with the SQLite engine, synchronously against `deps.db`, inside a
- *   transaction shared with the writes queued beside it; each write is its own savepoint, so a throwing `fn` rolls
- *   back alone and only its promise rejects). The promise resolves only once the write is durable: it survives a
+ * What the store's engine guarantees (the core reaches it through the SQL port's transactions, service-port.ts):
+ * - `commit(fn)` runs `fn` as one atomic write (with the SQLite engine, inside a transaction shared with the writes
+ *   queued beside it; each write is its own savepoint, so a throwing `fn` rolls back alone and only its promise
+ *   rejects; an asynchronous `fn` is awaited before the next write starts). The promise resolves only once the write is durable: it survives a
  *   power cut, not just a crash of the process. Whatever depends on the write (an answer, a webhook, an event)
  *   is sent after the promise resolves, never before.
  * - `durable()` resolves once every write committed before the call is durable. It is the barrier for outputs

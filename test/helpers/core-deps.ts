@@ -22,7 +22,6 @@ export function testDeps(o: { db?: Db; clock?: CoreDeps['clock']; config?: Parti
     ...o,
     db,
     sql,
-    commit: o.commit ?? ((fn) => sql.transaction(async () => void fn())),
     clock: o.clock ?? new ManualClock(),
     log: o.log ?? silentLogger,
     config: { ...TEST_CONFIG, ...o.config },

@@ -147,15 +147,15 @@ export function rawRequest(
  * Makes live verifications of `service` (e.g. 'account:NG') possible for an organization (decisions §9: enabled,
  * priced, funded wallet). Sandbox needs none of this.
  */
-export function enableLive(ts: TestService, service = 'account:NG', o: { price?: number; balance?: number; organizationId?: string } = {}): void {
+export async function enableLive(ts: TestService, service = 'account:NG', o: { price?: number; balance?: number; organizationId?: string } = {}): Promise<void> {
   const orgId = o.organizationId ?? ts.org!.organizationId;
   const deps = ts.service.deps;
-  topUp(deps, orgId, o.balance ?? 100_000, 'USD');
-  setPrice(deps, orgId, service, o.price ?? 25, 'USD');
-  enableService(deps, orgId, service);
+  await topUp(deps, orgId, o.balance ?? 100_000, 'USD');
+  await setPrice(deps, orgId, service, o.price ?? 25, 'USD');
+  await enableService(deps, orgId, service);
   // Live checks need a configured provider (docs/providers.md): the stand-in answers like the sandbox, billed.
   // Routes a test already gave a real adapter (the simulator) stay with it.
-  configureStandIn(ts.service.rt);
+  await configureStandIn(ts.service.rt);
 }
 
 /** A valid NG account request that the sandbox answers with success. */

@@ -72,7 +72,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
 
   it('refuses a damaged backup and one written by a newer app; the current store stays as it was', async () => {
     const dir = tempDir('vc-restore-');
-    const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
     const good = await createBackup(core.deps.db, dir);
     await core.close();
     const damaged = join(dir, 'damaged.sqlite');
@@ -92,7 +92,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
 
   it('two backups in one second get two files (-2); a file named by the caller is never overwritten', async () => {
     const dir = tempDir('vc-same-second-');
-    const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
     try {
       const now = Date.UTC(2026, 10, 26, 3, 0, 0);
       const a = await createBackup(core.deps.db, dir, { now });
@@ -112,7 +112,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
 
   it('kill -9 in the middle of a backup leaves a complete, verified backup or none', async () => {
     const dir = tempDir('vc-backup-kill-');
-    const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
     // About 40 MB, so that a backup takes long enough to be interrupted.
     core.deps.db.exec(`CREATE TABLE filler (b BLOB);
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 640) INSERT INTO filler SELECT randomblob(65536) FROM n;`);

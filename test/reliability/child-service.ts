@@ -162,15 +162,15 @@ export function removeDataDirs(): void {
 export async function prepareDataDir(o: { price?: number; balance?: number } = {}): Promise<Prepared> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vc-rel-'));
   made.push(dataDir);
-  const core = createCore({ dataDir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
+  const core = await createCore({ dataDir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
   try {
     const email = `owner-${Date.now()}@reliability.test`;
     const org = await bootstrap(core.deps, { email, password: TEST_PASSWORD });
-    topUp(core.deps, org.organizationId, o.balance ?? 1_000_000, 'USD');
-    setPrice(core.deps, org.organizationId, 'account:NG', o.price ?? 25, 'USD');
-    enableService(core.deps, org.organizationId, 'account:NG');
+    await topUp(core.deps, org.organizationId, o.balance ?? 1_000_000, 'USD');
+    await setPrice(core.deps, org.organizationId, 'account:NG', o.price ?? 25, 'USD');
+    await enableService(core.deps, org.organizationId, 'account:NG');
     // Live checks go to the stand-in adapter (sandbox-like answers, billed as live) until a test needs real upstreams.
-    configureStandIn(core.rt);
+    await configureStandIn(core.rt);
     return { dataDir, organizationId: org.organizationId, email, sandboxKey: org.keys.sandbox.key, liveKey: org.keys.live.key };
   } finally {
     await core.close();

@@ -48,12 +48,12 @@ describe('the data folder lock (in process)', () => {
   it('createCore with a worker takes the lock; an admin core (no worker) does not need it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vc-lock-'));
     try {
-      const running = createCore({ dataDir: dir, logLevel: 'silent', scryptN: 1024 });
-      expect(() => createCore({ dataDir: dir, logLevel: 'silent', scryptN: 1024 })).toThrow(DataFolderLockedError);
-      const admin = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
+      const running = await createCore({ dataDir: dir, logLevel: 'silent', scryptN: 1024 });
+      await expect(createCore({ dataDir: dir, logLevel: 'silent', scryptN: 1024 })).rejects.toThrow(DataFolderLockedError);
+      const admin = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
       await admin.close();
       await running.close();
-      const next = createCore({ dataDir: dir, logLevel: 'silent', scryptN: 1024 });
+      const next = await createCore({ dataDir: dir, logLevel: 'silent', scryptN: 1024 });
       await next.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -138,11 +138,11 @@ describe('what the store guarantees, not memory (docs/reliability.md)', () => {
   it('a key revoked by an admin command beside the running service is refused at once', async () => {
     const ts = await startTestService();
     try {
-      const admin = createCore({ dataDir: ts.dataDir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
-      const key = insertKey(admin.deps, ts.org!.organizationId, 'revoked from another process', 'sandbox');
+      const admin = await createCore({ dataDir: ts.dataDir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
+      const key = await insertKey(admin.deps, ts.org!.organizationId, 'revoked from another process', 'sandbox');
       // The service caches the key on first use…
       expect((await api(ts.url, 'POST', '/verify/account', { key: key.key, idem: 'before', body: NG_OK })).status).toBe(200);
-      revokeKey(admin.deps, ts.org!.organizationId, key.id);
+      await revokeKey(admin.deps, ts.org!.organizationId, key.id);
       await admin.close();
       // …and the other connection's commit empties that cache before the next lookup.
       const after = await api(ts.url, 'POST', '/verify/account', { key: key.key, idem: 'after', body: NG_OK });

@@ -11,7 +11,10 @@ const RUNS = SOAK ? 40 : 4;
 const PRICE = 25;
 
 // Every authorization and revocation gets a place in one sequence: the service runs them on one thread, so the
-// order of these synchronous calls is the true order in which they took effect.
+// order of these calls is the true order in which they took effect. An authorization takes its place when it is
+// called (a cache hit answers there and then; a miss reads the store there and then, the SQLite port running the
+// statement before it returns its promise) and is recorded when it settles; a revocation takes its place once its
+// promise resolved (committed, the key cache entry gone).
 const probe = vi.hoisted(() => ({
   seq: 0,
   auth: [] as { seq: number; raw: string | undefined; ok: boolean; code?: string }[],
@@ -21,10 +24,22 @@ vi.mock('../../src-main/core/keys/keys-service', async (importOriginal) => {
   const orig = await importOriginal<typeof import('../../src-main/core/keys/keys-service')>();
   return {
     ...orig,
-    authenticateApiKey: (...args: Parameters<typeof orig.authenticateApiKey>) => {
+    // The fast path of the HTTP door: a principal (or a refusal) from the cache; null sends it to authenticateApiKey.
+    cachedApiKeyPrincipal: (...args: Parameters<typeof orig.cachedApiKeyPrincipal>) => {
       const seq = ++probe.seq;
       try {
-        const p = orig.authenticateApiKey(...args);
+        const p = orig.cachedApiKeyPrincipal(...args);
+        if (p) probe.auth.push({ seq, raw: args[1], ok: true });
+        return p;
+      } catch (e) {
+        probe.auth.push({ seq, raw: args[1], ok: false, code: (e as { code?: string }).code });
+        throw e;
+      }
+    },
+    authenticateApiKey: async (...args: Parameters<typeof orig.authenticateApiKey>) => {
+      const seq = ++probe.seq;
+      try {
+        const p = await orig.authenticateApiKey(...args);
         probe.auth.push({ seq, raw: args[1], ok: true });
         return p;
       } catch (e) {
@@ -32,9 +47,9 @@ vi.mock('../../src-main/core/keys/keys-service', async (importOriginal) => {
         throw e;
       }
     },
-    revokeKeyFor: (...args: Parameters<typeof orig.revokeKeyFor>) => {
-      const r = orig.revokeKeyFor(...args);
-      // Recorded after it returns: the UPDATE has committed and the key cache entry is gone.
+    revokeKeyFor: async (...args: Parameters<typeof orig.revokeKeyFor>) => {
+      const r = await orig.revokeKeyFor(...args);
+      // Recorded once it resolves: the UPDATE has committed and the key cache entry is gone.
       probe.revoked.set(args[2], ++probe.seq);
       return r;
     },
@@ -46,7 +61,7 @@ const figures = { duplicates: 0, duplicateRuns: 0, overdrawRequests: 0, overdraw
 
 beforeAll(async () => {
   ts = await startTestService();
-  enableLive(ts, 'account:NG', { price: PRICE, balance: PRICE });
+  await enableLive(ts, 'account:NG', { price: PRICE, balance: PRICE });
 });
 afterAll(async () => {
   await ts.stop();
@@ -76,8 +91,8 @@ describe('duplicate Idempotency-Keys (extends test/integration/foundation/idempo
         fc.boolean(),
         fc.scheduler(),
         async (n, env, async, s) => {
-          if (env === 'live') topUp(ts.service.deps, org(), PRICE, 'USD');
-          const balance = getWallet(ts.service.deps, org()).balance;
+          if (env === 'live') await topUp(ts.service.deps, org(), PRICE, 'USD');
+          const balance = (await getWallet(ts.service.deps, org())).balance;
           const records = count('SELECT count(*) AS n FROM verifications');
           const charges = count("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'");
           const idem = newKey();
@@ -101,13 +116,13 @@ describe('duplicate Idempotency-Keys (extends test/integration/foundation/idempo
           }
           expect(count('SELECT count(*) AS n FROM verifications')).toBe(records + 1);
           expect(count("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'")).toBe(charges + (env === 'live' ? 1 : 0));
-          expect(getWallet(ts.service.deps, org()).balance).toBe(balance - (env === 'live' ? PRICE : 0));
+          expect((await getWallet(ts.service.deps, org())).balance).toBe(balance - (env === 'live' ? PRICE : 0));
           await ts.service.worker.drain();
         },
       ),
       { numRuns: RUNS },
     );
-    expect(ledgerSum(ts.service.deps, org())).toBe(getWallet(ts.service.deps, org()).balance);
+    expect(await ledgerSum(ts.service.deps, org())).toBe((await getWallet(ts.service.deps, org())).balance);
   });
 });
 
@@ -120,17 +135,17 @@ describe('overdraw (extends test/integration/verification/billing.test.ts "N con
         async ([n, asyncFlags], s) => {
           await ts.service.worker.drain();
           // What earlier runs left is a whole number of checks; those requests join the race.
-          const start = getWallet(ts.service.deps, org()).balance;
+          const start = (await getWallet(ts.service.deps, org())).balance;
           expect(start % PRICE).toBe(0);
           const flags = [...asyncFlags, ...Array.from({ length: start / PRICE }, () => false)];
           const affordable = flags.length - 1;
-          topUp(ts.service.deps, org(), PRICE * (n - 1), 'USD');
+          await topUp(ts.service.deps, org(), PRICE * (n - 1), 'USD');
           // The store's own CHECK (balance >= 0) would throw on an overdraw; the sampler also watches it move.
           let min = Infinity;
           let sampling = true;
           const sampler = (async () => {
             while (sampling) {
-              min = Math.min(min, getWallet(ts.service.deps, org()).balance);
+              min = Math.min(min, (await getWallet(ts.service.deps, org())).balance);
               figures.balanceSamples += 1;
               await new Promise((r) => setImmediate(r));
             }
@@ -148,9 +163,9 @@ describe('overdraw (extends test/integration/verification/billing.test.ts "N con
           expect(ok.length).toBe(affordable);
           expect(refused.map((r) => r.body.code)).toEqual(['INSUFFICIENT_FUNDS']);
           expect(min).toBeGreaterThanOrEqual(0);
-          expect(getWallet(ts.service.deps, org()).balance).toBe(0);
+          expect((await getWallet(ts.service.deps, org())).balance).toBe(0);
           await ts.service.worker.drain();
-          expect(ledgerSum(ts.service.deps, org())).toBe(getWallet(ts.service.deps, org()).balance);
+          expect(await ledgerSum(ts.service.deps, org())).toBe((await getWallet(ts.service.deps, org())).balance);
         },
       ),
       { numRuns: RUNS },
@@ -172,7 +187,7 @@ describe('revocation while requests are in flight (extends test/integration/foun
         let revokeAnsweredAt: number | null = null;
         let sent = 0;
         const results: { sentAfterRevoke: boolean; status: number; code?: string }[] = [];
-        let revoke: Promise<unknown> | null = null;
+        let revoke = null as Promise<unknown> | null;
         // `width` requests in flight at a time; the revocation goes out while they are.
         const lane = async () => {
           while (sent < total) {

@@ -105,7 +105,7 @@ describe('a store that cannot be opened at start', { timeout: 120_000 }, () => {
   it('a damaged file: exit 1 naming the file, the problem and the restore command; the file is not modified', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vc-damaged-'));
     dirs.push(dir);
-    const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
     await core.close();
     const file = join(dir, 'verification-console.sqlite');
     // Overwrite the header and the first pages: what a failed disk or a bad copy leaves.
@@ -125,7 +125,7 @@ describe('a store that cannot be opened at start', { timeout: 120_000 }, () => {
     const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
     const dir = mkdtempSync(join(tmpdir(), 'vc-readonly-'));
     dirs.push(dir);
-    const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
     await core.close();
     const file = join(dir, 'verification-console.sqlite');
     const before = sha(file);

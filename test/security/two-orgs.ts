@@ -41,7 +41,7 @@ async function seed(ts: TestService, t: Omit<Tenant, 'verifications' | 'webhooks
     if (w.status !== 201) throw new Error(`webhook: ${w.status} ${w.text}`);
     webhooks[env] = w.body.id;
   }
-  enableLive(ts, 'account:NG', { organizationId: t.organizationId });
+  await enableLive(ts, 'account:NG', { organizationId: t.organizationId });
   const verifications = { sandbox: '', live: '' };
   for (const env of ['sandbox', 'live'] as const) {
     const key = env === 'sandbox' ? t.sandboxKey : t.liveKey;
@@ -65,7 +65,7 @@ async function seed(ts: TestService, t: Omit<Tenant, 'verifications' | 'webhooks
 export async function startTwoOrgs(opts: StartOptions = {}): Promise<TwoOrgs> {
   const ts = await startTestService(opts);
   // Live checks answer through the stand-in adapter (sandbox-like, billed as live): no upstream in tests.
-  configureStandIn(ts.service.rt);
+  await configureStandIn(ts.service.rt);
   const orgA = ts.org!;
   const emailB = `owner-b-${randomUUID().slice(0, 8)}@example.com`;
   const orgB = await bootstrap(ts.service.deps, { email: emailB, password: TEST_PASSWORD, organizationName: 'Other tenant' });

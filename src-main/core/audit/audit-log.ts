@@ -11,7 +11,7 @@ import { faultPoint } from '../fault-points';
 import { firstOrganizationId } from '../orgs/first-organization';
 import type { AuditEvent } from '../../../src-shared/schemas/audit';
 import { currentAuditContext, type AuditActor, type AuditDoor } from './audit-context';
-import type { Db } from '../../store/database';
+import type { SqlQueries } from '../../store/sql-port';
 import type { Principal } from '../principal';
 
 export const GENESIS_HASH = '0'.repeat(64);
@@ -64,50 +64,60 @@ export function entryHash(e: Omit<AuditEntry, 'hash'>): string {
     .digest('hex');
 }
 
-function labelOf(db: Db, p: Principal): AuditActor {
+async function labelOf(q: SqlQueries, p: Principal): Promise<AuditActor> {
   if (p.kind === 'apiKey' && p.keyId) {
-    const row = db.prepare('SELECT name FROM api_keys WHERE id = ?').get(p.keyId) as { name: string } | undefined;
+    const row = await q.get<{ name: string }>('SELECT name FROM api_keys WHERE id = ?', [p.keyId]);
     return { type: 'apiKey', id: p.keyId, label: row ? `API key "${row.name}" (${p.environment})` : `API key ${p.keyId}` };
   }
   if (p.kind === 'user' && p.userId) {
-    const row = db.prepare('SELECT email FROM users WHERE id = ?').get(p.userId) as { email: string } | undefined;
+    const row = await q.get<{ email: string }>('SELECT email FROM users WHERE id = ?', [p.userId]);
     return { type: 'user', id: p.userId, label: row?.email ?? p.userId };
   }
   return { type: 'console', id: null, label: 'Console (owner)' };
 }
 
-/** The actor and door of the current context (the system when outside any door). */
-export function currentActor(db: Db): { actor: AuditActor; door: AuditDoor } {
+/** Who acts and through which door: what an entry records besides its change. */
+export interface AuditWho {
+  actor: AuditActor;
+  door: AuditDoor;
+}
+
+/**
+ * The actor and door of the current context (the system when outside any door). The context is the door's
+ * AsyncLocalStorage (audit-context.ts), engine-neutral; `q` only reads the label of a principal (a key's name, a
+ * user's email) through whatever handle the caller holds (the port, or its transaction).
+ */
+export async function currentActor(q: SqlQueries): Promise<AuditWho> {
   const ctx = currentAuditContext();
   if (!ctx) return { actor: { type: 'system', id: null, label: 'system' }, door: 'system' };
-  if (ctx.principal) return { actor: labelOf(db, ctx.principal), door: ctx.door };
+  if (ctx.principal) return { actor: await labelOf(q, ctx.principal), door: ctx.door };
   return { actor: ctx.actor ?? { type: 'system', id: null, label: 'system' }, door: ctx.door };
 }
 
-function head(db: Db, organizationId: string): { seq: number; hash: string } {
-  const last = db.prepare('SELECT seq, hash FROM audit_events WHERE organization_id = ? ORDER BY seq DESC LIMIT 1').get(organizationId) as
-    | { seq: number; hash: string }
-    | undefined;
+async function head(q: SqlQueries, organizationId: string): Promise<{ seq: number; hash: string }> {
+  const last = await q.get<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_events WHERE organization_id = ? ORDER BY seq DESC LIMIT 1', [organizationId]);
   if (last) return last;
-  const cp = db.prepare('SELECT seq, hash FROM audit_checkpoints WHERE organization_id = ?').get(organizationId) as { seq: number; hash: string } | undefined;
+  const cp = await q.get<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_checkpoints WHERE organization_id = ?', [organizationId]);
   return cp ?? { seq: 0, hash: GENESIS_HASH };
 }
 
 /**
  * Appends an entry. Must run inside the transaction of the change it records (callers use `audited()` or call it
- * from within their own transaction), so both commit or neither does.
+ * with their transaction's handle, `{ ...deps, sql: tx }`), so both commit or neither does. Without `who`, the
+ * actor is the current door context's (currentActor).
  */
-export function appendAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId: string, r: AuditRecord, who = currentActor(deps.db)): AuditEntry {
-  const db = deps.db;
-  if (!db.inTransaction) throw new Error(`audit entry ${r.action} written outside a transaction: it must share the change's transaction`);
-  const h = head(db, organizationId);
+export async function appendAudit(deps: Pick<CoreDeps, 'sql' | 'clock'>, organizationId: string, r: AuditRecord, who?: AuditWho): Promise<AuditEntry> {
+  const q = deps.sql;
+  if (!q.inTransaction) throw new Error(`audit entry ${r.action} written outside a transaction: it must share the change's transaction`);
+  const by = who ?? (await currentActor(q));
+  const h = await head(q, organizationId);
   const base: Omit<AuditEntry, 'hash'> = {
     id: newId('aud'),
     organizationId,
     seq: h.seq + 1,
     at: iso(deps.clock.now()),
-    actor: r.actor ?? who.actor,
-    door: who.door,
+    actor: r.actor ?? by.actor,
+    door: by.door,
     action: r.action,
     target: { type: r.target?.type ?? null, id: r.target?.id ?? null },
     detail: redact(r.detail ?? {}) as Record<string, unknown>,
@@ -116,24 +126,25 @@ export function appendAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId
   const entry: AuditEntry = { ...base, hash: entryHash(base) };
   // The change is written but not committed: a crash here must leave neither (test/integration/audit).
   faultPoint('before-audit-entry');
-  db.prepare(
+  await q.run(
     `INSERT INTO audit_events (organization_id, seq, id, at, actor_type, actor_id, actor_label, door, action, target_type, target_id, detail, prev_hash, hash)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    entry.organizationId,
-    entry.seq,
-    entry.id,
-    entry.at,
-    entry.actor.type,
-    entry.actor.id,
-    entry.actor.label,
-    entry.door,
-    entry.action,
-    entry.target.type,
-    entry.target.id,
-    canonicalJson(entry.detail),
-    entry.prevHash,
-    entry.hash,
+    [
+      entry.organizationId,
+      entry.seq,
+      entry.id,
+      entry.at,
+      entry.actor.type,
+      entry.actor.id,
+      entry.actor.label,
+      entry.door,
+      entry.action,
+      entry.target.type,
+      entry.target.id,
+      canonicalJson(entry.detail),
+      entry.prevHash,
+      entry.hash,
+    ],
   );
   return entry;
 }
@@ -142,23 +153,30 @@ export function appendAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId
  * appendAudit into the installation's log: installation-wide changes (live providers, cache lifetimes, console
  * sessions) go to the first organization's, whose owners run the installation; nothing before setup.
  */
-export function appendInstallationAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, r: AuditRecord, who?: { actor: AuditActor; door: AuditDoor }): void {
-  const org = firstOrganizationId(deps);
-  if (org) appendAudit(deps, org, r, who);
+export async function appendInstallationAudit(deps: Pick<CoreDeps, 'sql' | 'clock'>, r: AuditRecord, who?: AuditWho): Promise<void> {
+  const org = await firstOrganizationId(deps);
+  if (org) await appendAudit(deps, org, r, who);
 }
 
 /**
- * Runs a synchronous change and its audit entry in one transaction (a savepoint when already inside one). The
- * record may depend on the change's result (the id it created).
+ * Runs a change and its audit entry in one transaction (a savepoint when `deps.sql` is already a transaction's
+ * handle). `change` gets the transaction's handle and must write through it (the port refuses to be used from
+ * inside its own transaction). The record may depend on the change's result (the id it created). The actor is
+ * read before the transaction opens, where the change is asked for.
  */
-export function audited<T>(deps: Pick<CoreDeps, 'db' | 'clock'>, organizationId: string, change: () => T, record: (result: T) => AuditRecord | null): T {
-  const who = currentActor(deps.db);
-  return deps.db.transaction(() => {
-    const result = change();
+export async function audited<T>(
+  deps: Pick<CoreDeps, 'sql' | 'clock'>,
+  organizationId: string,
+  change: (tx: SqlQueries) => Promise<T>,
+  record: (result: T) => AuditRecord | null,
+): Promise<T> {
+  const who = await currentActor(deps.sql);
+  return deps.sql.transaction(async (tx) => {
+    const result = await change(tx);
     const r = record(result);
-    if (r) appendAudit(deps, organizationId, r, who);
+    if (r) await appendAudit({ ...deps, sql: tx }, organizationId, r, who);
     return result;
-  })();
+  });
 }
 
 /** An audit_events row as both engines return it. */
@@ -207,7 +225,7 @@ export interface AuditQuery {
 }
 
 /** Entries newest first, filtered by actor (id or label), action (prefix), target (id), and time. */
-export function listAudit(db: Db, organizationId: string, q: AuditQuery): { data: AuditEntry[]; total: number } {
+export async function listAudit(store: SqlQueries, organizationId: string, q: AuditQuery): Promise<{ data: AuditEntry[]; total: number }> {
   const where: string[] = ['organization_id = ?'];
   const args: (string | number)[] = [organizationId];
   if (q.actor) {
@@ -231,8 +249,8 @@ export function listAudit(db: Db, organizationId: string, q: AuditQuery): { data
     args.push(q.to);
   }
   const w = where.join(' AND ');
-  const rows = db.prepare(`SELECT * FROM audit_events WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as AuditRow[];
-  const total = (db.prepare(`SELECT count(*) AS n FROM audit_events WHERE ${w}`).get(...args) as { n: number }).n;
+  const rows = await store.all<AuditRow>(`SELECT * FROM audit_events WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`, [...args, q.limit, q.offset]);
+  const total = (await store.get<{ n: number }>(`SELECT count(*) AS n FROM audit_events WHERE ${w}`, args))!.n;
   return { data: rows.map(auditEntryFromRow), total };
 }
 
@@ -268,13 +286,23 @@ export function verifyEntries(organizationId: string, start: ChainStart, entries
   return { ok: true, organizationId, entries: n, head: prev, firstBad: null };
 }
 
-export function chainStart(db: Db, organizationId: string): ChainStart {
-  const cp = db.prepare('SELECT seq, hash FROM audit_checkpoints WHERE organization_id = ?').get(organizationId) as ChainStart | undefined;
+export async function chainStart(q: SqlQueries, organizationId: string): Promise<ChainStart> {
+  const cp = await q.get<ChainStart>('SELECT seq, hash FROM audit_checkpoints WHERE organization_id = ?', [organizationId]);
   return cp ?? { seq: 0, hash: GENESIS_HASH };
 }
 
-export function allEntries(db: Db, organizationId: string): AuditEntry[] {
-  return (db.prepare('SELECT * FROM audit_events WHERE organization_id = ? ORDER BY seq').all(organizationId) as AuditRow[]).map(auditEntryFromRow);
+export async function allEntries(q: SqlQueries, organizationId: string): Promise<AuditEntry[]> {
+  return (await q.all<AuditRow>('SELECT * FROM audit_events WHERE organization_id = ? ORDER BY seq', [organizationId])).map(auditEntryFromRow);
+}
+
+/**
+ * Runs reads that must see one state of the log (its entries and where its chain starts): between two awaited
+ * statements the retention prune may commit, and a chain read half before and half after it would not verify. A
+ * transaction (repeatable read on PostgreSQL, whose default gives each statement its own snapshot); a savepoint
+ * when `q` is already a transaction's handle.
+ */
+export function auditSnapshot<T>(q: SqlQueries, fn: (tx: SqlQueries) => Promise<T>): Promise<T> {
+  return q.transaction(fn, { isolation: 'repeatable read' });
 }
 
 /** A retention checkpoint row: where an organization's chain starts after pruning. */
@@ -304,10 +332,17 @@ export function verifyAuditChains(rows: readonly AuditRow[], checkpoints: readon
   });
 }
 
-/** Verifies every organization's chain in the store. */
-export function verifyStore(db: Db): VerifyResult[] {
-  const rows = db.prepare('SELECT * FROM audit_events').all() as AuditRow[];
-  const checkpoints = db.prepare('SELECT organization_id, seq, hash FROM audit_checkpoints').all() as AuditCheckpointRow[];
+/** Every entry and checkpoint of the store, from one snapshot of it (auditSnapshot). */
+export async function readAuditChains(q: SqlQueries): Promise<{ rows: AuditRow[]; checkpoints: AuditCheckpointRow[] }> {
+  return auditSnapshot(q, async (tx) => ({
+    rows: await tx.all<AuditRow>('SELECT * FROM audit_events'),
+    checkpoints: await tx.all<AuditCheckpointRow>('SELECT organization_id, seq, hash FROM audit_checkpoints'),
+  }));
+}
+
+/** Verifies every organization's chain in the store (read in one snapshot, hashed after it). */
+export async function verifyStore(q: SqlQueries): Promise<VerifyResult[]> {
+  const { rows, checkpoints } = await readAuditChains(q);
   return verifyAuditChains(rows, checkpoints);
 }
 
@@ -321,9 +356,9 @@ export interface AuditExport {
   head: ChainStart;
 }
 
-export function exportAudit(db: Db, organizationId: string, nowMs: number): AuditExport {
-  const start = chainStart(db, organizationId);
-  const entries = allEntries(db, organizationId);
+/** An organization's log from one snapshot of the store (auditSnapshot). */
+export async function exportAudit(q: SqlQueries, organizationId: string, nowMs: number): Promise<AuditExport> {
+  const { start, entries } = await auditSnapshot(q, async (tx) => ({ start: await chainStart(tx, organizationId), entries: await allEntries(tx, organizationId) }));
   const last = entries[entries.length - 1];
   return { format: AUDIT_EXPORT_FORMAT, organizationId, exportedAt: iso(nowMs), start, entries, head: last ? { seq: last.seq, hash: last.hash } : start };
 }
@@ -361,23 +396,24 @@ export function auditCsv(entries: AuditEntry[]): string {
  * Retention: removes entries older than `days`, keeping the chain verifiable from a checkpoint (the seq and hash of
  * the last removed entry), and records that it happened. Returns the number removed per organization.
  */
-export function pruneAudit(deps: Pick<CoreDeps, 'db' | 'clock'>, days: number): Record<string, number> {
-  const db = deps.db;
+export async function pruneAudit(deps: Pick<CoreDeps, 'sql' | 'clock'>, days: number): Promise<Record<string, number>> {
   const cutoff = iso(deps.clock.now() - days * 86_400_000);
-  const out: Record<string, number> = {};
-  db.transaction(() => {
-    const orgs = db.prepare('SELECT organization_id AS id, max(seq) AS seq FROM audit_events WHERE at < ? GROUP BY organization_id').all(cutoff) as { id: string; seq: number }[];
+  return deps.sql.transaction(async (tx) => {
+    const inTx = { ...deps, sql: tx };
+    const out: Record<string, number> = {};
+    const orgs = await tx.all<{ id: string; seq: number }>('SELECT organization_id AS id, max(seq) AS seq FROM audit_events WHERE at < ? GROUP BY organization_id', [cutoff]);
     for (const o of orgs) {
-      const last = db.prepare('SELECT hash FROM audit_events WHERE organization_id = ? AND seq = ?').get(o.id, o.seq) as { hash: string };
-      db.prepare('INSERT INTO audit_prune_guard (active) VALUES (1)').run();
-      const removed = db.prepare('DELETE FROM audit_events WHERE organization_id = ? AND seq <= ?').run(o.id, o.seq).changes;
-      db.prepare('DELETE FROM audit_prune_guard').run();
-      db.prepare(
+      const last = (await tx.get<{ hash: string }>('SELECT hash FROM audit_events WHERE organization_id = ? AND seq = ?', [o.id, o.seq]))!;
+      await tx.run('INSERT INTO audit_prune_guard (active) VALUES (1)');
+      const removed = (await tx.run('DELETE FROM audit_events WHERE organization_id = ? AND seq <= ?', [o.id, o.seq])).changes;
+      await tx.run('DELETE FROM audit_prune_guard');
+      await tx.run(
         'INSERT INTO audit_checkpoints (organization_id, seq, hash, pruned_at) VALUES (?, ?, ?, ?) ON CONFLICT (organization_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at',
-      ).run(o.id, o.seq, last.hash, iso(deps.clock.now()));
-      appendAudit(deps, o.id, { action: 'audit.pruned', detail: { removed, throughSeq: o.seq, olderThan: cutoff, retentionDays: days } }, { actor: { type: 'system', id: null, label: 'retention' }, door: 'system' });
+        [o.id, o.seq, last.hash, iso(deps.clock.now())],
+      );
+      await appendAudit(inTx, o.id, { action: 'audit.pruned', detail: { removed, throughSeq: o.seq, olderThan: cutoff, retentionDays: days } }, { actor: { type: 'system', id: null, label: 'retention' }, door: 'system' });
       out[o.id] = removed;
     }
-  })();
-  return out;
+    return out;
+  });
 }

@@ -52,12 +52,18 @@ export async function consoleSignIn(
   const sessionId = newId('ses');
   const token = randomToken(32);
   const expiresAtMs = now + CONSOLE_SESSION_TTL_MS;
-  const who = currentActor(deps.db);
-  await deps.commit(() => {
-    recordSignIn(deps, user, { id: sessionId, createdAtMs: now, expiresAtMs }, { ip: from.ip, userAgent: from.userAgent }, who);
-    deps.db
-      .prepare('INSERT INTO console_sessions (token_hash, session_id, ip, user_agent, last_seen_at_ms) VALUES (?, ?, ?, ?, ?)')
-      .run(sha256Hex(token), sessionId, from.ip, from.userAgent, now);
+  const tokenHash = sha256Hex(token);
+  // Taken in the request's context, before the transaction (which may run in another's, with the group commit).
+  const who = await currentActor(deps.sql);
+  await deps.sql.transaction(async (tx) => {
+    await recordSignIn({ ...deps, sql: tx }, user, { id: sessionId, createdAtMs: now, expiresAtMs }, { ip: from.ip, userAgent: from.userAgent }, who);
+    await tx.run('INSERT INTO console_sessions (token_hash, session_id, ip, user_agent, last_seen_at_ms) VALUES (?, ?, ?, ?, ?)', [
+      tokenHash,
+      sessionId,
+      from.ip,
+      from.userAgent,
+      now,
+    ]);
   });
   const replaced = replacing ? await consoleSignOut(deps, replacing) : null;
   return { token, user: { userId: user.id, email: user.email, role: user.role, organizationId: user.organization_id, sessionId, expiresAtMs }, replaced };
@@ -83,22 +89,19 @@ interface SessionRow {
 export async function consoleSessionUser(deps: CoreDeps, token: string | undefined, o: { touch?: boolean } = {}): Promise<ConsoleUser | null> {
   if (!token || token.length > 200) return null;
   const hash = sha256Hex(token);
-  const row = deps.db
-    .prepare(
-      `SELECT c.session_id, c.last_seen_at_ms, s.expires_at, s.revoked_at, u.id AS user_id, u.email, u.role, u.organization_id, u.deactivated_at
-       FROM console_sessions c JOIN sessions s ON s.id = c.session_id JOIN users u ON u.id = s.user_id
-       WHERE c.token_hash = ?`,
-    )
-    .get(hash) as SessionRow | undefined;
+  const row = await deps.sql.get<SessionRow>(
+    `SELECT c.session_id, c.last_seen_at_ms, s.expires_at, s.revoked_at, u.id AS user_id, u.email, u.role, u.organization_id, u.deactivated_at
+     FROM console_sessions c JOIN sessions s ON s.id = c.session_id JOIN users u ON u.id = s.user_id
+     WHERE c.token_hash = ?`,
+    [hash],
+  );
   if (!row || row.revoked_at || row.deactivated_at) return null;
   const now = deps.clock.now();
   const expiresAtMs = Date.parse(row.expires_at);
   if (expiresAtMs <= now || row.last_seen_at_ms + CONSOLE_IDLE_MS <= now) return null;
   // A look that is not a use (an open event stream checking its session) leaves the idle clock running.
   if (o.touch !== false && now - row.last_seen_at_ms >= TOUCH_EVERY_MS) {
-    await deps.commit(() => {
-      deps.db.prepare('UPDATE console_sessions SET last_seen_at_ms = ? WHERE token_hash = ? AND last_seen_at_ms < ?').run(now, hash, now);
-    });
+    await deps.sql.transaction((tx) => tx.run('UPDATE console_sessions SET last_seen_at_ms = ? WHERE token_hash = ? AND last_seen_at_ms < ?', [now, hash, now]));
   }
   return { userId: row.user_id, email: row.email, role: row.role, organizationId: row.organization_id, sessionId: row.session_id, expiresAtMs };
 }
@@ -107,13 +110,13 @@ export async function consoleSessionUser(deps: CoreDeps, token: string | undefin
 export async function consoleSignOut(deps: CoreDeps, token: string | undefined): Promise<string | null> {
   const user = await consoleSessionUser(deps, token);
   if (!user) return null;
-  const who = currentActor(deps.db);
+  const who = await currentActor(deps.sql);
   const now = deps.clock.now();
-  await deps.commit(() => {
-    const changed = deps.db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(iso(now), user.sessionId).changes;
+  await deps.sql.transaction(async (tx) => {
+    const changed = (await tx.run('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [iso(now), user.sessionId])).changes;
     if (changed === 1) {
-      appendAudit(
-        deps,
+      await appendAudit(
+        { ...deps, sql: tx },
         user.organizationId,
         { action: 'auth.logout', target: { type: 'session', id: user.sessionId }, detail: { email: user.email }, actor: { type: 'user', id: user.userId, label: user.email } },
         who,

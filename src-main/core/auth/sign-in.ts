@@ -16,8 +16,8 @@ import ipaddr from 'ipaddr.js';
 import { AppError } from '../../../src-shared/app-error';
 import type { Role } from '../../../src-shared/schemas/auth';
 import type { CoreDeps } from '../context';
-import type { Db } from '../../store/database';
-import { appendAudit, currentActor } from '../audit/audit-log';
+import type { SqlQueries } from '../../store/sql-port';
+import { appendAudit, currentActor, type AuditWho } from '../audit/audit-log';
 import { iso } from '../clock';
 import { firstOrganizationId } from '../orgs/first-organization';
 import { dummyPasswordHash, verifyPassword } from './passwords';
@@ -47,11 +47,12 @@ interface InFlight {
   byEmail: Map<string, number>;
   byIp: Map<string, number>;
 }
-const inFlightOf = new WeakMap<Db, InFlight>();
+/** Keyed by the store's port (checkPassword is never called inside a transaction). */
+const inFlightOf = new WeakMap<object, InFlight>();
 
-function inFlight(db: Db): InFlight {
-  let f = inFlightOf.get(db);
-  if (!f) inFlightOf.set(db, (f = { byEmail: new Map(), byIp: new Map() }));
+function inFlight(q: SqlQueries): InFlight {
+  let f = inFlightOf.get(q);
+  if (!f) inFlightOf.set(q, (f = { byEmail: new Map(), byIp: new Map() }));
   return f;
 }
 
@@ -76,8 +77,8 @@ export function throttleAddress(ip: string | null): string | null {
 }
 
 /** Password checks of one address in flight now (tests; the bench). */
-export function signInsInFlight(db: Db, ip: string): number {
-  return inFlight(db).byIp.get(throttleAddress(ip) ?? ip) ?? 0;
+export function signInsInFlight(q: SqlQueries, ip: string): number {
+  return inFlight(q).byIp.get(throttleAddress(ip) ?? ip) ?? 0;
 }
 
 function retryAfter(rows: { at_ms: number }[], max: number, now: number): number {
@@ -88,21 +89,19 @@ function retryAfter(rows: { at_ms: number }[], max: number, now: number): number
 
 type ThrottleReason = 'account' | 'address' | 'concurrent';
 
-function throttleOf(deps: CoreDeps, email: string, ip: string | null): { reason: ThrottleReason; retryAfterSeconds: number } | null {
+/**
+ * The store's limits (failures of the account, failures of the address). `pending` is this account's attempts in
+ * flight before this one was counted: taken before the reads, so an attempt that ends meanwhile is counted twice
+ * (once in flight, once stored) rather than not at all.
+ */
+async function throttleOf(deps: CoreDeps, email: string, ip: string | null, pending: number): Promise<{ reason: ThrottleReason; retryAfterSeconds: number } | null> {
   const now = deps.clock.now();
-  const flying = inFlight(deps.db);
-  if (ip !== null && (flying.byIp.get(ip) ?? 0) >= ADDRESS_MAX_CONCURRENT) return { reason: 'concurrent', retryAfterSeconds: 1 };
-  const byEmail = deps.db
-    .prepare('SELECT at_ms FROM login_failures WHERE email = ? AND at_ms > ? ORDER BY at_ms ASC')
-    .all(email, now - LOGIN_WINDOW_MS) as { at_ms: number }[];
-  const pending = flying.byEmail.get(email) ?? 0;
+  const byEmail = await deps.sql.all<{ at_ms: number }>('SELECT at_ms FROM login_failures WHERE email = ? AND at_ms > ? ORDER BY at_ms ASC', [email, now - LOGIN_WINDOW_MS]);
   if (byEmail.length + pending >= ACCOUNT_MAX_FAILURES) {
     return { reason: 'account', retryAfterSeconds: byEmail.length >= ACCOUNT_MAX_FAILURES ? retryAfter(byEmail, ACCOUNT_MAX_FAILURES, now) : 1 };
   }
   if (ip !== null) {
-    const byIp = deps.db
-      .prepare('SELECT at_ms FROM login_failures WHERE ip = ? AND at_ms > ? ORDER BY at_ms ASC')
-      .all(ip, now - LOGIN_WINDOW_MS) as { at_ms: number }[];
+    const byIp = await deps.sql.all<{ at_ms: number }>('SELECT at_ms FROM login_failures WHERE ip = ? AND at_ms > ? ORDER BY at_ms ASC', [ip, now - LOGIN_WINDOW_MS]);
     if (byIp.length >= ADDRESS_MAX_FAILURES) return { reason: 'address', retryAfterSeconds: retryAfter(byIp, ADDRESS_MAX_FAILURES, now) };
   }
   return null;
@@ -123,63 +122,74 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
   const ip = from.ip;
   // The per-address limits count this (an IPv6 client's /64); the audit entries keep the address itself.
   const addr = throttleAddress(ip);
-  // Sign-in attempts are audited under the account's organization (an unknown email: the installation's first),
-  // with the email that tried — never the password (docs/audit.md). Taken now: commits run in their own tick.
-  const who = currentActor(deps.db);
-  const throttled = throttleOf(deps, normalized, addr);
+  // The in-flight limit is checked and taken in one step, before anything waits on the store, so a burst of
+  // concurrent attempts cannot all pass it. Counted in flight from here until the attempt is recorded.
+  const flying = inFlight(deps.sql);
+  let throttled: { reason: ThrottleReason; retryAfterSeconds: number } | null =
+    addr !== null && (flying.byIp.get(addr) ?? 0) >= ADDRESS_MAX_CONCURRENT ? { reason: 'concurrent', retryAfterSeconds: 1 } : null;
+  let counted = false;
+  let user: UserRow | undefined;
+  let ok = false;
+  let who: AuditWho;
+  try {
+    let pending = 0;
+    if (!throttled) {
+      pending = flying.byEmail.get(normalized) ?? 0;
+      bump(flying.byEmail, normalized, 1);
+      if (addr !== null) bump(flying.byIp, addr, 1);
+      counted = true;
+    }
+    // Sign-in attempts are audited under the account's organization (an unknown email: the installation's first),
+    // with the email that tried — never the password (docs/audit.md). Taken now, in the request's context.
+    who = await currentActor(deps.sql);
+    throttled ??= await throttleOf(deps, normalized, addr, pending);
+    if (!throttled) {
+      const row = await deps.sql.get<UserRow & { deactivated_at: string | null }>(
+        'SELECT id, organization_id, email, password_hash, role, deactivated_at FROM users WHERE email = ?',
+        [normalized],
+      );
+      user = row ? { id: row.id, organization_id: row.organization_id, email: row.email, password_hash: row.password_hash, role: row.role } : undefined;
+      const deactivated = row?.deactivated_at != null;
+      // An unknown email, a wrong password and a deactivated account take the same path and the same time: a
+      // deactivated user's stored hash is kept behind a prefix that verifyPassword() would refuse without hashing,
+      // so it is checked against the dummy hash too (and never matches). Hashed before the transaction below.
+      const stored = user && !deactivated ? user.password_hash : await dummyPasswordHash(deps.config.scryptN);
+      ok = (await verifyPassword(password, stored)) && !deactivated;
+      if (!user || !ok) {
+        const org = user?.organization_id ?? (await firstOrganizationId(deps));
+        const at = deps.clock.now();
+        const actor = { type: 'user' as const, id: user?.id ?? null, label: normalized };
+        const failed = { action: 'auth.login_failed', target: { type: 'user', id: user?.id ?? null }, detail: { email: normalized, ip, reason: !user ? 'unknown email' : deactivated ? 'deactivated user' : 'wrong password' }, actor };
+        // In the group commit: a flood of failed logins must not put one fsync each on the event loop. The failure
+        // and its audit entry share the transaction (docs/audit.md).
+        await deps.sql.transaction(async (tx) => {
+          await tx.run('INSERT INTO login_failures (email, at_ms, ip) VALUES (?, ?, ?)', [normalized, at, addr]);
+          if (org) await appendAudit({ ...deps, sql: tx }, org, failed, who);
+        });
+      }
+    }
+  } finally {
+    if (counted) {
+      bump(flying.byEmail, normalized, -1);
+      if (addr !== null) bump(flying.byIp, addr, -1);
+    }
+  }
   if (throttled) {
-    const user = deps.db.prepare('SELECT id, organization_id FROM users WHERE email = ?').get(normalized) as { id: string; organization_id: string } | undefined;
-    const org = user?.organization_id ?? firstOrganizationId(deps);
+    const found = await deps.sql.get<{ id: string; organization_id: string }>('SELECT id, organization_id FROM users WHERE email = ?', [normalized]);
+    const org = found?.organization_id ?? (await firstOrganizationId(deps));
     if (org) {
-      await deps.commit(() => {
-        appendAudit(deps, org, {
-          action: 'auth.login_throttled',
-          target: { type: 'user', id: user?.id ?? null },
-          detail: { email: normalized, ip, reason: throttled.reason, retryAfterSeconds: throttled.retryAfterSeconds },
-          actor: { type: 'user', id: user?.id ?? null, label: normalized },
-        }, who);
+      const entry = {
+        action: 'auth.login_throttled',
+        target: { type: 'user', id: found?.id ?? null },
+        detail: { email: normalized, ip, reason: throttled.reason, retryAfterSeconds: throttled.retryAfterSeconds },
+        actor: { type: 'user' as const, id: found?.id ?? null, label: normalized },
+      };
+      await deps.sql.transaction(async (tx) => {
+        await appendAudit({ ...deps, sql: tx }, org, entry, who);
       });
     }
     const message = THROTTLE_MESSAGES[throttled.reason];
     throw new AppError('TOO_MANY_LOGIN_ATTEMPTS', { retryAfterSeconds: throttled.retryAfterSeconds, ...(message ? { message } : {}) });
-  }
-  const flying = inFlight(deps.db);
-  bump(flying.byEmail, normalized, 1);
-  if (addr !== null) bump(flying.byIp, addr, 1);
-  let user: UserRow | undefined;
-  let ok: boolean;
-  try {
-    const row = deps.db
-      .prepare('SELECT id, organization_id, email, password_hash, role, deactivated_at FROM users WHERE email = ?')
-      .get(normalized) as (UserRow & { deactivated_at: string | null }) | undefined;
-    user = row ? { id: row.id, organization_id: row.organization_id, email: row.email, password_hash: row.password_hash, role: row.role } : undefined;
-    const deactivated = row?.deactivated_at != null;
-    // An unknown email, a wrong password and a deactivated account take the same path and the same time: a
-    // deactivated user's stored hash is kept behind a prefix that verifyPassword() would refuse without hashing,
-    // so it is checked against the dummy hash too (and never matches).
-    const stored = user && !deactivated ? user.password_hash : await dummyPasswordHash(deps.config.scryptN);
-    ok = (await verifyPassword(password, stored)) && !deactivated;
-    if (!user || !ok) {
-      const org = user?.organization_id ?? firstOrganizationId(deps);
-      const at = deps.clock.now();
-      const actor = { type: 'user' as const, id: user?.id ?? null, label: normalized };
-      // Through the write port: a flood of failed logins must not put one fsync each on the event loop. The failure
-      // and its audit entry share the commit (docs/audit.md). Still counted in flight until it is recorded.
-      await deps.commit(() => {
-        deps.db.prepare('INSERT INTO login_failures (email, at_ms, ip) VALUES (?, ?, ?)').run(normalized, at, addr);
-        if (org) {
-          appendAudit(deps, org, {
-            action: 'auth.login_failed',
-            target: { type: 'user', id: user?.id ?? null },
-            detail: { email: normalized, ip, reason: !user ? 'unknown email' : deactivated ? 'deactivated user' : 'wrong password' },
-            actor,
-          }, who);
-        }
-      });
-    }
-  } finally {
-    bump(flying.byEmail, normalized, -1);
-    if (addr !== null) bump(flying.byIp, addr, -1);
   }
   if (!user || !ok) throw new AppError('INVALID_CREDENTIALS');
   return user;
@@ -189,16 +199,16 @@ export async function checkPassword(deps: CoreDeps, email: string, password: str
  * A successful sign-in's writes, the same on both doors and inside the caller's transaction: the account's failures
  * are forgotten, a session row opens, and `auth.login_succeeded` is audited (with `detail` beside the email).
  */
-export function recordSignIn(
+export async function recordSignIn(
   deps: CoreDeps,
   user: UserRow,
   session: { id: string; createdAtMs: number; expiresAtMs: number },
   detail: Record<string, unknown>,
-  who = currentActor(deps.db),
-): void {
-  deps.db.prepare('DELETE FROM login_failures WHERE email = ?').run(user.email);
-  deps.db.prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(session.id, user.id, iso(session.createdAtMs), iso(session.expiresAtMs));
-  appendAudit(
+  who?: AuditWho,
+): Promise<void> {
+  await deps.sql.run('DELETE FROM login_failures WHERE email = ?', [user.email]);
+  await deps.sql.run('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)', [session.id, user.id, iso(session.createdAtMs), iso(session.expiresAtMs)]);
+  await appendAudit(
     deps,
     user.organization_id,
     {
@@ -207,6 +217,6 @@ export function recordSignIn(
       detail: { email: user.email, ...detail },
       actor: { type: 'user', id: user.id, label: user.email },
     },
-    who,
+    who ?? (await currentActor(deps.sql)),
   );
 }

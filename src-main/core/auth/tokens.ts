@@ -8,6 +8,7 @@ import { AppError } from '../../../src-shared/app-error';
 import type { Role } from '../../../src-shared/schemas/auth';
 import type { CoreDeps } from '../context';
 import { randomHex } from './secrets';
+import type { SqlQueries } from '../../store/sql-port';
 
 export const ISSUER = 'verification-console';
 export const AUDIENCE = 'verification-console-api';
@@ -20,20 +21,26 @@ export interface AccessClaims {
   role: Role;
 }
 
+/** The signing key of each store (keyed by its port): read once, then kept. */
 const secretCache = new WeakMap<object, Uint8Array>();
 
-function signingKey(deps: CoreDeps): Uint8Array {
-  const cached = secretCache.get(deps.db);
+const READ_SECRET = "SELECT value FROM settings WHERE key = 'jwt_secret'";
+
+async function signingKey(deps: Pick<CoreDeps, 'sql'>): Promise<Uint8Array> {
+  const cached = secretCache.get(deps.sql);
   if (cached) return cached;
-  const row = deps.db.prepare("SELECT value FROM settings WHERE key = 'jwt_secret'").get() as { value: string } | undefined;
-  let hex = row?.value;
+  let hex = (await deps.sql.get<{ value: string }>(READ_SECRET))?.value;
   if (!hex) {
-    hex = randomHex(32);
-    deps.db.prepare("INSERT OR IGNORE INTO settings (key, value) VALUES ('jwt_secret', ?)").run(hex);
-    hex = (deps.db.prepare("SELECT value FROM settings WHERE key = 'jwt_secret'").get() as { value: string }).value;
+    // The first token of the installation: a new secret, unless another sign-in (or instance) stored one first.
+    const fresh = randomHex(32);
+    const write = async (tx: SqlQueries) => {
+      await tx.run("INSERT INTO settings (key, value) VALUES ('jwt_secret', ?) ON CONFLICT (key) DO NOTHING", [fresh]);
+      return (await tx.get<{ value: string }>(READ_SECRET))!.value;
+    };
+    hex = deps.sql.inTransaction ? await write(deps.sql) : await deps.sql.transaction(write);
   }
   const key = Buffer.from(hex, 'hex');
-  secretCache.set(deps.db, key);
+  secretCache.set(deps.sql, key);
   return key;
 }
 
@@ -47,7 +54,7 @@ export async function signAccessToken(deps: CoreDeps, c: AccessClaims): Promise<
     .setIssuedAt(now)
     .setNotBefore(now)
     .setExpirationTime(now + ACCESS_TTL_SECONDS)
-    .sign(signingKey(deps));
+    .sign(await signingKey(deps));
 }
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
@@ -68,9 +75,10 @@ function jsonSegment(segment: string): Record<string, unknown> {
  * Verifies a compact HS256 JWT the way jose's jwtVerify did with `algorithms: ['HS256']`, the pinned issuer and
  * audience and the required claims: the header must say HS256 (no `none`, no other algorithm, no `crit`), the
  * signature is checked in constant time before any claim is trusted, then exp (expired when `exp <= now`), nbf,
- * iat, iss and aud. Synchronous, so it never waits on a thread pool.
+ * iat, iss and aud. Synchronous, so it never waits on a thread pool; `key` is the store's signing key
+ * (verifyAccessToken reads it once, then takes it from its cache).
  */
-export function verifyAccessTokenSync(deps: CoreDeps, token: string): AccessClaims {
+export function verifyAccessTokenSync(deps: Pick<CoreDeps, 'clock'>, token: string, key: Uint8Array): AccessClaims {
   const parts = token.split('.');
   if (parts.length !== 3) throw new AppError('TOKEN_INVALID');
   const [h, p, sig] = parts as [string, string, string];
@@ -78,7 +86,7 @@ export function verifyAccessTokenSync(deps: CoreDeps, token: string): AccessClai
   if (header['alg'] !== 'HS256' || 'crit' in header || 'b64' in header) throw new AppError('TOKEN_INVALID');
   if (!B64URL.test(sig)) throw new AppError('TOKEN_INVALID');
   const given = Buffer.from(sig, 'base64url');
-  const expected = createHmac('sha256', signingKey(deps)).update(`${h}.${p}`).digest();
+  const expected = createHmac('sha256', key).update(`${h}.${p}`).digest();
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new AppError('TOKEN_INVALID');
   const payload = jsonSegment(p);
   for (const claim of ['sub', 'exp', 'sid', 'org', 'role']) if (!(claim in payload)) throw new AppError('TOKEN_INVALID');
@@ -97,7 +105,7 @@ export function verifyAccessTokenSync(deps: CoreDeps, token: string): AccessClai
   return { userId: payload['sub'], sessionId: payload['sid'], organizationId: payload['org'], role };
 }
 
-/** The promise form kept for callers; it settles without waiting on any thread pool. */
+/** Verifies an access token with the store's signing key; it settles without waiting on any thread pool. */
 export async function verifyAccessToken(deps: CoreDeps, token: string): Promise<AccessClaims> {
-  return verifyAccessTokenSync(deps, token);
+  return verifyAccessTokenSync(deps, token, secretCache.get(deps.sql) ?? (await signingKey(deps)));
 }

@@ -98,7 +98,8 @@ function defaultBackupFile(dataDir: string, now: number, auto: boolean): string 
 
 /**
  * An online, verified backup of `db` (the running store). `out` is a file path; by default a timestamped file in
- * the data folder's backups/ folder.
+ * the data folder's backups/ folder. SQLite engine only: SQLite's online backup API on the store's connection (a
+ * PostgreSQL team database is backed up with its own tools, docs/team-server.md).
  */
 export async function createBackup(db: Db, dataDir: string, o: { out?: string; auto?: boolean; includeKey?: boolean; now?: number } = {}): Promise<BackupResult> {
   const now = o.now ?? Date.now();

@@ -8,11 +8,11 @@ import { backupsDir, createBackup, KEY_FILE, lastRestoreOutcome, listBackups, pe
 const KEYS = { everyHours: 'backups.every_hours', keep: 'backups.keep' } as const;
 
 /** The schedule in force: command-line flags, else the saved setting, else daily and keep 7. */
-export function backupSchedule(rt: CoreRuntime): BackupSchedule & { fromFlags: boolean } {
+export async function backupSchedule(rt: CoreRuntime): Promise<BackupSchedule & { fromFlags: boolean }> {
   const flags = rt.deps.config.backups ?? {};
-  const get = rt.deps.db.prepare('SELECT value FROM settings WHERE key = ?');
+  const rows = await rt.deps.sql.all<{ key: string; value: string }>('SELECT key, value FROM settings WHERE key IN (?, ?)', [KEYS.everyHours, KEYS.keep]);
   const saved = (key: string): number | undefined => {
-    const row = get.get(key) as { value: string } | undefined;
+    const row = rows.find((r) => r.key === key);
     if (!row) return undefined;
     const n = Number(JSON.parse(row.value));
     return Number.isInteger(n) ? n : undefined;
@@ -24,22 +24,22 @@ export function backupSchedule(rt: CoreRuntime): BackupSchedule & { fromFlags: b
   };
 }
 
-export function saveBackupSchedule(rt: CoreRuntime, s: BackupSchedule): void {
+export async function saveBackupSchedule(rt: CoreRuntime, s: BackupSchedule): Promise<void> {
   const parsed = BackupScheduleSchema.parse(s);
-  const put = rt.deps.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-  rt.deps.db.transaction(() => {
-    put.run(KEYS.everyHours, JSON.stringify(parsed.everyHours));
-    put.run(KEYS.keep, JSON.stringify(parsed.keep));
-  })();
+  const put = 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value';
+  await rt.deps.sql.transaction(async (tx) => {
+    await tx.run(put, [KEYS.everyHours, JSON.stringify(parsed.everyHours)]);
+    await tx.run(put, [KEYS.keep, JSON.stringify(parsed.keep)]);
+  });
 }
 
-export function backupsOverview(rt: CoreRuntime): BackupsOverview {
+export async function backupsOverview(rt: CoreRuntime): Promise<BackupsOverview> {
   const dataDir = rt.info().dataDir;
   const keyFile = join(dataDir, KEY_FILE);
   return {
     dir: backupsDir(dataDir),
     backups: listBackups(dataDir),
-    schedule: backupSchedule(rt),
+    schedule: await backupSchedule(rt),
     pendingRestore: pendingRestore(dataDir),
     lastRestore: lastRestoreOutcome(dataDir),
     keyFile,
@@ -52,11 +52,12 @@ export function backupsOverview(rt: CoreRuntime): BackupsOverview {
  * Returns the new backup's name, or null when none was due.
  */
 export async function runDueBackup(rt: CoreRuntime, now = Date.now()): Promise<string | null> {
-  const { everyHours, keep } = backupSchedule(rt);
+  const { everyHours, keep } = await backupSchedule(rt);
   if (everyHours <= 0) return null;
   const dataDir = rt.info().dataDir;
   const newest = listBackups(dataDir).find((b) => b.auto);
   if (newest && now - Date.parse(newest.createdAt) < everyHours * 3_600_000) return null;
+  // SQLite engine only: the online backup API of the store's connection.
   const made = await createBackup(rt.deps.db, dataDir, { auto: true, now });
   pruneAutoBackups(dataDir, keep);
   rt.deps.log.info({ file: made.file, bytes: made.bytes }, 'automatic backup written and verified');

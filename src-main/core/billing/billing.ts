@@ -2,7 +2,7 @@
 // entries move the balance in the same transaction, prices and enabled services per organization, usage records.
 import { AppError } from '../../../src-shared/app-error';
 import { isServiceKey } from '../../../src-shared/services';
-import type { Db } from '../../store/database';
+import type { SqlQueries } from '../../store/sql-port';
 import { ListFilter, listPage } from '../../store/list-query';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
@@ -99,8 +99,8 @@ interface WalletRow {
   updated_at: string;
 }
 
-function walletRow(db: Db, organizationId: string): WalletRow | undefined {
-  return db.prepare('SELECT * FROM wallets WHERE organization_id = ?').get(organizationId) as WalletRow | undefined;
+function walletRow(q: SqlQueries, organizationId: string): Promise<WalletRow | undefined> {
+  return q.get<WalletRow>('SELECT * FROM wallets WHERE organization_id = ?', [organizationId]);
 }
 
 function toWallet(organizationId: string, row: WalletRow | undefined): Wallet {
@@ -115,150 +115,142 @@ function toWallet(organizationId: string, row: WalletRow | undefined): Wallet {
   };
 }
 
-function requireOrganization(db: Db, organizationId: string): void {
-  if (!db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(organizationId)) {
+async function requireOrganization(q: SqlQueries, organizationId: string): Promise<void> {
+  if (!(await q.get('SELECT 1 FROM organizations WHERE id = ?', [organizationId]))) {
     throw new AppError('NOT_FOUND', { message: 'No organization with this id exists.' });
   }
 }
 
-export function getWallet(deps: CoreDeps, organizationId: string): Wallet {
-  return toWallet(organizationId, walletRow(deps.db, organizationId));
+export async function getWallet(deps: CoreDeps, organizationId: string): Promise<Wallet> {
+  return toWallet(organizationId, await walletRow(deps.sql, organizationId));
 }
 
 /** Credits the wallet (creating it in `currency` on first top-up). A top-up in another currency is refused. */
-export function topUp(deps: CoreDeps, organizationId: string, amount: number, currency: string): Wallet {
+export async function topUp(deps: CoreDeps, organizationId: string, amount: number, currency: string): Promise<Wallet> {
   validateAmount(amount, 'amount', 1);
   const cur = validateCurrency(currency);
   const now = iso(deps.clock.now());
-  const { db } = deps;
-  return db
-    .transaction((): Wallet => {
-      requireOrganization(db, organizationId);
-      const row = walletRow(db, organizationId);
-      if (row && row.currency !== cur) {
-        // An empty wallet has no money in its currency yet, so its first top-up may still choose it.
-        if (row.balance !== 0) {
-          throw new AppError('VALIDATION_ERROR', {
-            details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; top up in ${row.currency}` }],
-          });
-        }
-        db.prepare('UPDATE wallets SET currency = ? WHERE organization_id = ?').run(cur, organizationId);
+  return deps.sql.transaction(async (tx): Promise<Wallet> => {
+    await requireOrganization(tx, organizationId);
+    const row = await walletRow(tx, organizationId);
+    if (row && row.currency !== cur) {
+      // An empty wallet has no money in its currency yet, so its first top-up may still choose it.
+      if (row.balance !== 0) {
+        throw new AppError('VALIDATION_ERROR', {
+          details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; top up in ${row.currency}` }],
+        });
       }
-      if (!row) {
-        db.prepare(
-          "INSERT INTO wallets (organization_id, balance, currency, status, created_at, updated_at) VALUES (?, 0, ?, 'active', ?, ?)",
-        ).run(organizationId, cur, now, now);
-      }
-      const id = newId('led');
-      db.prepare(
-        "INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, created_at) VALUES (?, ?, ?, ?, 'topup', ?)",
-      ).run(id, organizationId, amount, cur, now);
-      db.prepare('UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE organization_id = ?').run(amount, now, organizationId);
-      const wallet = toWallet(organizationId, walletRow(db, organizationId));
-      appendAudit(deps, organizationId, { action: 'wallet.topped_up', target: { type: 'ledgerEntry', id }, detail: { amount, currency: cur, balanceAfter: wallet.balance } });
-      return wallet;
-    })
-    .immediate();
+      await tx.run('UPDATE wallets SET currency = ? WHERE organization_id = ?', [cur, organizationId]);
+    }
+    if (!row) {
+      await tx.run(
+        "INSERT INTO wallets (organization_id, balance, currency, status, created_at, updated_at) VALUES (?, 0, ?, 'active', ?, ?)",
+        [organizationId, cur, now, now],
+      );
+    }
+    const id = newId('led');
+    await tx.run("INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, created_at) VALUES (?, ?, ?, ?, 'topup', ?)", [id, organizationId, amount, cur, now]);
+    await tx.run('UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE organization_id = ?', [amount, now, organizationId]);
+    const wallet = toWallet(organizationId, await walletRow(tx, organizationId));
+    await appendAudit({ ...deps, sql: tx }, organizationId, { action: 'wallet.topped_up', target: { type: 'ledgerEntry', id }, detail: { amount, currency: cur, balanceAfter: wallet.balance } });
+    return wallet;
+  });
 }
 
 /** Suspends or reactivates the wallet; a suspended wallet refuses live verifications with WALLET_SUSPENDED. */
-export function setWalletStatus(deps: CoreDeps, organizationId: string, status: WalletStatus): Wallet {
+export async function setWalletStatus(deps: CoreDeps, organizationId: string, status: WalletStatus): Promise<Wallet> {
   const now = iso(deps.clock.now());
-  const { db } = deps;
-  return db
-    .transaction((): Wallet => {
-      requireOrganization(db, organizationId);
-      db.prepare(
-        `INSERT INTO wallets (organization_id, balance, currency, status, created_at, updated_at) VALUES (?, 0, ?, ?, ?, ?)
-         ON CONFLICT (organization_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
-      ).run(organizationId, DEFAULT_CURRENCY, status, now, now);
-      appendAudit(deps, organizationId, { action: 'wallet.status_changed', target: { type: 'wallet', id: organizationId }, detail: { status } });
-      return toWallet(organizationId, walletRow(db, organizationId));
-    })
-    .immediate();
+  return deps.sql.transaction(async (tx): Promise<Wallet> => {
+    await requireOrganization(tx, organizationId);
+    await tx.run(
+      `INSERT INTO wallets (organization_id, balance, currency, status, created_at, updated_at) VALUES (?, 0, ?, ?, ?, ?)
+       ON CONFLICT (organization_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
+      [organizationId, DEFAULT_CURRENCY, status, now, now],
+    );
+    await appendAudit({ ...deps, sql: tx }, organizationId, { action: 'wallet.status_changed', target: { type: 'wallet', id: organizationId }, detail: { status } });
+    return toWallet(organizationId, await walletRow(tx, organizationId));
+  });
 }
 
 /** Sets the price of one service (minor units). The price's currency must be the wallet's once a wallet exists. */
-export function setPrice(deps: CoreDeps, organizationId: string, service: string, amount: number, currency: string): Price {
+export async function setPrice(deps: CoreDeps, organizationId: string, service: string, amount: number, currency: string): Promise<Price> {
   const svc = validateServiceKey(service);
   validateAmount(amount, 'amount', 0);
   const cur = validateCurrency(currency);
   const now = iso(deps.clock.now());
-  const { db } = deps;
-  return db
-    .transaction((): Price => {
-      requireOrganization(db, organizationId);
-      const row = walletRow(db, organizationId);
-      if (row && row.balance > 0 && row.currency !== cur) {
-        throw new AppError('VALIDATION_ERROR', {
-          details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; prices must be in ${row.currency}` }],
-        });
-      }
-      db.prepare(
-        `INSERT INTO prices (organization_id, service, amount, currency, updated_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (organization_id, service) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
-           updated_at = excluded.updated_at`,
-      ).run(organizationId, svc, amount, cur, now);
-      appendAudit(deps, organizationId, { action: 'price.set', target: { type: 'service', id: svc }, detail: { amount, currency: cur } });
-      return { service: svc, amount, currency: cur, updatedAt: now };
-    })
-    .immediate();
+  return deps.sql.transaction(async (tx): Promise<Price> => {
+    await requireOrganization(tx, organizationId);
+    const row = await walletRow(tx, organizationId);
+    if (row && row.balance > 0 && row.currency !== cur) {
+      throw new AppError('VALIDATION_ERROR', {
+        details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; prices must be in ${row.currency}` }],
+      });
+    }
+    await tx.run(
+      `INSERT INTO prices (organization_id, service, amount, currency, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (organization_id, service) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
+         updated_at = excluded.updated_at`,
+      [organizationId, svc, amount, cur, now],
+    );
+    await appendAudit({ ...deps, sql: tx }, organizationId, { action: 'price.set', target: { type: 'service', id: svc }, detail: { amount, currency: cur } });
+    return { service: svc, amount, currency: cur, updatedAt: now };
+  });
 }
 
-export function listPrices(deps: CoreDeps, organizationId: string): Price[] {
-  const rows = deps.db
-    .prepare('SELECT service, amount, currency, updated_at FROM prices WHERE organization_id = ? ORDER BY service')
-    .all(organizationId) as { service: string; amount: number; currency: string; updated_at: string }[];
+export async function listPrices(deps: CoreDeps, organizationId: string): Promise<Price[]> {
+  const rows = await deps.sql.all<{ service: string; amount: number; currency: string; updated_at: string }>(
+    'SELECT service, amount, currency, updated_at FROM prices WHERE organization_id = ? ORDER BY service',
+    [organizationId],
+  );
   return rows.map((r) => ({ service: r.service, amount: r.amount, currency: r.currency, updatedAt: r.updated_at }));
 }
 
-export function enableService(deps: CoreDeps, organizationId: string, service: string): { service: string; enabled: true } {
+export async function enableService(deps: CoreDeps, organizationId: string, service: string): Promise<{ service: string; enabled: true }> {
   const svc = validateServiceKey(service);
-  requireOrganization(deps.db, organizationId);
-  audited(
+  const now = iso(deps.clock.now());
+  await audited(
     deps,
     organizationId,
-    () =>
-      deps.db
-        .prepare('INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-        .run(organizationId, svc, iso(deps.clock.now())).changes,
+    async (tx) => {
+      await requireOrganization(tx, organizationId);
+      const sql = 'INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING';
+      return (await tx.run(sql, [organizationId, svc, now])).changes;
+    },
     (changed) => (changed > 0 ? { action: 'service.enabled', target: { type: 'service', id: svc } } : null),
   );
   return { service: svc, enabled: true };
 }
 
-export function disableService(deps: CoreDeps, organizationId: string, service: string): { service: string; enabled: false } {
+export async function disableService(deps: CoreDeps, organizationId: string, service: string): Promise<{ service: string; enabled: false }> {
   const svc = validateServiceKey(service);
-  audited(
+  await audited(
     deps,
     organizationId,
-    () => deps.db.prepare('DELETE FROM enabled_services WHERE organization_id = ? AND service = ?').run(organizationId, svc).changes,
+    async (tx) => (await tx.run('DELETE FROM enabled_services WHERE organization_id = ? AND service = ?', [organizationId, svc])).changes,
     (changed) => (changed > 0 ? { action: 'service.disabled', target: { type: 'service', id: svc } } : null),
   );
   return { service: svc, enabled: false };
 }
 
-export function listEnabledServices(deps: CoreDeps, organizationId: string): string[] {
-  return (
-    deps.db.prepare('SELECT service FROM enabled_services WHERE organization_id = ? ORDER BY service').all(organizationId) as {
-      service: string;
-    }[]
-  ).map((r) => r.service);
+export async function listEnabledServices(deps: CoreDeps, organizationId: string): Promise<string[]> {
+  const rows = await deps.sql.all<{ service: string }>('SELECT service FROM enabled_services WHERE organization_id = ? ORDER BY service', [organizationId]);
+  return rows.map((r) => r.service);
 }
 
 /**
  * The gates of decisions §9 in their order, then the charge: enabled (403) → price configured (402) → wallet
- * active (402) → balance covers (402). Must run inside the caller's (immediate) transaction, which also writes
- * the verification record, so the check and the debit cannot be separated by another request.
+ * active (402) → balance covers (402). Must run inside the caller's transaction (`q` is its handle), which also
+ * writes the verification record, so the check and the debit cannot be separated by another request.
  */
-export function chargeVerification(db: Db, o: { organizationId: string; service: string; verificationId: string; nowMs: number }): Charge {
-  const enabled = db.prepare('SELECT 1 FROM enabled_services WHERE organization_id = ? AND service = ?').get(o.organizationId, o.service);
+export async function chargeVerification(
+  q: SqlQueries,
+  o: { organizationId: string; service: string; verificationId: string; nowMs: number },
+): Promise<Charge> {
+  const enabled = await q.get('SELECT 1 FROM enabled_services WHERE organization_id = ? AND service = ?', [o.organizationId, o.service]);
   if (!enabled) throw new AppError('SERVICE_NOT_ENABLED', { message: `The service ${o.service} is not enabled for this organization.` });
-  const price = db.prepare('SELECT amount, currency FROM prices WHERE organization_id = ? AND service = ?').get(o.organizationId, o.service) as
-    | { amount: number; currency: string }
-    | undefined;
+  const price = await q.get<{ amount: number; currency: string }>('SELECT amount, currency FROM prices WHERE organization_id = ? AND service = ?', [o.organizationId, o.service]);
   if (!price) throw new AppError('SERVICE_PRICE_NOT_CONFIGURED', { message: `No price is configured for the service ${o.service}.` });
-  const wallet = walletRow(db, o.organizationId);
+  const wallet = await walletRow(q, o.organizationId);
   if (wallet?.status === 'suspended') throw new AppError('WALLET_SUSPENDED');
   if (price.amount === 0) return { amount: 0, currency: price.currency, status: 'not_charged' };
   if (!wallet || wallet.balance < price.amount) throw new AppError('INSUFFICIENT_FUNDS');
@@ -269,51 +261,54 @@ export function chargeVerification(db: Db, o: { organizationId: string; service:
   }
   const now = iso(o.nowMs);
   const ledgerId = newId('led');
-  db.prepare(
+  await q.run(
     "INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, service, verification_id, created_at) VALUES (?, ?, ?, ?, 'charge', ?, ?, ?)",
-  ).run(ledgerId, o.organizationId, -price.amount, price.currency, o.service, o.verificationId, now);
+    [ledgerId, o.organizationId, -price.amount, price.currency, o.service, o.verificationId, now],
+  );
   // The CHECK (balance >= 0) is the last line of defence: even a path that skipped the comparison above cannot overdraw.
-  db.prepare('UPDATE wallets SET balance = balance - ?, updated_at = ? WHERE organization_id = ?').run(price.amount, now, o.organizationId);
-  db.prepare(
+  await q.run('UPDATE wallets SET balance = balance - ?, updated_at = ? WHERE organization_id = ?', [price.amount, now, o.organizationId]);
+  await q.run(
     "INSERT INTO usage_records (id, organization_id, ledger_entry_id, verification_id, service, kind, amount, currency, created_at) VALUES (?, ?, ?, ?, ?, 'charge', ?, ?, ?)",
-  ).run(newId('use'), o.organizationId, ledgerId, o.verificationId, o.service, -price.amount, price.currency, now);
+    [newId('use'), o.organizationId, ledgerId, o.verificationId, o.service, -price.amount, price.currency, now],
+  );
   return { amount: price.amount, currency: price.currency, status: 'charged' };
 }
 
 /**
  * Reverses the charge of a verification: a new ledger entry referring to it (never an edit). UNIQUE(refers_to)
  * makes a second reversal impossible, so a late answer or a recovery pass racing the normal path cannot refund
- * twice. Returns true when this call reversed it. Run inside the caller's transaction.
+ * twice. Returns true when this call reversed it. Run inside the caller's transaction (`q` is its handle).
  */
-export function reverseCharge(db: Db, verificationId: string, nowMs: number): boolean {
-  const charge = db
-    .prepare("SELECT id, organization_id, amount, currency, service FROM ledger_entries WHERE verification_id = ? AND kind = 'charge'")
-    .get(verificationId) as { id: string; organization_id: string; amount: number; currency: string; service: string } | undefined;
+export async function reverseCharge(q: SqlQueries, verificationId: string, nowMs: number): Promise<boolean> {
+  const charge = await q.get<{ id: string; organization_id: string; amount: number; currency: string; service: string }>(
+    "SELECT id, organization_id, amount, currency, service FROM ledger_entries WHERE verification_id = ? AND kind = 'charge'",
+    [verificationId],
+  );
   if (!charge) return false;
   const now = iso(nowMs);
   const ledgerId = newId('led');
-  const inserted = db
-    .prepare(
-      `INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, service, verification_id, refers_to, created_at)
-       VALUES (?, ?, ?, ?, 'reversal', ?, ?, ?, ?) ON CONFLICT (refers_to) DO NOTHING`,
-    )
-    .run(ledgerId, charge.organization_id, -charge.amount, charge.currency, charge.service, verificationId, charge.id, now);
+  const inserted = await q.run(
+    `INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, service, verification_id, refers_to, created_at)
+     VALUES (?, ?, ?, ?, 'reversal', ?, ?, ?, ?) ON CONFLICT (refers_to) DO NOTHING`,
+    [ledgerId, charge.organization_id, -charge.amount, charge.currency, charge.service, verificationId, charge.id, now],
+  );
   if (inserted.changes !== 1) return false;
-  db.prepare('UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE organization_id = ?').run(-charge.amount, now, charge.organization_id);
-  db.prepare(
+  await q.run('UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE organization_id = ?', [-charge.amount, now, charge.organization_id]);
+  await q.run(
     "INSERT INTO usage_records (id, organization_id, ledger_entry_id, verification_id, service, kind, amount, currency, created_at) VALUES (?, ?, ?, ?, ?, 'reversal', ?, ?, ?)",
-  ).run(newId('use'), charge.organization_id, ledgerId, verificationId, charge.service, -charge.amount, charge.currency, now);
+    [newId('use'), charge.organization_id, ledgerId, verificationId, charge.service, -charge.amount, charge.currency, now],
+  );
   return true;
 }
 
-export function listUsage(deps: CoreDeps, organizationId: string, q: UsageQuery): { data: UsageRecord[]; total: number } {
+export async function listUsage(deps: CoreDeps, organizationId: string, q: UsageQuery): Promise<{ data: UsageRecord[]; total: number }> {
   const filter = new ListFilter()
     .eq('organization_id', organizationId)
     .eq('service', q.service)
     .eq('kind', q.kind)
     .eq('verification_id', q.verificationId)
     .createdBetween(q.from, q.to);
-  const { rows, total: n } = listPage<{
+  const { rows, total: n } = await listPage<{
     id: string;
     verification_id: string;
     service: string;
@@ -322,7 +317,7 @@ export function listUsage(deps: CoreDeps, organizationId: string, q: UsageQuery)
     currency: string;
     ledger_entry_id: string;
     created_at: string;
-  }>(deps.db, {
+  }>(deps.sql, {
     select: '*',
     from: 'usage_records',
     filter,
@@ -346,9 +341,7 @@ export function listUsage(deps: CoreDeps, organizationId: string, q: UsageQuery)
 }
 
 /** Sum of every ledger entry of the organization; equals the wallet balance (an invariant the tests check). */
-export function ledgerSum(deps: CoreDeps, organizationId: string): number {
-  const { s } = deps.db.prepare('SELECT coalesce(sum(amount), 0) AS s FROM ledger_entries WHERE organization_id = ?').get(organizationId) as {
-    s: number;
-  };
-  return s;
+export async function ledgerSum(deps: CoreDeps, organizationId: string): Promise<number> {
+  const row = await deps.sql.get<{ s: number }>('SELECT coalesce(sum(amount), 0) AS s FROM ledger_entries WHERE organization_id = ?', [organizationId]);
+  return row!.s;
 }

@@ -39,15 +39,14 @@ export function rates(c: StatusCounts): { answered: number; successRate: number 
 
 const emptyCounts = (): StatusCounts => ({ pending: 0, success: 0, failed: 0, error: 0 });
 
-function verificationCounts(deps: CoreDeps, organizationId: string, environment: Environment, since: string) {
+async function verificationCounts(deps: CoreDeps, organizationId: string, environment: Environment, since: string) {
   // One range scan of verifications_list (organization_id, environment, created_at), grouped twice in SQL.
-  const rows = deps.db
-    .prepare(
-      `SELECT country, status, COUNT(*) AS n FROM verifications
-        WHERE organization_id = ? AND environment = ? AND created_at >= ?
-        GROUP BY country, status`,
-    )
-    .all(organizationId, environment, since) as { country: string; status: keyof StatusCounts; n: number }[];
+  const rows = await deps.sql.all<{ country: string; status: keyof StatusCounts; n: number }>(
+    `SELECT country, status, COUNT(*) AS n FROM verifications
+      WHERE organization_id = ? AND environment = ? AND created_at >= ?
+      GROUP BY country, status`,
+    [organizationId, environment, since],
+  );
   const byStatus = emptyCounts();
   const countries = new Map<string, StatusCounts & { country: string; total: number }>();
   for (const r of rows) {
@@ -62,51 +61,53 @@ function verificationCounts(deps: CoreDeps, organizationId: string, environment:
   return { total, byStatus, byCountry, ...rates(byStatus) };
 }
 
-function webhookHealth(deps: CoreDeps, organizationId: string, environment: Environment, sinceMs: number) {
+async function webhookHealth(deps: CoreDeps, organizationId: string, environment: Environment, sinceMs: number) {
   const endpoints = { active: 0, inactive: 0, failed: 0 };
-  const hooks = deps.db
-    .prepare(
-      `SELECT status, COUNT(*) AS n FROM webhooks
-        WHERE organization_id = ? AND environment = ? AND deleted_at IS NULL GROUP BY status`,
-    )
-    .all(organizationId, environment) as { status: keyof typeof endpoints; n: number }[];
+  const hooks = await deps.sql.all<{ status: keyof typeof endpoints; n: number }>(
+    `SELECT status, COUNT(*) AS n FROM webhooks
+      WHERE organization_id = ? AND environment = ? AND deleted_at IS NULL GROUP BY status`,
+    [organizationId, environment],
+  );
   for (const h of hooks) endpoints[h.status] += h.n;
 
   // Deliveries are reached through their webhook so the (webhook_id, created_at_ms) index serves the range; deleted
   // webhooks stay in the join because their past deliveries are still part of the period's health.
   const deliveries = { success: 0, failed: 0, pending: 0 };
-  const counts = deps.db
-    .prepare(
-      `SELECT d.status AS status, COUNT(*) AS n FROM webhooks w
-         JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
-        WHERE w.organization_id = ? AND w.environment = ? GROUP BY d.status`,
-    )
-    .all(sinceMs, organizationId, environment) as { status: keyof typeof deliveries; n: number }[];
+  const counts = await deps.sql.all<{ status: keyof typeof deliveries; n: number }>(
+    `SELECT d.status AS status, COUNT(*) AS n FROM webhooks w
+       JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
+      WHERE w.organization_id = ? AND w.environment = ? GROUP BY d.status`,
+    [sinceMs, organizationId, environment],
+  );
   for (const c of counts) deliveries[c.status] += c.n;
 
-  const lastFailures = deps.db
-    .prepare(
-      `SELECT d.id AS id, d.webhook_id AS webhookId, w.url AS url, d.event_type AS eventType, d.attempts AS attempts,
-              d.last_status_code AS lastStatusCode, d.last_error AS lastError, COALESCE(d.last_attempt_at, d.updated_at) AS at
-         FROM webhooks w
-         JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
-        WHERE w.organization_id = ? AND w.environment = ? AND d.status = 'failed'
-        ORDER BY d.created_at_ms DESC, d.id DESC LIMIT ?`,
-    )
-    .all(sinceMs, organizationId, environment, LAST_FAILURES) as DeliveryFailure[];
+  const lastFailures = await deps.sql.all<DeliveryFailure>(
+    `SELECT d.id AS id, d.webhook_id AS webhookId, w.url AS url, d.event_type AS eventType, d.attempts AS attempts,
+            d.last_status_code AS lastStatusCode, d.last_error AS lastError, COALESCE(d.last_attempt_at, d.updated_at) AS at
+       FROM webhooks w
+       JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
+      WHERE w.organization_id = ? AND w.environment = ? AND d.status = 'failed'
+      ORDER BY d.created_at_ms DESC, d.id DESC LIMIT ?`,
+    [sinceMs, organizationId, environment, LAST_FAILURES],
+  );
   return { endpoints, deliveries, lastFailures };
 }
 
-export function dashboardSummary(deps: CoreDeps, organizationId: string, environment: Environment, sinceInput?: string): DashboardSummary {
+export async function dashboardSummary(deps: CoreDeps, organizationId: string, environment: Environment, sinceInput?: string): Promise<DashboardSummary> {
   const now = deps.clock.now();
   const since = resolveSince(sinceInput, now);
-  const wallet = getWallet(deps, organizationId);
+  // Reads only, outside any transaction: they may run side by side.
+  const [wallet, verifications, webhooks] = await Promise.all([
+    getWallet(deps, organizationId),
+    verificationCounts(deps, organizationId, environment, since),
+    webhookHealth(deps, organizationId, environment, Date.parse(since)),
+  ]);
   return {
     environment,
     since,
     generatedAt: iso(now),
-    verifications: verificationCounts(deps, organizationId, environment, since),
-    webhooks: webhookHealth(deps, organizationId, environment, Date.parse(since)),
+    verifications,
+    webhooks,
     // Billing is organization-wide and live-only (decisions §9), so the wallet is the same in either environment.
     wallet: { balance: wallet.balance, currency: wallet.currency, status: wallet.status, low: isLowBalance(wallet.balance, wallet.currency) },
   };

@@ -135,7 +135,7 @@ export async function runDemoBatch(
   const jobs = batchJobsFor(rt.deps, dataDir);
   let started: BatchJob;
   try {
-    started = jobs.start(principal, { path });
+    started = await jobs.start(principal, { path });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

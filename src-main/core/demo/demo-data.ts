@@ -9,6 +9,7 @@ import { AppError } from '../../../src-shared/app-error';
 import type { Environment } from '../../../src-shared/schemas/common';
 import { loadFixtures } from '../../providers/sandbox/fixtures';
 import type { Db } from '../../store/database';
+import type { SqlQueries } from '../../store/sql-port';
 import { appendAudit } from '../audit/audit-log';
 import { ManualClock } from '../clock';
 import { insertKey } from '../keys/keys-service';
@@ -105,8 +106,8 @@ export interface DemoRemoveResult {
   batchFolders: number;
 }
 
-export function demoStatus(db: Db): DemoStatus {
-  const rows = db.prepare('SELECT table_name AS t, count(*) AS n FROM demo_records GROUP BY table_name ORDER BY table_name').all() as { t: string; n: number }[];
+export async function demoStatus(q: SqlQueries): Promise<DemoStatus> {
+  const rows = await q.all<{ t: string; n: number }>('SELECT table_name AS t, count(*) AS n FROM demo_records GROUP BY table_name ORDER BY table_name');
   const byTable = Object.fromEntries(rows.map((r) => [r.t, r.n]));
   const records = rows.reduce((a, r) => a + r.n, 0);
   return { present: records > 0, records, byTable };
@@ -175,11 +176,11 @@ function choose(picks: Pick[], rand: () => number): Pick {
 /** A routing lookup through the routing core, as the /verifications/* routes make it. */
 async function routingCheck(rt: CoreRuntime, p: Principal, kind: string, request: unknown): Promise<void> {
   const r = request as Record<string, unknown>;
-  if (kind === 'bic') answerBic(rt.deps, p, { bic: String(r['bic']) });
-  else if (kind === 'routing-codes') answerRoutingNumber(rt.deps, p, { routingNumber: String(r['routingNumber']) });
+  if (kind === 'bic') await answerBic(rt.deps, p, { bic: String(r['bic']) });
+  else if (kind === 'routing-codes') await answerRoutingNumber(rt.deps, p, { routingNumber: String(r['routingNumber']) });
   else if (kind === 'correspondents') {
     await correspondentsOnce(rt.deps, p, { bic: String(r['bic']), ...(typeof r['currency'] === 'string' ? { currency: r['currency'] } : {}) });
-  } else if (kind === 'batch') answerBatch(rt.deps, p, { items: r['items'] as BatchItem[] });
+  } else if (kind === 'batch') await answerBatch(rt.deps, p, { items: r['items'] as BatchItem[] });
 }
 
 /**
@@ -189,6 +190,7 @@ async function routingCheck(rt: CoreRuntime, p: Principal, kind: string, request
  */
 const DEMO_HOOK = `NEW.webhook_id IN (SELECT record_id FROM main.demo_records WHERE table_name = 'webhooks')`;
 
+// SQLite engine only: TEMP triggers on the loader's own connection (what it writes through its port runs on it).
 function installTagTriggers(db: Db, holdUntilMs: number): void {
   for (const [table, key] of Object.entries(DEMO_TABLES)) {
     db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS demo_tag_${table} AFTER INSERT ON main.${table}${table === 'webhook_deliveries' ? ` WHEN ${DEMO_HOOK}` : ''}
@@ -208,6 +210,7 @@ function installTagTriggers(db: Db, holdUntilMs: number): void {
     BEGIN UPDATE main.webhook_deliveries SET lease_until_ms = ${hold} WHERE id = NEW.id; END;`);
 }
 
+// SQLite engine only (see installTagTriggers).
 function dropTagTriggers(db: Db): void {
   for (const table of Object.keys(DEMO_TABLES)) db.exec(`DROP TRIGGER IF EXISTS temp.demo_tag_${table}`);
   db.exec('DROP TRIGGER IF EXISTS temp.demo_quiet_events');
@@ -230,9 +233,9 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
   if (!Number.isInteger(days) || days < 1 || days > DEMO_DAYS_MAX) {
     throw new AppError('VALIDATION_ERROR', { details: [{ field: 'days', message: `days is a whole number from 1 to ${DEMO_DAYS_MAX}` }] });
   }
-  const organizationId = firstOrganizationId(rt.deps);
+  const organizationId = await firstOrganizationId(rt.deps);
   if (!organizationId) throw new AppError('FORBIDDEN', { message: 'Set up the organization first.' });
-  if (demoStatus(rt.deps.db).present) {
+  if ((await demoStatus(rt.deps.sql)).present) {
     throw new AppError('VALIDATION_ERROR', {
       message: 'Demo data is already loaded. Remove it first (vconsole demo remove, or Settings › Demo data).',
       details: [{ field: 'demo', message: 'demo data is already loaded: remove it first' }],
@@ -266,19 +269,19 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
       await receiver.close();
       throw err;
     }
-    const db = loader.rt.deps.db;
+    const { db, sql } = loader.rt.deps;
     installTagTriggers(db, Date.now() + 3_600_000);
     try {
       const sandbox: Principal = { kind: 'console', organizationId, environment: 'sandbox' as Environment, role: 'OWNER' };
       report({ phase: 'users', done: 0, total: DEMO_USERS.length, message: 'Adding two team members' });
       for (const [i, u] of DEMO_USERS.entries()) {
-        if (db.prepare('SELECT 1 FROM users WHERE email = ?').get(u.email)) continue;
+        if (await sql.get('SELECT 1 FROM users WHERE email = ?', [u.email])) continue;
         await createManagedUser(loader.rt.deps, sandbox, { email: u.email, role: u.role, password: randomBytes(18).toString('base64url') });
         report({ phase: 'users', done: i + 1, total: DEMO_USERS.length, message: `Added ${u.email} (${u.role})` });
       }
       report({ phase: 'keys', done: 0, total: 2, message: 'Creating sandbox keys' });
-      insertKey(loader.rt.deps, organizationId, 'Demo checkout (sandbox)', 'sandbox');
-      insertKey(loader.rt.deps, organizationId, 'Demo payouts (sandbox)', 'sandbox');
+      await insertKey(loader.rt.deps, organizationId, 'Demo checkout (sandbox)', 'sandbox');
+      await insertKey(loader.rt.deps, organizationId, 'Demo payouts (sandbox)', 'sandbox');
       report({ phase: 'keys', done: 2, total: 2, message: 'Created two sandbox keys' });
       report({ phase: 'webhook', done: 0, total: 1, message: 'Registering a webhook' });
       const hook = await createWebhook(loader.rt, sandbox, {
@@ -293,7 +296,7 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
         for (const { deliveryId } of t.deliveries) {
           for (let i = 0; i < 6; i++) {
             await runScheduledAttempt(loader.rt, deliveryId);
-            const row = db.prepare('SELECT status, next_attempt_at_ms AS next FROM webhook_deliveries WHERE id = ?').get(deliveryId) as { status: string; next: number | null };
+            const row = (await sql.get<{ status: string; next: number | null }>('SELECT status, next_attempt_at_ms AS next FROM webhook_deliveries WHERE id = ?', [deliveryId]))!;
             if (row.status !== 'pending' || row.next === null) break;
             clock.set(Math.max(clock.now(), row.next));
           }
@@ -364,14 +367,14 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
     }
   };
   const { checks, routingChecks, batch } = await run();
-  const status = demoStatus(rt.deps.db);
-  rt.deps.db.transaction(() =>
-    appendAudit(rt.deps, organizationId, {
+  const status = await demoStatus(rt.deps.sql);
+  await rt.deps.sql.transaction((tx) =>
+    appendAudit({ ...rt.deps, sql: tx }, organizationId, {
       action: 'demo.loaded',
       target: { type: 'demoData', id: null },
       detail: { days, checks, routingChecks, batchRows: batch.rows, records: status.records, seed },
     }),
-  )();
+  );
   report({
     phase: 'done',
     done: checks,
@@ -409,30 +412,29 @@ const REMOVE_ORDER = ['routing_batches', 'routing_checks', 'webhook_attempts', '
  * `demo.removed` audit entry; then, once that has committed, the files of the removed demo batches (their result
  * folders and the input files the loader wrote). Audit entries and ledger entries stay (append-only).
  */
-export function removeDemo(rt: CoreRuntime): DemoRemoveResult {
-  const { db } = rt.deps;
-  const organizationId = firstOrganizationId(rt.deps);
+export async function removeDemo(rt: CoreRuntime): Promise<DemoRemoveResult> {
+  const organizationId = await firstOrganizationId(rt.deps);
   let batches: { id: string; inputPath: string }[] = [];
-  const result = db.transaction((): Omit<DemoRemoveResult, 'batchFolders'> => {
+  const result = await rt.deps.sql.transaction(async (tx): Promise<Omit<DemoRemoveResult, 'batchFolders'>> => {
     // The demo batches' files are deleted once their rows are gone for good (after the commit, below).
-    batches = db
-      .prepare(`SELECT id, input_path AS inputPath FROM routing_batches WHERE id IN (SELECT record_id FROM demo_records WHERE table_name = 'routing_batches')`)
-      .all() as { id: string; inputPath: string }[];
+    batches = await tx.all<{ id: string; inputPath: string }>(
+      `SELECT id, input_path AS inputPath FROM routing_batches WHERE id IN (SELECT record_id FROM demo_records WHERE table_name = 'routing_batches')`,
+    );
     const removed: Record<string, number> = {};
     const add = (t: string, n: number) => {
       if (n > 0) removed[t] = (removed[t] ?? 0) + n;
     };
-    for (const d of DEPENDENTS) add(d.table, db.prepare(`DELETE FROM ${d.table} WHERE ${d.where}`).run().changes);
+    for (const d of DEPENDENTS) add(d.table, (await tx.run(`DELETE FROM ${d.table} WHERE ${d.where}`)).changes);
     for (const table of REMOVE_ORDER) {
       const key = DEMO_TABLES[table]!.replace(/NEW\./g, '');
-      add(table, db.prepare(`DELETE FROM ${table} WHERE ${key} IN (SELECT record_id FROM demo_records WHERE table_name = ?)`).run(table).changes);
+      add(table, (await tx.run(`DELETE FROM ${table} WHERE ${key} IN (SELECT record_id FROM demo_records WHERE table_name = ?)`, [table])).changes);
     }
-    db.prepare('DELETE FROM demo_records').run();
+    await tx.run('DELETE FROM demo_records');
     const total = Object.values(removed).reduce((a, n) => a + n, 0);
     if (organizationId && total > 0) {
-      appendAudit(rt.deps, organizationId, { action: 'demo.removed', target: { type: 'demoData', id: null }, detail: { removed, total } });
+      await appendAudit({ ...rt.deps, sql: tx }, organizationId, { action: 'demo.removed', target: { type: 'demoData', id: null }, detail: { removed, total } });
     }
     return { removed, total };
-  })();
+  });
   return { ...result, batchFolders: removeDemoBatchFiles(rt.info().dataDir, batches) };
 }

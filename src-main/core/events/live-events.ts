@@ -3,10 +3,13 @@
 // (a failed savepoint of the group commit, a refused charge) takes its note with it. After such a write the notes
 // are taken in a write of their own through the group commit, and published only when that commit has resolved,
 // so no event is ever seen before the change it announces is durable.
+//
+// SQLite engine only: TEMP triggers, a SQL function and a TEMP table of the service's own connection (`deps.db`).
+// The writes they note are the core's, made through the SQL port (its transactions run on that connection).
 import type { Environment } from '../../../src-shared/schemas/common';
 import type { LiveEvent, LiveEventKind, LiveMessage } from '../../../src-shared/live-events';
 import type { Db } from '../../store/database';
-import { commitThrough } from '../../store/group-commit';
+import { commitThrough, committerOf } from '../../store/group-commit';
 import type { Logger } from '../context';
 
 /** Events kept for resuming subscribers (Last-Event-ID); an older resume gets a reset. */
@@ -167,6 +170,14 @@ export function attachLiveEvents(db: Db, log?: Logger, hub = new LiveEventHub(),
   hubs.set(db, hub);
   let due = false;
   const drain = () => {
+    if (!db.open) return;
+    // Without a group commit (a CLI process, a test) a transaction of the SQL port is its own BEGIN … COMMIT and
+    // may still be open across its awaits: the notes are taken once it has ended, never inside it (where the
+    // drain would be a savepoint of it, and publish what might yet roll back).
+    if (!committerOf(db) && db.inTransaction) {
+      setImmediate(drain);
+      return;
+    }
     due = false;
     let rows: NoteRow[] = [];
     commitThrough(db, () => {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
 import type { CoreDeps } from '../context';
 import { faultPoint } from '../fault-points';
+import type { SqlQueries } from '../../store/sql-port';
 
 export const RETENTION_MS = 24 * 3600 * 1000;
 const KEY_RE = /^[\x20-\x7e]{1,255}$/;
@@ -58,53 +59,87 @@ export function fingerprint(method: string, path: string, body: unknown): string
 
 export type IdemBegin = { kind: 'execute' } | { kind: 'replay'; statusCode: number; body: string };
 
+interface StoredKey {
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  status_code: number | null;
+  body: string | null;
+  expires_at_ms: number;
+}
+
 // Requests in flight are held in memory: the service is one process, so a key is "in progress" exactly while
 // its request runs here. Only the finished response is written, in the same commit as the request's effects, so
 // each request costs one durable commit and a crash mid-request leaves nothing that could block its retry.
+// Keyed by the store's port (begin and release are called with the port, never a transaction's handle).
 const inFlight = new WeakMap<object, Map<string, string>>();
-function flights(deps: CoreDeps): Map<string, string> {
-  let m = inFlight.get(deps.db);
+function flights(deps: Pick<CoreDeps, 'sql'>): Map<string, string> {
+  let m = inFlight.get(deps.sql);
   if (!m) {
     m = new Map();
-    inFlight.set(deps.db, m);
+    inFlight.set(deps.sql, m);
   }
   return m;
 }
 
-export function beginIdempotent(deps: CoreDeps, scope: string, key: string, fp: string): IdemBegin {
-  const now = deps.clock.now();
-  const row = deps.db
-    .prepare('SELECT fingerprint, state, status_code, body, expires_at_ms FROM idempotency_keys WHERE scope = ? AND idem_key = ?')
-    .get(scope, key) as
-    | { fingerprint: string; state: 'in_progress' | 'done'; status_code: number | null; body: string | null; expires_at_ms: number }
-    | undefined;
-  if (row && row.expires_at_ms > now) {
-    if (row.fingerprint !== fp) throw new AppError('IDEMPOTENCY_KEY_CONFLICT');
-    if (row.state === 'in_progress') throw new AppError('IDEMPOTENCY_IN_PROGRESS');
-    return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.body ?? '' };
-  }
-  const id = `${scope}\n${key}`;
-  const held = flights(deps).get(id);
-  if (held !== undefined) {
-    if (held !== fp) throw new AppError('IDEMPOTENCY_KEY_CONFLICT');
-    throw new AppError('IDEMPOTENCY_IN_PROGRESS');
-  }
-  flights(deps).set(id, fp);
-  return { kind: 'execute' };
+/** What a stored, unexpired key answers (throws a conflict or in-progress); undefined when none is stored. */
+function storedAnswer(row: StoredKey | undefined, fp: string, now: number): IdemBegin | undefined {
+  if (!row || row.expires_at_ms <= now) return undefined;
+  if (row.fingerprint !== fp) throw new AppError('IDEMPOTENCY_KEY_CONFLICT');
+  if (row.state === 'in_progress') throw new AppError('IDEMPOTENCY_IN_PROGRESS');
+  return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.body ?? '' };
 }
 
-/** Stores the response of a request that reached execution; called inside the transaction that wrote its effects where possible. */
-export function completeIdempotent(deps: CoreDeps, scope: string, key: string, fp: string, statusCode: number, body: string): void {
+const READ_KEY = 'SELECT fingerprint, state, status_code, body, expires_at_ms FROM idempotency_keys WHERE scope = ? AND idem_key = ?';
+
+export async function beginIdempotent(deps: CoreDeps, scope: string, key: string, fp: string): Promise<IdemBegin> {
   const now = deps.clock.now();
-  deps.db
-    .prepare(
-      `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, state, owner, status_code, body, created_at_ms, expires_at_ms)
+  const id = `${scope}\n${key}`;
+  const m = flights(deps);
+  const held = m.get(id);
+  if (held === undefined) {
+    // The key is claimed before the stored answer is read (the read waits on the store): a request finishing
+    // meanwhile releases its claim only after its answer committed, so whoever checks the claims first and reads
+    // the store second never misses both (and never executes a finished request again).
+    m.set(id, fp);
+    let stored: IdemBegin | undefined;
+    try {
+      stored = storedAnswer(await deps.sql.get<StoredKey>(READ_KEY, [scope, key]), fp, now);
+    } catch (err) {
+      m.delete(id);
+      throw err;
+    }
+    if (stored) {
+      m.delete(id);
+      return stored;
+    }
+    return { kind: 'execute' };
+  }
+  // Held by a request still running: its answer may already be stored (an early response, stored with its
+  // charge), which a duplicate replays.
+  const stored = storedAnswer(await deps.sql.get<StoredKey>(READ_KEY, [scope, key]), fp, now);
+  if (stored) return stored;
+  if (held !== fp) throw new AppError('IDEMPOTENCY_KEY_CONFLICT');
+  throw new AppError('IDEMPOTENCY_IN_PROGRESS');
+}
+
+const WRITE_KEY = `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, state, owner, status_code, body, created_at_ms, expires_at_ms)
        VALUES (?, ?, ?, 'done', ?, ?, ?, ?, ?)
        ON CONFLICT (scope, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'done', owner = excluded.owner,
          status_code = excluded.status_code, body = excluded.body, created_at_ms = excluded.created_at_ms,
-         expires_at_ms = excluded.expires_at_ms`,
-    )
-    .run(scope, key, fp, deps.config.bootId, statusCode, body, now, now + RETENTION_MS);
+         expires_at_ms = excluded.expires_at_ms`;
+
+async function storeResponse(q: SqlQueries, deps: Pick<CoreDeps, 'clock' | 'config'>, scope: string, key: string, fp: string, statusCode: number, body: string): Promise<void> {
+  const now = deps.clock.now();
+  await q.run(WRITE_KEY, [scope, key, fp, deps.config.bootId, statusCode, body, now, now + RETENTION_MS]);
+}
+
+/**
+ * Stores the response of a request that reached execution. A write: `deps.sql` is the transaction that wrote the
+ * request's effects (`{ ...deps, sql: tx }`) where possible; given the port itself, it runs in a transaction of its own.
+ */
+export async function completeIdempotent(deps: CoreDeps, scope: string, key: string, fp: string, statusCode: number, body: string): Promise<void> {
+  if (deps.sql.inTransaction) return storeResponse(deps.sql, deps, scope, key, fp, statusCode, body);
+  return deps.sql.transaction((tx) => storeResponse(tx, deps, scope, key, fp, statusCode, body));
 }
 
 /** Frees a key whose request did not reach a storable outcome (validation failure before execution, 5xx). */
@@ -113,25 +148,29 @@ export function releaseIdempotent(deps: CoreDeps, scope: string, key: string): v
 }
 
 /** On start: keys held by a process that died are released, so their retries execute; expired keys are purged. */
-export function recoverIdempotency(deps: CoreDeps): { released: number; purged: number } {
-  const released = deps.db
-    .prepare("DELETE FROM idempotency_keys WHERE state = 'in_progress' AND owner <> ?")
-    .run(deps.config.bootId).changes;
-  const purged = deps.db.prepare('DELETE FROM idempotency_keys WHERE expires_at_ms <= ?').run(deps.clock.now()).changes;
-  return { released, purged };
+export async function recoverIdempotency(deps: CoreDeps): Promise<{ released: number; purged: number }> {
+  const now = deps.clock.now();
+  return deps.sql.transaction(async (tx) => {
+    const released = (await tx.run("DELETE FROM idempotency_keys WHERE state = 'in_progress' AND owner <> ?", [deps.config.bootId])).changes;
+    const purged = (await tx.run('DELETE FROM idempotency_keys WHERE expires_at_ms <= ?', [now])).changes;
+    return { released, purged };
+  });
 }
 
 export interface Executed {
   statusCode: number;
   body: unknown;
-  /** The request's writes; run in one transaction with the stored response, so both or neither survive a crash. */
-  persist?: () => void;
+  /**
+   * The request's writes, through `tx` only; run in one transaction with the stored response, so both or neither
+   * survive a crash. Awaits nothing but the store (store/service-port.ts).
+   */
+  persist?: (tx: SqlQueries) => Promise<void>;
   /** JSON.stringify(body), when persist() has it already (read after persist). */
   bodyJson?: string;
 }
 
-/** Stores a request's final response early, inside a transaction that writes its effects. */
-export type EarlyResponse = (statusCode: number, body: unknown) => void;
+/** Stores a request's final response early, inside a transaction (`tx`) that writes its effects. */
+export type EarlyResponse = (tx: SqlQueries, statusCode: number, body: unknown) => Promise<void>;
 
 export interface IdempotentResponse {
   statusCode: number;
@@ -162,24 +201,24 @@ export async function runIdempotent(
   fp: string,
   exec: (early: EarlyResponse) => Promise<Executed>,
 ): Promise<IdempotentResponse> {
-  const begun = beginIdempotent(deps, scope, key, fp);
+  const begun = await beginIdempotent(deps, scope, key, fp);
   if (begun.kind === 'replay') return { statusCode: begun.statusCode, body: begun.body, replayed: true };
   let result: Executed;
   try {
     // The final answer stored before execution ends, inside a transaction of the request's own (it must be the
     // same statusCode and body that exec() then returns; the commit below rewrites the same row).
-    result = await exec((statusCode, body) => completeIdempotent(deps, scope, key, fp, statusCode, JSON.stringify(body)));
+    result = await exec((tx, statusCode, body) => storeResponse(tx, deps, scope, key, fp, statusCode, JSON.stringify(body)));
   } catch (err) {
     releaseIdempotent(deps, scope, key);
     throw err;
   }
   let body = '';
   try {
-    await deps.commit(() => {
-      result.persist?.();
+    await deps.sql.transaction(async (tx) => {
+      if (result.persist) await result.persist(tx);
       // Serialised after persist(): a write may complete the answer (a charge taken in this same transaction).
       body = result.bodyJson ?? JSON.stringify(result.body);
-      completeIdempotent(deps, scope, key, fp, result.statusCode, body);
+      await storeResponse(tx, deps, scope, key, fp, result.statusCode, body);
     });
   } finally {
     releaseIdempotent(deps, scope, key);

@@ -3,9 +3,7 @@
 // (which records its own changes in the audit log).
 import type { CoreDeps } from '../context';
 
-export function firstOrganizationId(deps: Pick<CoreDeps, 'db'>): string | null {
-  const row = deps.db.prepare('SELECT id FROM organizations ORDER BY created_at ASC, rowid ASC LIMIT 1').get() as
-    | { id: string }
-    | undefined;
+export async function firstOrganizationId(deps: Pick<CoreDeps, 'sql'>): Promise<string | null> {
+  const row = await deps.sql.get<{ id: string }>('SELECT id FROM organizations ORDER BY created_at ASC, rowid ASC LIMIT 1');
   return row?.id ?? null;
 }

@@ -10,6 +10,7 @@ import { hashPassword } from '../auth/passwords';
 import { insertKey } from '../keys/keys-service';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../src-shared/schemas/auth';
 import { appendAudit, audited } from '../audit/audit-log';
+import type { SqlQueries } from '../../store/sql-port';
 
 export interface BootstrapResult {
   organizationId: string;
@@ -41,25 +42,29 @@ export async function bootstrap(
 ): Promise<BootstrapResult> {
   const email = validateEmail(input.email);
   validatePassword(input.password);
+  // The hash first: a transaction awaits nothing but the store.
   const hash = await hashPassword(input.password, deps.config.scryptN);
-  const existing = deps.db.prepare('SELECT 1 FROM users WHERE email = ?').get(email);
-  if (existing) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'email', message: 'a user with this email already exists' }] });
   const orgId = newId('org');
   const userId = newId('usr');
   const now = iso(deps.clock.now());
-  return deps.db.transaction(() => {
-    deps.db
-      .prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)')
-      .run(orgId, input.organizationName ?? 'My organization', now);
-    deps.db
-      .prepare("INSERT INTO users (id, organization_id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, 'OWNER', ?)")
-      .run(userId, orgId, email, hash, now);
-    appendAudit(deps, orgId, { action: 'organization.created', target: { type: 'organization', id: orgId }, detail: { name: input.organizationName ?? 'My organization' } });
-    appendAudit(deps, orgId, { action: 'user.created', target: { type: 'user', id: userId }, detail: { email, role: 'OWNER' } });
-    const sandbox = insertKey(deps, orgId, 'Default sandbox key', 'sandbox');
-    const live = insertKey(deps, orgId, 'Default live key', 'live');
+  return deps.sql.transaction(async (tx) => {
+    const inTx = { ...deps, sql: tx };
+    // Checked in the transaction that inserts, so two bootstraps with one email cannot both pass it.
+    await refuseTakenEmail(tx, email);
+    await tx.run('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)', [orgId, input.organizationName ?? 'My organization', now]);
+    await tx.run("INSERT INTO users (id, organization_id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, 'OWNER', ?)", [userId, orgId, email, hash, now]);
+    await appendAudit(inTx, orgId, { action: 'organization.created', target: { type: 'organization', id: orgId }, detail: { name: input.organizationName ?? 'My organization' } });
+    await appendAudit(inTx, orgId, { action: 'user.created', target: { type: 'user', id: userId }, detail: { email, role: 'OWNER' } });
+    const sandbox = await insertKey(inTx, orgId, 'Default sandbox key', 'sandbox');
+    const live = await insertKey(inTx, orgId, 'Default live key', 'live');
     return { organizationId: orgId, owner: { id: userId, email }, keys: { sandbox, live } };
-  })();
+  });
+}
+
+async function refuseTakenEmail(q: SqlQueries, email: string): Promise<void> {
+  if (await q.get('SELECT 1 FROM users WHERE email = ?', [email])) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'email', message: 'a user with this email already exists' }] });
+  }
 }
 
 export interface UserView {
@@ -78,26 +83,24 @@ export async function createUser(
   const email = validateEmail(input.email);
   validatePassword(input.password);
   const hash = await hashPassword(input.password, deps.config.scryptN);
-  if (deps.db.prepare('SELECT 1 FROM users WHERE email = ?').get(email)) {
-    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'email', message: 'a user with this email already exists' }] });
-  }
   const id = newId('usr');
   const now = iso(deps.clock.now());
-  audited(
+  await audited(
     deps,
     organizationId,
-    () =>
-      deps.db
-        .prepare('INSERT INTO users (id, organization_id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(id, organizationId, email, hash, input.role, now),
+    async (tx) => {
+      await refuseTakenEmail(tx, email);
+      await tx.run('INSERT INTO users (id, organization_id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?, ?)', [id, organizationId, email, hash, input.role, now]);
+    },
     () => ({ action: 'user.created', target: { type: 'user', id }, detail: { email, role: input.role } }),
   );
   return { id, email, role: input.role, organizationId, createdAt: now };
 }
 
-export function listUsers(deps: CoreDeps, organizationId: string): UserView[] {
-  const rows = deps.db
-    .prepare('SELECT id, email, role, organization_id, created_at FROM users WHERE organization_id = ? ORDER BY created_at')
-    .all(organizationId) as { id: string; email: string; role: Role; organization_id: string; created_at: string }[];
+export async function listUsers(deps: CoreDeps, organizationId: string): Promise<UserView[]> {
+  const rows = await deps.sql.all<{ id: string; email: string; role: Role; organization_id: string; created_at: string }>(
+    'SELECT id, email, role, organization_id, created_at FROM users WHERE organization_id = ? ORDER BY created_at',
+    [organizationId],
+  );
   return rows.map((r) => ({ id: r.id, email: r.email, role: r.role, organizationId: r.organization_id, createdAt: r.created_at }));
 }

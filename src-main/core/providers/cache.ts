@@ -37,24 +37,31 @@ export function isCacheable(a: ProviderAnswer): boolean {
   return code !== 'INCONCLUSIVE' && !TRANSIENT_CODES.includes(code);
 }
 
-export function readCache(deps: CoreDeps, key: string): ProviderAnswer | null {
-  const row = deps.db.prepare('SELECT answer, expires_at_ms FROM verification_cache WHERE key = ?').get(key) as
-    | { answer: string; expires_at_ms: number }
-    | undefined;
+export async function readCache(deps: CoreDeps, key: string): Promise<ProviderAnswer | null> {
+  const row = await deps.sql.get<{ answer: string; expires_at_ms: number }>('SELECT answer, expires_at_ms FROM verification_cache WHERE key = ?', [key]);
   if (!row || row.expires_at_ms <= deps.clock.now()) return null;
   return { ...(JSON.parse(row.answer) as ProviderAnswer), source: 'cache' };
 }
 
-export function writeCache(deps: CoreDeps, key: string, organizationId: string, kind: string, answer: ProviderAnswer, ttlSeconds: number): void {
+export async function writeCache(
+  deps: CoreDeps,
+  key: string,
+  organizationId: string,
+  kind: string,
+  answer: ProviderAnswer,
+  ttlSeconds: number,
+): Promise<void> {
   if (ttlSeconds <= 0 || !isCacheable(answer)) return;
   const now = deps.clock.now();
   const { source: _s, ...stored } = answer;
-  deps.db
-    .prepare(
+  const json = JSON.stringify(stored);
+  await deps.sql.transaction(async (tx) => {
+    await tx.run(
       `INSERT INTO verification_cache (key, organization_id, kind, answer, stored_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT(key) DO UPDATE SET answer = excluded.answer, stored_at_ms = excluded.stored_at_ms, expires_at_ms = excluded.expires_at_ms`,
-    )
-    .run(key, organizationId, kind, JSON.stringify(stored), now, now + ttlSeconds * 1000);
-  // Expired rows are dropped as new ones arrive, so the table stays bounded by what is live.
-  deps.db.prepare('DELETE FROM verification_cache WHERE expires_at_ms <= ?').run(now);
+      [key, organizationId, kind, json, now, now + ttlSeconds * 1000],
+    );
+    // Expired rows are dropped as new ones arrive, so the table stays bounded by what is live.
+    await tx.run('DELETE FROM verification_cache WHERE expires_at_ms <= ?', [now]);
+  });
 }

@@ -12,6 +12,7 @@ import {
   type ProviderSettings,
   type ResultMapping,
 } from '../../../src-shared/schemas/providers';
+import type { SqlQueries } from '../../store/sql-port';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import type { SecretBox } from './secret-box';
@@ -139,25 +140,24 @@ export function describeCa(pem: string): CaInfo | null {
 
 export interface ProviderConfig {
   readonly box: SecretBox;
-  list(): StoredProvider[];
-  get(id: string): StoredProvider | null;
+  list(): Promise<StoredProvider[]>;
+  get(id: string): Promise<StoredProvider | null>;
   /** Creates or replaces a provider and its routes; a route held by another provider moves to this one. */
-  set(input: ProviderInput): StoredProvider;
-  remove(id: string): void;
+  set(input: ProviderInput): Promise<StoredProvider>;
+  remove(id: string): Promise<void>;
   /** The provider serving kind + country: the exact route first, then `kind:*`. */
-  resolve(kind: string, country: string): ResolvedProvider | null;
-  resolveById(id: string): ResolvedProvider | null;
-  cacheTtl(): CacheTtl;
-  setCacheTtl(kind: keyof CacheTtl, seconds: number): CacheTtl;
+  resolve(kind: string, country: string): Promise<ResolvedProvider | null>;
+  resolveById(id: string): Promise<ResolvedProvider | null>;
+  cacheTtl(): Promise<CacheTtl>;
+  setCacheTtl(kind: keyof CacheTtl, seconds: number): Promise<CacheTtl>;
 }
 
 export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderConfig {
-  const { db } = deps;
-  const routesOf = (id: string): string[] =>
-    (db.prepare('SELECT route FROM provider_routes WHERE provider_id = ? ORDER BY route').all(id) as { route: string }[]).map((r) => r.route);
-  const row = (id: string): Row | undefined => db.prepare('SELECT * FROM provider_configs WHERE id = ?').get(id) as Row | undefined;
-  const resolved = (r: Row): ResolvedProvider => ({
-    ...toStored(r, routesOf(r.id)),
+  const routesOf = async (q: SqlQueries, id: string): Promise<string[]> =>
+    (await q.all<{ route: string }>('SELECT route FROM provider_routes WHERE provider_id = ? ORDER BY route', [id])).map((r) => r.route);
+  const row = (q: SqlQueries, id: string): Promise<Row | undefined> => q.get<Row>('SELECT * FROM provider_configs WHERE id = ?', [id]);
+  const resolved = async (r: Row): Promise<ResolvedProvider> => ({
+    ...toStored(r, await routesOf(deps.sql, r.id)),
     secret: r.secret_sealed === null ? null : box.open(r.secret_sealed),
     caPem: r.ca_pem,
     version: `${r.id}@${r.updated_at}#${r.secret_sealed ?? ''}`.slice(0, 200),
@@ -165,15 +165,16 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
 
   const api: ProviderConfig = {
     box,
-    list() {
-      const rows = db.prepare('SELECT * FROM provider_configs ORDER BY id').all() as Row[];
-      return rows.map((r) => toStored(r, routesOf(r.id)));
+    async list() {
+      const rows = await deps.sql.all<Row>('SELECT * FROM provider_configs ORDER BY id');
+      // Reads outside a transaction: the routes of every provider may be read side by side.
+      return Promise.all(rows.map(async (r) => toStored(r, await routesOf(deps.sql, r.id))));
     },
-    get(id) {
-      const r = row(id);
-      return r ? toStored(r, routesOf(id)) : null;
+    async get(id) {
+      const r = await row(deps.sql, id);
+      return r ? toStored(r, await routesOf(deps.sql, id)) : null;
     },
-    set(input) {
+    async set(input) {
       const parsed = ProviderInputSchema.safeParse(input);
       if (!parsed.success) {
         throw new AppError('VALIDATION_ERROR', {
@@ -183,8 +184,11 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
       const v = parsed.data;
       const now = iso(deps.clock.now());
       const givenCa = v.caCert !== undefined ? parseCaBundle(v.caCert, deps.clock.now()).pem : undefined;
-      db.transaction(() => {
-        const existing = row(v.id);
+      // Sealed before the transaction: nothing but the store runs inside it. Short secrets show no characters at
+      // all: four of six would give most of it away.
+      const given = v.secret !== undefined ? { sealed: box.seal(v.secret), last4: v.secret.length >= 12 ? v.secret.slice(-4) : '' } : undefined;
+      await deps.sql.transaction(async (tx) => {
+        const existing = await row(tx, v.id);
         const caPem = givenCa ?? (v.clearCaCert ? null : (existing?.ca_pem ?? null));
         // A kept CA (edited URL, same CA) must still travel over TLS.
         if (caPem !== null && v.adapter !== 'stand-in' && !/^https:\/\//i.test(v.baseUrl)) {
@@ -196,14 +200,13 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
           sealed = null;
           last4 = null;
         }
-        if (v.secret !== undefined) {
-          sealed = box.seal(v.secret);
-          // Short secrets show no characters at all: four of six would give most of it away.
-          last4 = v.secret.length >= 12 ? v.secret.slice(-4) : '';
+        if (given) {
+          sealed = given.sealed;
+          last4 = given.last4;
         }
         // A new updated_at even within the same millisecond, so runtime state keyed by version is rebuilt.
         const updatedAt = existing && existing.updated_at >= now ? iso(Date.parse(existing.updated_at) + 1) : now;
-        db.prepare(
+        await tx.run(
           `INSERT INTO provider_configs (id, adapter, base_url, auth_scheme, secret_sealed, secret_last4, timeout_ms, deadline_ms,
              max_concurrency, max_queue, retries, breaker_threshold, breaker_cooldown_ms, mapping, ca_pem, created_at, updated_at)
            VALUES (@id, @adapter, @baseUrl, @authScheme, @sealed, @last4, @timeoutMs, @deadlineMs, @maxConcurrency, @maxQueue,
@@ -214,75 +217,76 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
              retries = excluded.retries, breaker_threshold = excluded.breaker_threshold,
              breaker_cooldown_ms = excluded.breaker_cooldown_ms, mapping = excluded.mapping, ca_pem = excluded.ca_pem,
              updated_at = excluded.updated_at`,
-        ).run({
-          id: v.id,
-          adapter: v.adapter,
-          baseUrl: v.baseUrl.replace(/\/+$/, ''),
-          authScheme: v.authScheme,
-          sealed,
-          last4,
-          timeoutMs: v.timeoutMs,
-          deadlineMs: Math.max(v.deadlineMs, v.timeoutMs),
-          maxConcurrency: v.maxConcurrency,
-          maxQueue: v.maxQueue,
-          retries: v.retries,
-          breakerThreshold: v.breakerThreshold,
-          breakerCooldownMs: v.breakerCooldownMs,
-          mapping: v.mapping ? JSON.stringify(v.mapping) : null,
-          caPem,
-          createdAt: existing?.created_at ?? now,
-          updatedAt,
-        });
-        db.prepare('DELETE FROM provider_routes WHERE provider_id = ?').run(v.id);
-        const put = db.prepare(
-          'INSERT INTO provider_routes (route, provider_id) VALUES (?, ?) ON CONFLICT(route) DO UPDATE SET provider_id = excluded.provider_id',
+          {
+            id: v.id,
+            adapter: v.adapter,
+            baseUrl: v.baseUrl.replace(/\/+$/, ''),
+            authScheme: v.authScheme,
+            sealed,
+            last4,
+            timeoutMs: v.timeoutMs,
+            deadlineMs: Math.max(v.deadlineMs, v.timeoutMs),
+            maxConcurrency: v.maxConcurrency,
+            maxQueue: v.maxQueue,
+            retries: v.retries,
+            breakerThreshold: v.breakerThreshold,
+            breakerCooldownMs: v.breakerCooldownMs,
+            mapping: v.mapping ? JSON.stringify(v.mapping) : null,
+            caPem,
+            createdAt: existing?.created_at ?? now,
+            updatedAt,
+          },
         );
-        for (const r of new Set(v.routes)) put.run(r, v.id);
+        await tx.run('DELETE FROM provider_routes WHERE provider_id = ?', [v.id]);
+        const put = 'INSERT INTO provider_routes (route, provider_id) VALUES (?, ?) ON CONFLICT(route) DO UPDATE SET provider_id = excluded.provider_id';
+        for (const r of new Set(v.routes)) await tx.run(put, [r, v.id]);
         // Never the credential: only whether one was set, replaced or cleared.
-        appendInstallationAudit(deps, {
+        await appendInstallationAudit({ ...deps, sql: tx }, {
           action: existing ? 'provider.updated' : 'provider.created',
           target: { type: 'provider', id: v.id },
           detail: { adapter: v.adapter, baseUrl: v.baseUrl, routes: [...new Set(v.routes)], sealedValue: v.secret !== undefined ? 'replaced' : v.clearSecret ? 'cleared' : 'unchanged', caCert: givenCa ? 'replaced' : v.clearCaCert ? 'cleared' : 'unchanged' },
         });
-      })();
-      return api.get(v.id)!;
+      });
+      return (await api.get(v.id))!;
     },
-    remove(id) {
-      const changes = db.transaction(() => {
-        const n = db.prepare('DELETE FROM provider_configs WHERE id = ?').run(id).changes;
-        if (n > 0) appendInstallationAudit(deps, { action: 'provider.removed', target: { type: 'provider', id } });
+    async remove(id) {
+      const changes = await deps.sql.transaction(async (tx) => {
+        const n = (await tx.run('DELETE FROM provider_configs WHERE id = ?', [id])).changes;
+        if (n > 0) await appendInstallationAudit({ ...deps, sql: tx }, { action: 'provider.removed', target: { type: 'provider', id } });
         return n;
-      })();
+      });
       if (changes === 0) throw new AppError('NOT_FOUND', { message: `No provider with id ${id} exists.` });
     },
-    resolve(kind, country) {
+    async resolve(kind, country) {
+      const route = 'SELECT provider_id FROM provider_routes WHERE route = ?';
       const hit =
-        (db.prepare('SELECT provider_id FROM provider_routes WHERE route = ?').get(`${kind}:${country.toUpperCase()}`) as { provider_id: string } | undefined) ??
-        (db.prepare('SELECT provider_id FROM provider_routes WHERE route = ?').get(`${kind}:*`) as { provider_id: string } | undefined);
+        (await deps.sql.get<{ provider_id: string }>(route, [`${kind}:${country.toUpperCase()}`])) ??
+        (await deps.sql.get<{ provider_id: string }>(route, [`${kind}:*`]));
       if (!hit) return null;
       return api.resolveById(hit.provider_id);
     },
-    resolveById(id) {
-      const r = row(id);
+    async resolveById(id) {
+      const r = await row(deps.sql, id);
       return r ? resolved(r) : null;
     },
-    cacheTtl() {
+    async cacheTtl() {
       const out: CacheTtl = { ...DEFAULT_CACHE_TTL };
-      for (const r of db.prepare('SELECT kind, ttl_seconds FROM provider_cache_ttl').all() as { kind: keyof CacheTtl; ttl_seconds: number }[]) {
+      for (const r of await deps.sql.all<{ kind: keyof CacheTtl; ttl_seconds: number }>('SELECT kind, ttl_seconds FROM provider_cache_ttl')) {
         if ((PROVIDER_KINDS as readonly string[]).includes(r.kind)) out[r.kind] = r.ttl_seconds;
       }
       return out;
     },
-    setCacheTtl(kind, seconds) {
+    async setCacheTtl(kind, seconds) {
       if (!(PROVIDER_KINDS as readonly string[]).includes(kind) || !Number.isInteger(seconds) || seconds < 0) {
         throw new AppError('VALIDATION_ERROR', { details: [{ field: 'ttlSeconds', message: 'a whole number of seconds, 0 or more' }] });
       }
-      db.transaction(() => {
-        db.prepare('INSERT INTO provider_cache_ttl (kind, ttl_seconds) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET ttl_seconds = excluded.ttl_seconds').run(kind, seconds);
+      const now = deps.clock.now();
+      await deps.sql.transaction(async (tx) => {
+        await tx.run('INSERT INTO provider_cache_ttl (kind, ttl_seconds) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET ttl_seconds = excluded.ttl_seconds', [kind, seconds]);
         // A lowered TTL takes effect at once: nothing older than the new limit may still be served.
-        db.prepare('DELETE FROM verification_cache WHERE kind = ? AND stored_at_ms + ? * 1000 <= ?').run(kind, seconds, deps.clock.now());
-        appendInstallationAudit(deps, { action: 'provider.cache_ttl_set', target: { type: 'cache', id: kind }, detail: { kind, ttlSeconds: seconds } });
-      })();
+        await tx.run('DELETE FROM verification_cache WHERE kind = ? AND stored_at_ms + ? * 1000 <= ?', [kind, seconds, now]);
+        await appendInstallationAudit({ ...deps, sql: tx }, { action: 'provider.cache_ttl_set', target: { type: 'cache', id: kind }, detail: { kind, ttlSeconds: seconds } });
+      });
       return api.cacheTtl();
     },
   };

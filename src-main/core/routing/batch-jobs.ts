@@ -51,6 +51,8 @@ export interface ResultQuery {
 
 export class BatchJobs {
   private readonly running = new Map<string, Running>();
+  /** recover() in progress: a batch starts only after it, or the recovery could fail the new batch's row. */
+  private recovering: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly deps: CoreDeps,
@@ -59,13 +61,20 @@ export class BatchJobs {
   ) {}
 
   /** Batches left `running` by a process that died can never finish: they are marked failed. */
-  recover(): number {
-    return this.deps.db
-      .prepare("UPDATE routing_batches SET status = 'failed', error = 'The app stopped while this batch was running.', finished_at = ? WHERE status = 'running'")
-      .run(iso(this.deps.clock.now())).changes;
+  recover(): Promise<number> {
+    const finishedAt = iso(this.deps.clock.now());
+    const done = this.deps.sql
+      .transaction((tx) =>
+        tx.run("UPDATE routing_batches SET status = 'failed', error = 'The app stopped while this batch was running.', finished_at = ? WHERE status = 'running'", [
+          finishedAt,
+        ]),
+      )
+      .then((r) => r.changes);
+    this.recovering = done.catch(() => undefined);
+    return done;
   }
 
-  start(p: Principal, input: StartBatchInput): BatchJob {
+  async start(p: Principal, input: StartBatchInput): Promise<BatchJob> {
     try {
       if (!statSync(input.path).isFile()) throw new Error('not a file');
     } catch {
@@ -78,18 +87,20 @@ export class BatchJobs {
     mkdirSync(dir, { recursive: true });
     const resultPath = join(dir, 'results.csv');
     const invalidOnlyPath = join(dir, 'invalid-rows.csv');
-    const startedAt = iso(this.deps.clock.now());
-    this.deps.db
-      .prepare(
-        "INSERT INTO routing_batches (id, organization_id, environment, input_name, input_path, status, result_path, invalid_only_path, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)",
-      )
-      .run(id, p.organizationId, p.environment, basename(input.path), input.path, resultPath, invalidOnlyPath, startedAt);
-
     let directory: CsvWorkerData['directory'] = null;
     if (p.environment === 'live') {
-      const ref = liveDirectoryRef(this.deps, p.organizationId);
-      if (ref) directory = { ...ref, entries: exportDirectoryEntries(this.deps, p.organizationId) };
+      const ref = await liveDirectoryRef(this.deps, p.organizationId);
+      if (ref) directory = { ...ref, entries: await exportDirectoryEntries(this.deps, p.organizationId) };
     }
+    await this.recovering;
+    const startedAt = iso(this.deps.clock.now());
+    const args = [id, p.organizationId, p.environment, basename(input.path), input.path, resultPath, invalidOnlyPath, startedAt];
+    await this.deps.sql.transaction((tx) =>
+      tx.run(
+        "INSERT INTO routing_batches (id, organization_id, environment, input_name, input_path, status, result_path, invalid_only_path, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+        args,
+      ),
+    );
     const handle = runCsvBatchInWorker({
       input: input.path,
       output: resultPath,
@@ -105,19 +116,21 @@ export class BatchJobs {
       entry.progress = pr;
     });
     entry.done = handle.promise.then(
-      (summary) => {
-        this.deps.db
-          .prepare("UPDATE routing_batches SET status = 'done', rows = ?, valid = ?, invalid = ?, reasons = ?, finished_at = ? WHERE id = ?")
-          .run(summary.rows, summary.valid, summary.invalid, JSON.stringify(summary.reasons), iso(this.deps.clock.now()), id);
+      async (summary) => {
+        const args = [summary.rows, summary.valid, summary.invalid, JSON.stringify(summary.reasons), iso(this.deps.clock.now()), id];
+        await this.deps.sql.transaction((tx) =>
+          tx.run("UPDATE routing_batches SET status = 'done', rows = ?, valid = ?, invalid = ?, reasons = ?, finished_at = ? WHERE id = ?", args),
+        );
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         const e = err as { cancelled?: boolean; message?: string };
         const cancelled = e.cancelled === true;
         // The engine deletes partial outputs; the folder goes too so history never points at missing files.
         rmSync(dir, { recursive: true, force: true });
-        this.deps.db
-          .prepare('UPDATE routing_batches SET status = ?, error = ?, rows = ?, result_path = NULL, invalid_only_path = NULL, finished_at = ? WHERE id = ?')
-          .run(cancelled ? 'cancelled' : 'failed', cancelled ? null : (e.message ?? 'The batch failed.'), entry.progress?.rows ?? 0, iso(this.deps.clock.now()), id);
+        const args = [cancelled ? 'cancelled' : 'failed', cancelled ? null : (e.message ?? 'The batch failed.'), entry.progress?.rows ?? 0, iso(this.deps.clock.now()), id];
+        await this.deps.sql.transaction((tx) =>
+          tx.run('UPDATE routing_batches SET status = ?, error = ?, rows = ?, result_path = NULL, invalid_only_path = NULL, finished_at = ? WHERE id = ?', args),
+        );
       },
     ).finally(() => {
       this.running.delete(id);
@@ -126,21 +139,23 @@ export class BatchJobs {
     return this.get(p.organizationId, id);
   }
 
-  get(organizationId: string, id: string): BatchJob {
-    const row = this.deps.db.prepare('SELECT * FROM routing_batches WHERE id = ? AND organization_id = ?').get(id, organizationId) as BatchRow | undefined;
+  async get(organizationId: string, id: string): Promise<BatchJob> {
+    const row = await this.deps.sql.get<BatchRow>('SELECT * FROM routing_batches WHERE id = ? AND organization_id = ?', [id, organizationId]);
     if (!row) throw new AppError('NOT_FOUND', { message: 'No batch with this id exists.' });
     return this.toJob(row);
   }
 
-  list(organizationId: string, q: { limit: number; offset: number } = { limit: 50, offset: 0 }): BatchJob[] {
-    const rows = this.deps.db
-      .prepare('SELECT * FROM routing_batches WHERE organization_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?')
-      .all(organizationId, q.limit, q.offset) as BatchRow[];
+  async list(organizationId: string, q: { limit: number; offset: number } = { limit: 50, offset: 0 }): Promise<BatchJob[]> {
+    const rows = await this.deps.sql.all<BatchRow>('SELECT * FROM routing_batches WHERE organization_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?', [
+      organizationId,
+      q.limit,
+      q.offset,
+    ]);
     return rows.map((r) => this.toJob(r));
   }
 
-  cancel(organizationId: string, id: string): BatchJob {
-    const job = this.get(organizationId, id);
+  async cancel(organizationId: string, id: string): Promise<BatchJob> {
+    const job = await this.get(organizationId, id);
     this.running.get(id)?.handle.cancel();
     return job;
   }
@@ -153,6 +168,7 @@ export class BatchJobs {
 
   /** Cancels every running batch and waits for the workers to stop. */
   async stopAll(): Promise<void> {
+    await this.recovering;
     const all = [...this.running.values()];
     for (const r of all) r.handle.cancel();
     await Promise.allSettled(all.map((r) => r.done));
@@ -160,7 +176,7 @@ export class BatchJobs {
 
   /** Rows of a finished batch's result file, optionally only the invalid rows and/or those containing `search`. */
   async results(organizationId: string, q: ResultQuery): Promise<BatchResultRows> {
-    const job = this.get(organizationId, q.id);
+    const job = await this.get(organizationId, q.id);
     const path = q.invalidOnly ? job.invalidOnlyPath : job.resultPath;
     if (job.status !== 'done' || !path) {
       throw new AppError('VALIDATION_ERROR', { message: `The batch is ${job.status}; results exist only once it is done.` });

@@ -1,5 +1,7 @@
 // The live routing directory in the store: CSV imports (BIC directory, ABA list, correspondents) per organization,
-// and a RoutingDirectory over the imported rows, so live checks answer from what the operator imported.
+// and a RoutingDirectory over the imported rows, so live checks answer from what the operator imported. The checks
+// themselves are synchronous and pure (checks.ts); the store answers asynchronously, so a check over the store runs
+// through evaluateOverStore(): the rows it looks up are loaded, and it is evaluated again over them.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -7,7 +9,17 @@ import { AppError } from '../../../src-shared/app-error';
 import type { DirectoryImport, DirectoryImportResult, DirectoryKind, DirectoryRef } from '../../../src-shared/schemas/routing';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
-import { bic11, primaryOf, type AbaEntry, type BicEntry, type CorrespondentEntry, type DirectoryEntries, type RoutingDirectory } from './directory';
+import type { SqlQueries } from '../../store/sql-port';
+import {
+  bic11,
+  createMemoryDirectory,
+  primaryOf,
+  type AbaEntry,
+  type BicEntry,
+  type CorrespondentEntry,
+  type DirectoryEntries,
+  type RoutingDirectory,
+} from './directory';
 import { parseDirectoryCsv } from './directory-csv';
 
 /** Directory files are megabytes; beyond this the import is refused rather than read into memory. */
@@ -50,7 +62,7 @@ function readSource(src: ImportSource): { text: string; name: string } {
  * Parses and stores one directory file. A file with no usable row changes nothing (the previous import of its kind
  * stays current); otherwise its rows replace that kind's entries in one transaction, and refused rows are reported.
  */
-export function importDirectoryCsv(deps: CoreDeps, organizationId: string, src: ImportSource, kind?: DirectoryKind): DirectoryImportResult {
+export async function importDirectoryCsv(deps: CoreDeps, organizationId: string, src: ImportSource, kind?: DirectoryKind): Promise<DirectoryImportResult> {
   const { text, name } = readSource(src);
   const parsed = parseDirectoryCsv(text, kind);
   const rowErrors = parsed.errors.slice(0, MAX_REPORTED_ERRORS);
@@ -60,12 +72,11 @@ export function importDirectoryCsv(deps: CoreDeps, organizationId: string, src: 
       details: rowErrors.slice(0, 20).map((e) => ({ field: `line ${e.line}`, message: e.message })),
     });
   }
-  const { db } = deps;
   // `dir_` is not among the public id prefixes (decisions §1): directory imports never appear in the API.
   const id = `dir_${randomBytes(12).toString('hex')}`;
   const importedAt = iso(deps.clock.now());
-  db.transaction(() => {
-    db.prepare('INSERT INTO routing_directories (id, organization_id, name, kind, imported_at, row_count, error_count) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+  await deps.sql.transaction(async (tx) => {
+    await tx.run('INSERT INTO routing_directories (id, organization_id, name, kind, imported_at, row_count, error_count) VALUES (?, ?, ?, ?, ?, ?, ?)', [
       id,
       organizationId,
       name,
@@ -73,28 +84,23 @@ export function importDirectoryCsv(deps: CoreDeps, organizationId: string, src: 
       importedAt,
       parsed.rows.length,
       parsed.errors.length,
-    );
+    ]);
     if (parsed.kind === 'bic') {
-      db.prepare('DELETE FROM routing_bics WHERE organization_id = ?').run(organizationId);
+      await tx.run('DELETE FROM routing_bics WHERE organization_id = ?', [organizationId]);
       // A later row for the same BIC wins, as it would in a spreadsheet read top to bottom.
-      const ins = db.prepare(
-        'INSERT OR REPLACE INTO routing_bics (organization_id, bic11, bic, bank_name, city, country, directory_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      );
-      for (const r of parsed.rows) ins.run(organizationId, bic11(r.bic), r.bic, r.bankName, r.city, r.country, id);
+      const ins = 'INSERT OR REPLACE INTO routing_bics (organization_id, bic11, bic, bank_name, city, country, directory_id) VALUES (?, ?, ?, ?, ?, ?, ?)';
+      for (const r of parsed.rows) await tx.run(ins, [organizationId, bic11(r.bic), r.bic, r.bankName, r.city, r.country, id]);
     } else if (parsed.kind === 'aba') {
-      db.prepare('DELETE FROM routing_abas WHERE organization_id = ?').run(organizationId);
-      const ins = db.prepare(
-        'INSERT OR REPLACE INTO routing_abas (organization_id, routing_number, bank_name, city, state, directory_id) VALUES (?, ?, ?, ?, ?, ?)',
-      );
-      for (const r of parsed.rows) ins.run(organizationId, r.routingNumber, r.bankName, r.city ?? null, r.state ?? null, id);
+      await tx.run('DELETE FROM routing_abas WHERE organization_id = ?', [organizationId]);
+      const ins = 'INSERT OR REPLACE INTO routing_abas (organization_id, routing_number, bank_name, city, state, directory_id) VALUES (?, ?, ?, ?, ?, ?)';
+      for (const r of parsed.rows) await tx.run(ins, [organizationId, r.routingNumber, r.bankName, r.city ?? null, r.state ?? null, id]);
     } else {
-      db.prepare('DELETE FROM routing_correspondents WHERE organization_id = ?').run(organizationId);
-      const ins = db.prepare(
-        'INSERT OR REPLACE INTO routing_correspondents (organization_id, bic11, correspondent_bic, currency, confidence, directory_id) VALUES (?, ?, ?, ?, ?, ?)',
-      );
-      for (const r of parsed.rows) ins.run(organizationId, bic11(r.bic), r.correspondentBic, r.currency, r.confidence, id);
+      await tx.run('DELETE FROM routing_correspondents WHERE organization_id = ?', [organizationId]);
+      const ins =
+        'INSERT OR REPLACE INTO routing_correspondents (organization_id, bic11, correspondent_bic, currency, confidence, directory_id) VALUES (?, ?, ?, ?, ?, ?)';
+      for (const r of parsed.rows) await tx.run(ins, [organizationId, bic11(r.bic), r.correspondentBic, r.currency, r.confidence, id]);
     }
-  }).immediate();
+  });
   return {
     id,
     name,
@@ -108,10 +114,11 @@ export function importDirectoryCsv(deps: CoreDeps, organizationId: string, src: 
 }
 
 /** Every import of the organization, newest first; `current` marks the one answering for its kind. */
-export function listDirectoryImports(deps: CoreDeps, organizationId: string): DirectoryImport[] {
-  const rows = deps.db
-    .prepare('SELECT id, name, kind, imported_at, row_count, error_count FROM routing_directories WHERE organization_id = ? ORDER BY imported_at DESC, rowid DESC')
-    .all(organizationId) as DirectoryRow[];
+export async function listDirectoryImports(deps: Pick<CoreDeps, 'sql'>, organizationId: string): Promise<DirectoryImport[]> {
+  const rows = await deps.sql.all<DirectoryRow>(
+    'SELECT id, name, kind, imported_at, row_count, error_count FROM routing_directories WHERE organization_id = ? ORDER BY imported_at DESC, rowid DESC',
+    [organizationId],
+  );
   const seen = new Set<string>();
   return rows.map((r) => {
     const current = !seen.has(r.kind);
@@ -120,10 +127,11 @@ export function listDirectoryImports(deps: CoreDeps, organizationId: string): Di
   });
 }
 
-function currentImport(deps: CoreDeps, organizationId: string, kind: DirectoryKind): DirectoryRef | null {
-  const r = deps.db
-    .prepare('SELECT name, imported_at FROM routing_directories WHERE organization_id = ? AND kind = ? ORDER BY imported_at DESC, rowid DESC LIMIT 1')
-    .get(organizationId, kind) as { name: string; imported_at: string } | undefined;
+async function currentImport(q: SqlQueries, organizationId: string, kind: DirectoryKind): Promise<DirectoryRef | null> {
+  const r = await q.get<{ name: string; imported_at: string }>(
+    'SELECT name, imported_at FROM routing_directories WHERE organization_id = ? AND kind = ? ORDER BY imported_at DESC, rowid DESC LIMIT 1',
+    [organizationId, kind],
+  );
   return r ? { name: r.name, importedAt: r.imported_at } : null;
 }
 
@@ -133,16 +141,18 @@ export type LivePart = 'bic' | 'aba' | 'correspondents';
 /**
  * The live directory for one kind of check, or null when nothing relevant is imported (then only structure is
  * judged, decisions §5). Per kind, so that importing a BIC directory does not make every ABA number "not found".
+ * Its lookups answer from `rows`: evaluate the check through evaluateOverStore(rows, …).
  */
-export function liveDirectory(deps: CoreDeps, organizationId: string, part: LivePart): RoutingDirectory | null {
+export async function liveDirectory(deps: Pick<CoreDeps, 'sql'>, organizationId: string, part: LivePart, rows: StoreDirectoryRows): Promise<RoutingDirectory | null> {
+  const q = deps.sql;
   const ref =
     part === 'aba'
-      ? currentImport(deps, organizationId, 'aba')
+      ? await currentImport(q, organizationId, 'aba')
       : part === 'bic'
-        ? currentImport(deps, organizationId, 'bic')
-        : (currentImport(deps, organizationId, 'correspondents') ?? currentImport(deps, organizationId, 'bic'));
+        ? await currentImport(q, organizationId, 'bic')
+        : ((await currentImport(q, organizationId, 'correspondents')) ?? (await currentImport(q, organizationId, 'bic')));
   if (!ref) return null;
-  return createStoreDirectory(deps, organizationId, ref);
+  return rows.directory(ref);
 }
 
 interface BicRow {
@@ -152,70 +162,152 @@ interface BicRow {
   country: string;
 }
 
-export function createStoreDirectory(deps: CoreDeps, organizationId: string, ref: DirectoryRef): RoutingDirectory {
-  const { db } = deps;
-  const bicStmt = db.prepare('SELECT bic, bank_name, city, country FROM routing_bics WHERE organization_id = ? AND bic11 = ?');
-  const abaStmt = db.prepare('SELECT routing_number, bank_name, city, state FROM routing_abas WHERE organization_id = ? AND routing_number = ?');
-  const corrStmt = db.prepare(
-    'SELECT correspondent_bic, currency, confidence FROM routing_correspondents WHERE organization_id = ? AND bic11 = ? ORDER BY confidence DESC, correspondent_bic',
-  );
-  const toBic = (r: BicRow | undefined): BicEntry | null => (r ? { bic: r.bic, bankName: r.bank_name, city: r.city, country: r.country } : null);
-  const corrFor = (key: string): CorrespondentEntry[] =>
-    (corrStmt.all(organizationId, key) as { correspondent_bic: string; currency: string; confidence: number }[]).map((r) => ({
-      bic: key,
-      correspondentBic: r.correspondent_bic,
-      currency: r.currency,
-      confidence: r.confidence,
-    }));
-  return {
-    name: ref.name,
-    importedAt: ref.importedAt,
-    findBic(bic) {
-      const full = bic11(bic);
-      return toBic(bicStmt.get(organizationId, full) as BicRow | undefined) ?? toBic(bicStmt.get(organizationId, primaryOf(full)) as BicRow | undefined);
-    },
-    findAba(routing) {
-      const r = abaStmt.get(organizationId, routing.trim()) as { routing_number: string; bank_name: string; city: string | null; state: string | null } | undefined;
-      return r ? ({ routingNumber: r.routing_number, bankName: r.bank_name, city: r.city, state: r.state } satisfies AbaEntry) : null;
-    },
-    correspondentsOf(bic, currency) {
-      const full = bic11(bic);
-      let list = corrFor(full);
-      if (list.length === 0 && primaryOf(full) !== full) list = corrFor(primaryOf(full));
-      const ccy = currency?.toUpperCase();
-      return ccy === undefined ? list : list.filter((e) => e.currency.toUpperCase() === ccy);
-    },
-  };
+const toBic = (r: BicRow): BicEntry => ({ bic: r.bic, bankName: r.bank_name, city: r.city, country: r.country });
+
+const marks = (n: number) => new Array<string>(n).fill('?').join(', ');
+
+/**
+ * The directory rows of one organization that a check looks up, loaded as it asks for them. The checks are
+ * synchronous (checks.ts), so a lookup answers from the rows loaded so far; a key not loaded yet is noted (and
+ * answers "not on file" meanwhile), and load() then fetches every noted key, one statement per table. A check
+ * evaluated again after the load sees the rows it asked for; evaluateOverStore() repeats this until a pass asks for
+ * nothing new, so its answer is the one the rows give. The lookups are those of the store (the 11-character BIC,
+ * then its primary office; relationships best first).
+ */
+export class StoreDirectoryRows {
+  private readonly bics = new Map<string, BicEntry | null>();
+  private readonly abas = new Map<string, AbaEntry | null>();
+  private readonly corr = new Map<string, CorrespondentEntry[]>();
+  private readonly wanted = { bics: new Set<string>(), abas: new Set<string>(), corr: new Set<string>() };
+
+  constructor(
+    private readonly q: SqlQueries,
+    private readonly organizationId: string,
+  ) {}
+
+  /** A RoutingDirectory named after `ref`, answering from these rows. */
+  directory(ref: DirectoryRef): RoutingDirectory {
+    return {
+      name: ref.name,
+      importedAt: ref.importedAt,
+      findBic: (bic) => {
+        const full = bic11(bic);
+        return this.bic(full) ?? this.bic(primaryOf(full));
+      },
+      findAba: (routing) => this.aba(routing.trim()),
+      correspondentsOf: (bic, currency) => {
+        const full = bic11(bic);
+        let list = this.correspondents(full);
+        if (list.length === 0 && primaryOf(full) !== full) list = this.correspondents(primaryOf(full));
+        const ccy = currency?.toUpperCase();
+        return ccy === undefined ? list : list.filter((e) => e.currency.toUpperCase() === ccy);
+      },
+    };
+  }
+
+  private bic(key: string): BicEntry | null {
+    const hit = this.bics.get(key);
+    if (hit === undefined) this.wanted.bics.add(key);
+    return hit ?? null;
+  }
+
+  private aba(key: string): AbaEntry | null {
+    const hit = this.abas.get(key);
+    if (hit === undefined) this.wanted.abas.add(key);
+    return hit ?? null;
+  }
+
+  private correspondents(key: string): CorrespondentEntry[] {
+    const hit = this.corr.get(key);
+    if (hit === undefined) this.wanted.corr.add(key);
+    return hit ?? [];
+  }
+
+  /** Loads the keys looked up since the last load; false when there was none (the last pass saw only loaded rows). */
+  async load(): Promise<boolean> {
+    const { bics, abas, corr } = this.wanted;
+    if (bics.size === 0 && abas.size === 0 && corr.size === 0) return false;
+    const org = this.organizationId;
+    if (bics.size > 0) {
+      const keys = [...bics];
+      bics.clear();
+      for (const k of keys) this.bics.set(k, null);
+      const rows = await this.q.all<BicRow & { bic11: string }>(
+        `SELECT bic11, bic, bank_name, city, country FROM routing_bics WHERE organization_id = ? AND bic11 IN (${marks(keys.length)})`,
+        [org, ...keys],
+      );
+      for (const r of rows) this.bics.set(r.bic11, toBic(r));
+    }
+    if (abas.size > 0) {
+      const keys = [...abas];
+      abas.clear();
+      for (const k of keys) this.abas.set(k, null);
+      const rows = await this.q.all<{ routing_number: string; bank_name: string; city: string | null; state: string | null }>(
+        `SELECT routing_number, bank_name, city, state FROM routing_abas WHERE organization_id = ? AND routing_number IN (${marks(keys.length)})`,
+        [org, ...keys],
+      );
+      for (const r of rows) this.abas.set(r.routing_number, { routingNumber: r.routing_number, bankName: r.bank_name, city: r.city, state: r.state } satisfies AbaEntry);
+    }
+    if (corr.size > 0) {
+      const keys = [...corr];
+      corr.clear();
+      for (const k of keys) this.corr.set(k, []);
+      const rows = await this.q.all<{ bic11: string; correspondent_bic: string; currency: string; confidence: number }>(
+        `SELECT bic11, correspondent_bic, currency, confidence FROM routing_correspondents WHERE organization_id = ? AND bic11 IN (${marks(keys.length)})
+         ORDER BY confidence DESC, correspondent_bic`,
+        [org, ...keys],
+      );
+      for (const r of rows) this.corr.get(r.bic11)!.push({ bic: r.bic11, correspondentBic: r.correspondent_bic, currency: r.currency, confidence: r.confidence });
+    }
+    return true;
+  }
+}
+
+/**
+ * Runs a synchronous check whose directory answers from `rows` (null: a directory in memory, nothing to load): it is
+ * evaluated, the rows it looked up are loaded, and it is evaluated again until a pass looked up nothing new.
+ */
+export async function evaluateOverStore<T>(rows: StoreDirectoryRows | null, evaluate: () => T): Promise<T> {
+  for (;;) {
+    const out = evaluate();
+    if (rows === null || !(await rows.load())) return out;
+  }
+}
+
+/**
+ * The organization's current directory, every entry loaded in memory: for a whole file of checks (`vconsole batch
+ * validate --live`), as the console's batches have it in their worker thread.
+ */
+export async function createStoreDirectory(deps: Pick<CoreDeps, 'sql'>, organizationId: string, ref: DirectoryRef): Promise<RoutingDirectory> {
+  return createMemoryDirectory(ref.name, ref.importedAt, await exportDirectoryEntries(deps, organizationId));
 }
 
 /** All current entries as plain data, for a worker thread (functions and statements cannot cross threads). */
-export function exportDirectoryEntries(deps: CoreDeps, organizationId: string): DirectoryEntries {
-  const { db } = deps;
-  const bics = (db.prepare('SELECT bic, bank_name, city, country FROM routing_bics WHERE organization_id = ?').all(organizationId) as BicRow[]).map(
-    (r) => ({ bic: r.bic, bankName: r.bank_name, city: r.city, country: r.country }),
-  );
-  const abas = (
-    db.prepare('SELECT routing_number, bank_name, city, state FROM routing_abas WHERE organization_id = ?').all(organizationId) as {
-      routing_number: string;
-      bank_name: string;
-      city: string | null;
-      state: string | null;
-    }[]
-  ).map((r) => ({ routingNumber: r.routing_number, bankName: r.bank_name, city: r.city, state: r.state }));
-  const correspondents = (
-    db.prepare('SELECT bic11, correspondent_bic, currency, confidence FROM routing_correspondents WHERE organization_id = ?').all(organizationId) as {
-      bic11: string;
-      correspondent_bic: string;
-      currency: string;
-      confidence: number;
-    }[]
-  ).map((r) => ({ bic: r.bic11, correspondentBic: r.correspondent_bic, currency: r.currency, confidence: r.confidence }));
-  return { bics, abas, correspondents };
+export async function exportDirectoryEntries(deps: Pick<CoreDeps, 'sql'>, organizationId: string): Promise<DirectoryEntries> {
+  const q = deps.sql;
+  const [bics, abas, correspondents] = await Promise.all([
+    q.all<BicRow>('SELECT bic, bank_name, city, country FROM routing_bics WHERE organization_id = ?', [organizationId]),
+    q.all<{ routing_number: string; bank_name: string; city: string | null; state: string | null }>(
+      'SELECT routing_number, bank_name, city, state FROM routing_abas WHERE organization_id = ?',
+      [organizationId],
+    ),
+    q.all<{ bic11: string; correspondent_bic: string; currency: string; confidence: number }>(
+      'SELECT bic11, correspondent_bic, currency, confidence FROM routing_correspondents WHERE organization_id = ?',
+      [organizationId],
+    ),
+  ]);
+  return {
+    bics: bics.map(toBic),
+    abas: abas.map((r) => ({ routingNumber: r.routing_number, bankName: r.bank_name, city: r.city, state: r.state })),
+    correspondents: correspondents.map((r) => ({ bic: r.bic11, correspondentBic: r.correspondent_bic, currency: r.currency, confidence: r.confidence })),
+  };
 }
 
 /** A name for the combined live directory (CSV batches check every kind against one directory). */
-export function liveDirectoryRef(deps: CoreDeps, organizationId: string): DirectoryRef | null {
-  const refs = (['bic', 'aba', 'correspondents'] as const).map((k) => currentImport(deps, organizationId, k)).filter((r): r is DirectoryRef => r !== null);
+export async function liveDirectoryRef(deps: Pick<CoreDeps, 'sql'>, organizationId: string): Promise<DirectoryRef | null> {
+  const refs = (await Promise.all((['bic', 'aba', 'correspondents'] as const).map((k) => currentImport(deps.sql, organizationId, k)))).filter(
+    (r): r is DirectoryRef => r !== null,
+  );
   if (refs.length === 0) return null;
   const latest = refs.reduce((a, b) => ((a.importedAt ?? '') >= (b.importedAt ?? '') ? a : b));
   return { name: refs.map((r) => r.name).join(' + '), importedAt: latest.importedAt };

@@ -18,42 +18,65 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
 import { evaluateBic, evaluateCorrespondents, evaluateItem, evaluateRoutingNumber, type RoutingContext } from './checks';
-import { liveDirectory, type LivePart } from './directory-store';
+import { evaluateOverStore, liveDirectory, StoreDirectoryRows, type LivePart } from './directory-store';
+import type { SqlQueries } from '../../store/sql-port';
 import { sandboxDirectory } from './sandbox-directory';
 
 export const CORRESPONDENTS_SERVICE = serviceKey.correspondents;
 
 const SANDBOX_REF: DirectoryRef = { name: 'sandbox', importedAt: null };
 
-function contextFor(deps: CoreDeps, p: Principal, part: LivePart): { ctx: RoutingContext; directory: DirectoryRef | null } {
-  if (p.environment === 'sandbox') return { ctx: { directory: sandboxDirectory(), sandbox: true }, directory: SANDBOX_REF };
-  const dir = liveDirectory(deps, p.organizationId, part);
+/** The rows a live check looks up in the store (none for the sandbox, whose directory is in memory). */
+function rowsFor(deps: CoreDeps, p: Principal): StoreDirectoryRows | null {
+  return p.environment === 'sandbox' ? null : new StoreDirectoryRows(deps.sql, p.organizationId);
+}
+
+async function contextFor(
+  deps: CoreDeps,
+  p: Principal,
+  part: LivePart,
+  rows: StoreDirectoryRows | null,
+): Promise<{ ctx: RoutingContext; directory: DirectoryRef | null }> {
+  if (rows === null) return { ctx: { directory: sandboxDirectory(), sandbox: true }, directory: SANDBOX_REF };
+  const dir = await liveDirectory(deps, p.organizationId, part, rows);
   return { ctx: { directory: dir, sandbox: false }, directory: dir ? { name: dir.name, importedAt: dir.importedAt } : null };
 }
 
-function record(deps: CoreDeps, p: Principal, kind: 'bic' | 'routing' | 'correspondents' | 'batch', request: unknown, result: unknown, id: string, createdAt: string): void {
-  deps.db
-    .prepare('INSERT INTO routing_checks (id, organization_id, environment, kind, request, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(id, p.organizationId, p.environment, kind, JSON.stringify(request), JSON.stringify(result), createdAt);
+const RECORD = 'INSERT INTO routing_checks (id, organization_id, environment, kind, request, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)';
+
+type CheckKind = 'bic' | 'routing' | 'correspondents' | 'batch';
+
+/** Stores an answer, in the caller's transaction `tx`. */
+async function record(tx: SqlQueries, p: Principal, kind: CheckKind, request: unknown, result: unknown, id: string, createdAt: string): Promise<void> {
+  await tx.run(RECORD, [id, p.organizationId, p.environment, kind, JSON.stringify(request), JSON.stringify(result), createdAt]);
+}
+
+/** Stores an answer in a transaction of its own. */
+function recordAlone(deps: CoreDeps, p: Principal, kind: CheckKind, request: unknown, result: unknown, id: string, createdAt: string): Promise<void> {
+  return deps.sql.transaction((tx) => record(tx, p, kind, request, result, id, createdAt));
 }
 
 function meta(deps: CoreDeps, p: Principal, directory: DirectoryRef | null) {
   return { id: newId('rte'), environment: p.environment, directory, createdAt: iso(deps.clock.now()) };
 }
 
-export function answerBic(deps: CoreDeps, p: Principal, body: { bic: string }): BicAnswer {
-  const { ctx, directory } = contextFor(deps, p, 'bic');
+export async function answerBic(deps: CoreDeps, p: Principal, body: { bic: string }): Promise<BicAnswer> {
+  const rows = rowsFor(deps, p);
+  const { ctx, directory } = await contextFor(deps, p, 'bic', rows);
+  const result = await evaluateOverStore(rows, () => evaluateBic(body.bic, ctx).result);
   const m = meta(deps, p, directory);
-  const answer: BicAnswer = { ...evaluateBic(body.bic, ctx).result, ...m };
-  record(deps, p, 'bic', body, answer, m.id, m.createdAt);
+  const answer: BicAnswer = { ...result, ...m };
+  await recordAlone(deps, p, 'bic', body, answer, m.id, m.createdAt);
   return answer;
 }
 
-export function answerRoutingNumber(deps: CoreDeps, p: Principal, body: { routingNumber: string }): RoutingNumberAnswer {
-  const { ctx, directory } = contextFor(deps, p, 'aba');
+export async function answerRoutingNumber(deps: CoreDeps, p: Principal, body: { routingNumber: string }): Promise<RoutingNumberAnswer> {
+  const rows = rowsFor(deps, p);
+  const { ctx, directory } = await contextFor(deps, p, 'aba', rows);
+  const result = await evaluateOverStore(rows, () => evaluateRoutingNumber(body.routingNumber, ctx).result);
   const m = meta(deps, p, directory);
-  const answer: RoutingNumberAnswer = { ...evaluateRoutingNumber(body.routingNumber, ctx).result, ...m };
-  record(deps, p, 'routing', body, answer, m.id, m.createdAt);
+  const answer: RoutingNumberAnswer = { ...result, ...m };
+  await recordAlone(deps, p, 'routing', body, answer, m.id, m.createdAt);
   return answer;
 }
 
@@ -76,20 +99,21 @@ export function correspondentsOnce(
   idempotencyKey: string = `once-${randomUUID()}`,
 ): Promise<IdempotentResponse> {
   return runIdempotentRequest(deps, p, idempotencyKey, { method: 'POST', path: '/verifications/correspondents', body }, async () => {
-    const { ctx, directory } = contextFor(deps, p, 'correspondents');
-    const { result, codes } = evaluateCorrespondents(body.bic, body.currency, ctx);
+    const rows = rowsFor(deps, p);
+    const { ctx, directory } = await contextFor(deps, p, 'correspondents', rows);
+    const { result, codes } = await evaluateOverStore(rows, () => evaluateCorrespondents(body.bic, body.currency, ctx));
     const m = meta(deps, p, directory);
     const billable = p.environment === 'live' && !codes.some((c) => STRUCTURAL.has(c));
-    const answer: CorrespondentsAnswer = { ...result, ...m, charge: { amount: 0, currency: getWallet(deps, p.organizationId).currency, status: 'not_charged' } };
+    const answer: CorrespondentsAnswer = { ...result, ...m, charge: { amount: 0, currency: (await getWallet(deps, p.organizationId)).currency, status: 'not_charged' } };
     return {
       statusCode: 200,
       body: answer,
       // Runs inside the commit, before the response is serialised and stored: the charge fills in `answer.charge`.
-      persist: () => {
+      persist: async (tx) => {
         if (billable) {
-          answer.charge = chargeVerification(deps.db, { organizationId: p.organizationId, service: CORRESPONDENTS_SERVICE, verificationId: m.id, nowMs: deps.clock.now() });
+          answer.charge = await chargeVerification(tx, { organizationId: p.organizationId, service: CORRESPONDENTS_SERVICE, verificationId: m.id, nowMs: deps.clock.now() });
         }
-        record(deps, p, 'correspondents', body, answer, m.id, m.createdAt);
+        await record(tx, p, 'correspondents', body, answer, m.id, m.createdAt);
       },
     };
   });
@@ -98,22 +122,23 @@ export function correspondentsOnce(
 const PART_OF: Record<BatchItem['type'], LivePart> = { bic: 'bic', routing: 'aba', route: 'correspondents' };
 
 /** 1..100 items (the door answers BATCH_TOO_LARGE first); each item answers from the directory of its kind. */
-export function answerBatch(deps: CoreDeps, p: Principal, body: { items: BatchItem[] }): BatchAnswer {
-  const contexts = new Map<LivePart, ReturnType<typeof contextFor>>();
-  const ctxOf = (part: LivePart) => {
-    let c = contexts.get(part);
-    if (!c) {
-      c = contextFor(deps, p, part);
-      contexts.set(part, c);
-    }
-    return c;
-  };
-  const results = body.items.map((item, index) => ({ index, type: item.type, ...evaluateItem(item, ctxOf(PART_OF[item.type]).ctx).result }) as BatchResultItem);
+export async function answerBatch(deps: CoreDeps, p: Principal, body: { items: BatchItem[] }): Promise<BatchAnswer> {
+  const rows = rowsFor(deps, p);
+  // The directory of each kind the batch holds (the first item's first: a batch names the directory of its first item's kind).
+  const contexts = new Map<LivePart, Awaited<ReturnType<typeof contextFor>>>();
+  for (const item of body.items) {
+    const part = PART_OF[item.type];
+    if (!contexts.has(part)) contexts.set(part, await contextFor(deps, p, part, rows));
+  }
+  const ctxOf = (part: LivePart) => contexts.get(part)!;
+  const results = await evaluateOverStore(rows, () =>
+    body.items.map((item, index) => ({ index, type: item.type, ...evaluateItem(item, ctxOf(PART_OF[item.type]).ctx).result }) as BatchResultItem),
+  );
   const valid = results.filter((r) => r.valid).length;
   // A batch may span kinds; it names the directory of its first item's kind, the one a single-kind batch uses.
   const first = body.items[0];
   const m = meta(deps, p, first ? ctxOf(PART_OF[first.type]).directory : null);
   const answer: BatchAnswer = { ...m, status: 'success', results, summary: { total: results.length, valid, invalid: results.length - valid } };
-  record(deps, p, 'batch', body, answer, m.id, m.createdAt);
+  await recordAlone(deps, p, 'batch', body, answer, m.id, m.createdAt);
   return answer;
 }

@@ -18,6 +18,7 @@ import {
 import type { WebhookStatus } from '../../../src-shared/schemas/webhooks';
 import { isServiceKey } from '../../../src-shared/services';
 import { getWallet } from '../billing/billing';
+import type { SqlQueries } from '../../store/sql-port';
 import { iso } from '../clock';
 import { newId } from '../ids';
 import type { CoreRuntime } from '../runtime';
@@ -30,18 +31,17 @@ import { appendAudit } from '../audit/audit-log';
 
 type ExistingHook = Pick<WebhookRow, 'id' | 'environment' | 'url' | 'events' | 'status' | 'description'>;
 
-function liveHooks(rt: CoreRuntime, organizationId: string): ExistingHook[] {
-  return rt.deps.db
-    .prepare(
-      `SELECT id, environment, url, events, status, description FROM webhooks
-       WHERE organization_id = ? AND deleted_at IS NULL ORDER BY environment, created_at, rowid`,
-    )
-    .all(organizationId) as ExistingHook[];
+function liveHooks(q: SqlQueries, organizationId: string): Promise<ExistingHook[]> {
+  return q.all<ExistingHook>(
+    `SELECT id, environment, url, events, status, description FROM webhooks
+     WHERE organization_id = ? AND deleted_at IS NULL ORDER BY environment, created_at, rowid`,
+    [organizationId],
+  );
 }
 
-export function exportConfig(rt: CoreRuntime, organizationId: string): ConfigFile {
-  const { db } = rt.deps;
-  const webhooks = liveHooks(rt, organizationId).map(
+export async function exportConfig(rt: CoreRuntime, organizationId: string): Promise<ConfigFile> {
+  const q = rt.deps.sql;
+  const webhooks = (await liveHooks(q, organizationId)).map(
     (h): ConfigWebhook => ({
       environment: h.environment,
       url: h.url,
@@ -50,12 +50,13 @@ export function exportConfig(rt: CoreRuntime, organizationId: string): ConfigFil
       status: h.status,
     }),
   );
-  const prices = db
-    .prepare('SELECT service, amount, currency FROM prices WHERE organization_id = ? ORDER BY service')
-    .all(organizationId) as { service: string; amount: number; currency: string }[];
-  const services = (
-    db.prepare('SELECT service FROM enabled_services WHERE organization_id = ? ORDER BY service').all(organizationId) as { service: string }[]
-  ).map((r) => r.service);
+  const prices = await q.all<{ service: string; amount: number; currency: string }>(
+    'SELECT service, amount, currency FROM prices WHERE organization_id = ? ORDER BY service',
+    [organizationId],
+  );
+  const services = (await q.all<{ service: string }>('SELECT service FROM enabled_services WHERE organization_id = ? ORDER BY service', [organizationId])).map(
+    (r) => r.service,
+  );
   return {
     format: CONFIG_FORMAT,
     version: CONFIG_VERSION,
@@ -63,7 +64,7 @@ export function exportConfig(rt: CoreRuntime, organizationId: string): ConfigFil
     webhooks,
     prices,
     services,
-    settings: readPersistedSettings(db),
+    settings: await readPersistedSettings(q),
   };
 }
 
@@ -89,13 +90,15 @@ interface Diff {
   restartRequired: boolean;
 }
 
-/** Compares the file (URLs already canonical) with the store. Pure reads: used by the preview and inside the write. */
-function diff(rt: CoreRuntime, organizationId: string, file: ConfigFile): Diff {
-  const { db } = rt.deps;
+/**
+ * Compares the file (URLs already canonical) with the store. Pure reads: used by the preview (`q` the port) and
+ * inside the write (`q` its transaction).
+ */
+async function diff(q: SqlQueries, organizationId: string, file: ConfigFile): Promise<Diff> {
   const changes: ImportChange[] = [];
   const ops: Op[] = [];
 
-  const existing = new Map(liveHooks(rt, organizationId).map((h) => [hookKey(h.environment, h.url), h]));
+  const existing = new Map((await liveHooks(q, organizationId)).map((h) => [hookKey(h.environment, h.url), h]));
   for (const hook of file.webhooks) {
     const target = `${hook.environment} ${hook.url}`;
     const status = importedStatus(hook.status);
@@ -124,11 +127,9 @@ function diff(rt: CoreRuntime, organizationId: string, file: ConfigFile): Diff {
   }
 
   const prices = new Map(
-    (db.prepare('SELECT service, amount, currency FROM prices WHERE organization_id = ?').all(organizationId) as {
-      service: string;
-      amount: number;
-      currency: string;
-    }[]).map((p) => [p.service, p]),
+    (await q.all<{ service: string; amount: number; currency: string }>('SELECT service, amount, currency FROM prices WHERE organization_id = ?', [organizationId])).map(
+      (p) => [p.service, p],
+    ),
   );
   for (const p of file.prices) {
     const cur = prices.get(p.service);
@@ -145,9 +146,7 @@ function diff(rt: CoreRuntime, organizationId: string, file: ConfigFile): Diff {
     }
   }
 
-  const enabled = new Set(
-    (db.prepare('SELECT service FROM enabled_services WHERE organization_id = ?').all(organizationId) as { service: string }[]).map((r) => r.service),
-  );
+  const enabled = new Set((await q.all<{ service: string }>('SELECT service FROM enabled_services WHERE organization_id = ?', [organizationId])).map((r) => r.service));
   for (const s of new Set(file.services)) {
     if (enabled.has(s)) changes.push({ kind: 'service', action: 'unchanged', target: s, detail: 'enabled' });
     else {
@@ -156,7 +155,7 @@ function diff(rt: CoreRuntime, organizationId: string, file: ConfigFile): Diff {
     }
   }
 
-  const saved = readPersistedSettings(db);
+  const saved = await readPersistedSettings(q);
   const patch: PersistedSettings = {};
   let restartRequired = false;
   for (const k of ['host', 'port', 'rateLimitPerMinute'] as const) {
@@ -195,7 +194,7 @@ async function validateFile(rt: CoreRuntime, organizationId: string, file: Confi
     webhooks.push({ ...hook, url });
   }
   const priceSeen = new Set<string>();
-  const wallet = getWallet(rt.deps, organizationId);
+  const wallet = await getWallet(rt.deps, organizationId);
   for (const [i, p] of file.prices.entries()) {
     if (!isServiceKey(p.service)) details.push({ field: `prices.${i}.service`, message: `${p.service} is not a service this product offers` });
     if (priceSeen.has(p.service)) details.push({ field: `prices.${i}.service`, message: `${p.service} has two prices` });
@@ -213,61 +212,69 @@ async function validateFile(rt: CoreRuntime, organizationId: string, file: Confi
   return { ...file, webhooks };
 }
 
-function applyOps(rt: CoreRuntime, organizationId: string, ops: Op[]): void {
-  const { db, clock } = rt.deps;
-  const nowMs = clock.now();
+/** Writes the plan's operations through `tx`, the import's transaction. */
+async function applyOps(rt: CoreRuntime, tx: SqlQueries, organizationId: string, ops: Op[]): Promise<void> {
+  const deps = { ...rt.deps, sql: tx };
+  const nowMs = deps.clock.now();
   const now = iso(nowMs);
   for (const op of ops) {
     switch (op.kind) {
       case 'webhook:create': {
         // A new secret, sealed like every webhook secret (docs/webhooks.md); the owner sees it by rotating.
         const secret = generateWebhookSecret();
-        db.prepare(
+        await tx.run(
           `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, secret_prefix, active_since_ms, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          newId('whk'),
-          organizationId,
-          op.hook.environment,
-          op.hook.url,
-          JSON.stringify(op.hook.events),
-          op.hook.status,
-          op.hook.description,
-          sealWebhookSecret(rt.deps, secret),
-          secret.slice(0, SHOWN_PREFIX_LENGTH),
-          nowMs,
-          now,
-          now,
+          [
+            newId('whk'),
+            organizationId,
+            op.hook.environment,
+            op.hook.url,
+            JSON.stringify(op.hook.events),
+            op.hook.status,
+            op.hook.description ?? null,
+            sealWebhookSecret(rt.deps, secret),
+            secret.slice(0, SHOWN_PREFIX_LENGTH),
+            nowMs,
+            now,
+            now,
+          ],
         );
         break;
       }
       case 'webhook:update': {
         const reEnabled = op.hook.status === 'active' && op.wasStatus !== 'active';
-        db.prepare(
+        await tx.run(
           `UPDATE webhooks SET events = ?, description = ?, status = ?, updated_at = ?,
              active_since_ms = CASE WHEN ? THEN ? ELSE active_since_ms END
            WHERE id = ?`,
-        ).run(JSON.stringify(op.hook.events), op.hook.description, op.hook.status === 'inactive' && op.wasStatus === 'failed' ? 'failed' : op.hook.status, now, reEnabled ? 1 : 0, nowMs, op.id);
-        if (op.hook.status !== 'active') cancelPendingDeliveries(rt.deps, op.id, 'webhook paused by a configuration import', 'webhook_paused');
-        if (reEnabled && op.wasStatus === 'failed') resolveWebhookFailure(rt.deps, op.id, 'reenabled');
+          [
+            JSON.stringify(op.hook.events),
+            op.hook.description ?? null,
+            op.hook.status === 'inactive' && op.wasStatus === 'failed' ? 'failed' : op.hook.status,
+            now,
+            reEnabled ? 1 : 0,
+            nowMs,
+            op.id,
+          ],
+        );
+        if (op.hook.status !== 'active') await cancelPendingDeliveries(deps, op.id, 'webhook paused by a configuration import', 'webhook_paused');
+        if (reEnabled && op.wasStatus === 'failed') await resolveWebhookFailure(deps, op.id, 'reenabled');
         break;
       }
       case 'price':
-        db.prepare(
+        await tx.run(
           `INSERT INTO prices (organization_id, service, amount, currency, updated_at) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (organization_id, service) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
              updated_at = excluded.updated_at`,
-        ).run(organizationId, op.service, op.amount, op.currency, now);
-        break;
-      case 'service':
-        db.prepare('INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(
-          organizationId,
-          op.service,
-          now,
+          [organizationId, op.service, op.amount, op.currency, now],
         );
         break;
+      case 'service':
+        await tx.run('INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [organizationId, op.service, now]);
+        break;
       case 'settings':
-        writePersistedSettings(db, op.patch);
+        await writePersistedSettings(tx, op.patch);
         break;
     }
   }
@@ -286,20 +293,18 @@ export async function importConfig(rt: CoreRuntime, organizationId: string, raw:
     restartRequired: d.restartRequired,
     applied,
   });
-  if (opts.dryRun) return plan(diff(rt, organizationId, file), false);
-  const d = rt.deps.db
-    .transaction((): Diff => {
-      const inner = diff(rt, organizationId, file);
-      applyOps(rt, organizationId, inner.ops);
-      const changed = inner.changes.filter((c) => c.action !== 'unchanged');
-      appendAudit(rt.deps, organizationId, {
-        action: 'config.imported',
-        target: { type: 'configuration', id: null },
-        detail: { changes: changed.length, byKind: Object.fromEntries(['create', 'update', 'remove'].map((a) => [a, changed.filter((c) => c.action === a).length])) },
-      });
-      return inner;
-    })
-    .immediate();
+  if (opts.dryRun) return plan(await diff(rt.deps.sql, organizationId, file), false);
+  const d = await rt.deps.sql.transaction(async (tx): Promise<Diff> => {
+    const inner = await diff(tx, organizationId, file);
+    await applyOps(rt, tx, organizationId, inner.ops);
+    const changed = inner.changes.filter((c) => c.action !== 'unchanged');
+    await appendAudit({ ...rt.deps, sql: tx }, organizationId, {
+      action: 'config.imported',
+      target: { type: 'configuration', id: null },
+      detail: { changes: changed.length, byKind: Object.fromEntries(['create', 'update', 'remove'].map((a) => [a, changed.filter((c) => c.action === a).length])) },
+    });
+    return inner;
+  });
   // The rate limit is read by the HTTP door on every request; the listener address waits for a restart.
   const rate = file.settings.rateLimitPerMinute;
   if (rate !== undefined) rt.deps.config.rateLimitPerMinute = rate;

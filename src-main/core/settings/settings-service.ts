@@ -9,8 +9,8 @@ import { checkPortAvailable } from './port-check';
 import { readPersistedSettings, runningListener, withDefaults, writePersistedSettings } from './settings-store';
 import { audited } from '../audit/audit-log';
 
-export function settingsView(rt: CoreRuntime): SettingsView {
-  const saved = withDefaults(readPersistedSettings(rt.deps.db));
+export async function settingsView(rt: CoreRuntime): Promise<SettingsView> {
+  const saved = withDefaults(await readPersistedSettings(rt.deps.sql));
   const run = runningListener(rt.deps);
   const info = rt.info();
   return {
@@ -34,7 +34,7 @@ function requireSettingsAdmin(actor: Principal): void {
 
 export async function updateSettings(rt: CoreRuntime, actor: Principal, patch: SettingsPatch): Promise<SettingsView> {
   requireSettingsAdmin(actor);
-  const saved = withDefaults(readPersistedSettings(rt.deps.db));
+  const saved = withDefaults(await readPersistedSettings(rt.deps.sql));
   const run = runningListener(rt.deps);
   const host = patch.host ?? saved.host;
   const port = patch.port ?? saved.port;
@@ -50,7 +50,7 @@ export async function updateSettings(rt: CoreRuntime, actor: Principal, patch: S
       });
     }
   }
-  audited(rt.deps, actor.organizationId, () => writePersistedSettings(rt.deps.db, patch), () => ({ action: 'settings.updated', target: { type: 'settings', id: null }, detail: { ...patch } }));
+  await audited(rt.deps, actor.organizationId, (tx) => writePersistedSettings(tx, patch), () => ({ action: 'settings.updated', target: { type: 'settings', id: null }, detail: { ...patch } }));
   if (patch.rateLimitPerMinute !== undefined) rt.deps.config.rateLimitPerMinute = patch.rateLimitPerMinute;
   rt.deps.log.info({ patch }, 'settings saved');
   return settingsView(rt);

@@ -9,7 +9,7 @@ import {
   RateLimitSchema,
   type PersistedSettings,
 } from '../../../src-shared/schemas/settings';
-import type { Db } from '../../store/database';
+import type { SqlQueries } from '../../store/sql-port';
 
 /** Keys in the shared settings table; namespaced so they never meet the JWT secret or forwarding entries. */
 const KEYS = {
@@ -23,13 +23,15 @@ const FIELD_SCHEMAS = { host: ListenHostSchema, port: ListenPortSchema, rateLimi
 type Field = keyof typeof KEYS;
 const FIELDS = Object.keys(KEYS) as Field[];
 
+const FIELD_OF_KEY = new Map<string, Field>(FIELDS.map((f) => [KEYS[f], f]));
+const READ_SQL = `SELECT key, value FROM settings WHERE key IN (${FIELDS.map(() => '?').join(', ')})`;
+const FIELD_KEYS = FIELDS.map((f) => KEYS[f]);
+
 /** The saved values. A value that no longer parses (hand-edited store) is ignored rather than failing the start. */
-export function readPersistedSettings(db: Db): PersistedSettings {
+export async function readPersistedSettings(q: SqlQueries): Promise<PersistedSettings> {
   const out: Record<string, unknown> = {};
-  const get = db.prepare('SELECT value FROM settings WHERE key = ?');
-  for (const f of FIELDS) {
-    const row = get.get(KEYS[f]) as { value: string } | undefined;
-    if (!row) continue;
+  for (const row of await q.all<{ key: string; value: string }>(READ_SQL, FIELD_KEYS)) {
+    const f = FIELD_OF_KEY.get(row.key)!;
     let v: unknown;
     try {
       v = JSON.parse(row.value);
@@ -42,16 +44,18 @@ export function readPersistedSettings(db: Db): PersistedSettings {
   return out as PersistedSettings;
 }
 
-/** Saves the given fields (others are left alone) in one transaction; returns what is saved afterwards. */
-export function writePersistedSettings(db: Db, patch: PersistedSettings): PersistedSettings {
-  const put = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-  db.transaction(() => {
+/**
+ * Saves the given fields (others are left alone) in one transaction (a savepoint when `q` is already a
+ * transaction's handle); returns what is saved afterwards.
+ */
+export async function writePersistedSettings(q: SqlQueries, patch: PersistedSettings): Promise<PersistedSettings> {
+  return q.transaction(async (tx) => {
     for (const f of FIELDS) {
       const v = patch[f];
-      if (v !== undefined) put.run(KEYS[f], JSON.stringify(v));
+      if (v !== undefined) await tx.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [KEYS[f], JSON.stringify(v)]);
     }
-  })();
-  return readPersistedSettings(db);
+    return readPersistedSettings(tx);
+  });
 }
 
 export interface EffectiveSettings {
@@ -92,8 +96,8 @@ interface RunningListener {
 }
 const running = new WeakMap<object, RunningListener>();
 
-export function noteRunningListener(deps: { db: Db }, host: string, port: number | null): void {
-  const savedAtStart = running.get(deps)?.savedAtStart ?? withDefaults(readPersistedSettings(deps.db));
+export async function noteRunningListener(deps: { sql: SqlQueries }, host: string, port: number | null): Promise<void> {
+  const savedAtStart = running.get(deps)?.savedAtStart ?? withDefaults(await readPersistedSettings(deps.sql));
   running.set(deps, { host, port, savedAtStart });
 }
 

@@ -4,6 +4,7 @@
 import { AppError } from '../../../src-shared/app-error';
 import type { Role } from '../../../src-shared/schemas/auth';
 import type { ManagedUser } from '../../../src-shared/schemas/settings';
+import type { SqlQueries } from '../../store/sql-port';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { createUser } from '../orgs/organizations';
@@ -47,24 +48,21 @@ function requireOwnerFor(actor: Principal, what: string): void {
   if (actor.role !== 'OWNER') throw new AppError('FORBIDDEN', { message: `Only an owner can ${what}.` });
 }
 
-function userRow(deps: CoreDeps, organizationId: string, id: string): UserRow {
-  const row = deps.db
-    .prepare('SELECT id, organization_id, email, role, created_at, deactivated_at FROM users WHERE id = ? AND organization_id = ?')
-    .get(id, organizationId) as UserRow | undefined;
+async function userRow(q: SqlQueries, organizationId: string, id: string): Promise<UserRow> {
+  const row = await q.get<UserRow>('SELECT id, organization_id, email, role, created_at, deactivated_at FROM users WHERE id = ? AND organization_id = ?', [
+    id,
+    organizationId,
+  ]);
   if (!row) throw new AppError('NOT_FOUND', { message: 'No user with this id exists in this organization.' });
   return row;
 }
 
-function activeOwners(deps: CoreDeps, organizationId: string): number {
-  return (
-    deps.db
-      .prepare("SELECT COUNT(*) AS n FROM users WHERE organization_id = ? AND role = 'OWNER' AND deactivated_at IS NULL")
-      .get(organizationId) as { n: number }
-  ).n;
+async function activeOwners(q: SqlQueries, organizationId: string): Promise<number> {
+  return (await q.get<{ n: number }>("SELECT COUNT(*) AS n FROM users WHERE organization_id = ? AND role = 'OWNER' AND deactivated_at IS NULL", [organizationId]))!.n;
 }
 
-function keepsAnOwner(deps: CoreDeps, target: UserRow): void {
-  if (target.role === 'OWNER' && !target.deactivated_at && activeOwners(deps, target.organization_id) <= 1) {
+async function keepsAnOwner(q: SqlQueries, target: UserRow): Promise<void> {
+  if (target.role === 'OWNER' && !target.deactivated_at && (await activeOwners(q, target.organization_id)) <= 1) {
     throw new AppError('VALIDATION_ERROR', {
       message: 'The organization must keep at least one active owner. Make another user an owner first.',
       details: [{ field: 'role', message: `${target.email} is the last active owner` }],
@@ -73,15 +71,16 @@ function keepsAnOwner(deps: CoreDeps, target: UserRow): void {
 }
 
 /** Ends every session of a user: their tokens carry the old role, and a deactivated user must be out at once. */
-function revokeSessions(deps: CoreDeps, userId: string): void {
-  deps.db.prepare('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL').run(iso(deps.clock.now()), userId);
+async function revokeSessions(deps: Pick<CoreDeps, 'sql' | 'clock'>, userId: string): Promise<void> {
+  await deps.sql.run('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL', [iso(deps.clock.now()), userId]);
 }
 
-export function listManagedUsers(deps: CoreDeps, actor: Principal): ManagedUser[] {
+export async function listManagedUsers(deps: CoreDeps, actor: Principal): Promise<ManagedUser[]> {
   requireUserManager(actor);
-  const rows = deps.db
-    .prepare('SELECT id, organization_id, email, role, created_at, deactivated_at FROM users WHERE organization_id = ? ORDER BY created_at, rowid')
-    .all(actor.organizationId) as UserRow[];
+  const rows = await deps.sql.all<UserRow>(
+    'SELECT id, organization_id, email, role, created_at, deactivated_at FROM users WHERE organization_id = ? ORDER BY created_at, rowid',
+    [actor.organizationId],
+  );
   return rows.map(toManaged);
 }
 
@@ -93,61 +92,54 @@ export async function createManagedUser(
   requireUserManager(actor);
   if (input.role === 'OWNER') requireOwnerFor(actor, 'create an owner');
   const u = await createUser(deps, actor.organizationId, input);
-  return toManaged(userRow(deps, actor.organizationId, u.id));
+  return toManaged(await userRow(deps.sql, actor.organizationId, u.id));
 }
 
-export function setUserRole(deps: CoreDeps, actor: Principal, id: string, role: Role): ManagedUser {
+export async function setUserRole(deps: CoreDeps, actor: Principal, id: string, role: Role): Promise<ManagedUser> {
   requireUserManager(actor);
-  return deps.db
-    .transaction((): ManagedUser => {
-      const target = userRow(deps, actor.organizationId, id);
-      if (target.role === role) return toManaged(target);
-      if (target.role === 'OWNER') requireOwnerFor(actor, "change an owner's role");
-      if (role === 'OWNER') requireOwnerFor(actor, 'make someone an owner');
-      keepsAnOwner(deps, target);
-      deps.db.prepare('UPDATE users SET role = ? WHERE id = ?').run(role, id);
-      revokeSessions(deps, id);
-      appendAudit(deps, actor.organizationId, { action: 'user.role_changed', target: { type: 'user', id }, detail: { email: target.email, from: target.role, to: role } });
-      return toManaged({ ...target, role });
-    })
-    .immediate();
+  return deps.sql.transaction(async (tx): Promise<ManagedUser> => {
+    const inTx = { ...deps, sql: tx };
+    const target = await userRow(tx, actor.organizationId, id);
+    if (target.role === role) return toManaged(target);
+    if (target.role === 'OWNER') requireOwnerFor(actor, "change an owner's role");
+    if (role === 'OWNER') requireOwnerFor(actor, 'make someone an owner');
+    await keepsAnOwner(tx, target);
+    await tx.run('UPDATE users SET role = ? WHERE id = ?', [role, id]);
+    await revokeSessions(inTx, id);
+    await appendAudit(inTx, actor.organizationId, { action: 'user.role_changed', target: { type: 'user', id }, detail: { email: target.email, from: target.role, to: role } });
+    return toManaged({ ...target, role });
+  });
 }
 
-export function deactivateUser(deps: CoreDeps, actor: Principal, id: string): ManagedUser {
+export async function deactivateUser(deps: CoreDeps, actor: Principal, id: string): Promise<ManagedUser> {
   requireUserManager(actor);
-  return deps.db
-    .transaction((): ManagedUser => {
-      const target = userRow(deps, actor.organizationId, id);
-      if (target.deactivated_at) return toManaged(target);
-      if (target.role === 'OWNER') requireOwnerFor(actor, 'deactivate an owner');
-      keepsAnOwner(deps, target);
-      const now = iso(deps.clock.now());
-      deps.db
-        .prepare('UPDATE users SET deactivated_at = ?, password_hash = ? || password_hash WHERE id = ?')
-        .run(now, DEACTIVATED_PREFIX, id);
-      revokeSessions(deps, id);
-      appendAudit(deps, actor.organizationId, { action: 'user.deactivated', target: { type: 'user', id }, detail: { email: target.email } });
-      return toManaged({ ...target, deactivated_at: now });
-    })
-    .immediate();
+  return deps.sql.transaction(async (tx): Promise<ManagedUser> => {
+    const inTx = { ...deps, sql: tx };
+    const target = await userRow(tx, actor.organizationId, id);
+    if (target.deactivated_at) return toManaged(target);
+    if (target.role === 'OWNER') requireOwnerFor(actor, 'deactivate an owner');
+    await keepsAnOwner(tx, target);
+    const now = iso(deps.clock.now());
+    await tx.run('UPDATE users SET deactivated_at = ?, password_hash = ? || password_hash WHERE id = ?', [now, DEACTIVATED_PREFIX, id]);
+    await revokeSessions(inTx, id);
+    await appendAudit(inTx, actor.organizationId, { action: 'user.deactivated', target: { type: 'user', id }, detail: { email: target.email } });
+    return toManaged({ ...target, deactivated_at: now });
+  });
 }
 
-export function reactivateUser(deps: CoreDeps, actor: Principal, id: string): ManagedUser {
+export async function reactivateUser(deps: CoreDeps, actor: Principal, id: string): Promise<ManagedUser> {
   requireUserManager(actor);
-  return deps.db
-    .transaction((): ManagedUser => {
-      const target = userRow(deps, actor.organizationId, id);
-      if (!target.deactivated_at) return toManaged(target);
-      if (target.role === 'OWNER') requireOwnerFor(actor, 'reactivate an owner');
-      deps.db
-        .prepare(
-          `UPDATE users SET deactivated_at = NULL,
-             password_hash = CASE WHEN substr(password_hash, 1, ?) = ? THEN substr(password_hash, ? + 1) ELSE password_hash END
-           WHERE id = ?`,
-        )
-        .run(DEACTIVATED_PREFIX.length, DEACTIVATED_PREFIX, DEACTIVATED_PREFIX.length, id);
-      appendAudit(deps, actor.organizationId, { action: 'user.reactivated', target: { type: 'user', id }, detail: { email: target.email } });
-      return toManaged({ ...target, deactivated_at: null });
-    })
-    .immediate();
+  return deps.sql.transaction(async (tx): Promise<ManagedUser> => {
+    const target = await userRow(tx, actor.organizationId, id);
+    if (!target.deactivated_at) return toManaged(target);
+    if (target.role === 'OWNER') requireOwnerFor(actor, 'reactivate an owner');
+    await tx.run(
+      `UPDATE users SET deactivated_at = NULL,
+         password_hash = CASE WHEN substr(password_hash, 1, ?) = ? THEN substr(password_hash, ? + 1) ELSE password_hash END
+       WHERE id = ?`,
+      [DEACTIVATED_PREFIX.length, DEACTIVATED_PREFIX, DEACTIVATED_PREFIX.length, id],
+    );
+    await appendAudit({ ...deps, sql: tx }, actor.organizationId, { action: 'user.reactivated', target: { type: 'user', id }, detail: { email: target.email } });
+    return toManaged({ ...target, deactivated_at: null });
+  });
 }

@@ -6,6 +6,7 @@ import { TRANSIENT_CODES, VERIFICATION_ERRORS, type VerificationErrorCode } from
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
 import { enqueue } from '../../jobs/queue';
 import { signalWork } from '../../store/group-commit';
+import type { SqlQueries } from '../../store/sql-port';
 import { iso } from '../clock';
 import { faultPoint } from '../fault-points';
 import type { CoreDeps } from '../context';
@@ -37,8 +38,11 @@ function extras(spec: KindSpec<unknown>): KindSpecExtras<unknown> {
 
 export interface ProviderRegistry {
   ask(kind: VerificationKind, request: unknown, ctx: ProviderContext): Promise<ProviderAnswer>;
-  /** Throws (an AppError) when no provider could answer this check, so it is refused before it is charged. */
-  ensureRoute?(kind: VerificationKind, request: unknown, ctx: ProviderContext): void;
+  /**
+   * Throws (an AppError; or rejects) when no provider could answer this check, so it is refused before it is
+   * charged. Called outside any transaction: it may read the store through the port.
+   */
+  ensureRoute?(kind: VerificationKind, request: unknown, ctx: ProviderContext): void | Promise<void>;
 }
 
 export interface VerificationRuntime {
@@ -52,7 +56,8 @@ export interface VerificationRuntime {
 export interface Submitted {
   statusCode: 200 | 202;
   body: VerificationRecord;
-  persist: () => void;
+  /** The submission's writes, through the caller's transaction `tx` (idempotency's Executed.persist). */
+  persist: (tx: SqlQueries) => Promise<void>;
   /** Set by persist() when it stored the body as it is: its JSON text, so the answer is not serialised twice. */
   bodyJson?: string;
 }
@@ -96,11 +101,11 @@ export async function submitVerification(
   opts: {
     async: boolean;
     /**
-     * Stores the idempotent response inside the live charge's transaction. Used for async live checks, whose 202 is
-     * final at that point: a crash before the response is sent then leaves a key that replays it, never a charged
-     * check that a retry would charge again.
+     * Stores the idempotent response inside the live charge's transaction (`tx`). Used for async live checks, whose
+     * 202 is final at that point: a crash before the response is sent then leaves a key that replays it, never a
+     * charged check that a retry would charge again.
      */
-    respondWithCharge?: (statusCode: number, body: unknown) => void;
+    respondWithCharge?: (tx: SqlQueries, statusCode: number, body: unknown) => Promise<void>;
   },
 ): Promise<Submitted> {
   const spec = specFor(rt, kind);
@@ -137,7 +142,7 @@ export async function submitVerification(
     kind,
     organizationId: p.organizationId,
     request: ext.storedRequest ? ext.storedRequest(request) : request,
-    provenance: provenanceOf(deps.db, p),
+    provenance: await provenanceOf(deps.sql, p),
   };
 
   const format = spec.formatFailure(request);
@@ -153,11 +158,11 @@ export async function submitVerification(
     return {
       statusCode: 200,
       body: rec,
-      persist: () => {
-        const json = insertVerification(deps.db, { ...stored, record: rec });
+      persist: async (tx) => {
+        const json = await insertVerification(tx, { ...stored, record: rec });
         // An async submission that ends at once still tells its webhooks (docs/api-decisions.md): integrations that
         // wait only for events must finish too.
-        if (isAsync) insertOutboxEvent(deps, p.organizationId, rec, now, json);
+        if (isAsync) await insertOutboxEvent(tx, p.organizationId, rec, now, json);
       },
     };
   }
@@ -176,26 +181,33 @@ export async function submitVerification(
   const ctx: ProviderContext = { environment: p.environment, verificationId: id, organizationId: p.organizationId, country: spec.country(request) };
   if (live) {
     // Billing (decisions §9): gates, debit and the pending record commit together BEFORE the provider is asked,
-    // in an immediate transaction so concurrent requests serialise on the balance. A sync request also leaves a
-    // guard job behind: if this process dies before the answer is stored, the guard reverses the charge.
-    deps.db
-      .transaction(() => {
-        base.charge = chargeVerification(deps.db, { organizationId: p.organizationId, service: spec.serviceKey(request), verificationId: id, nowMs: now });
-        // After the billing gates (their order is decisions §9), inside the transaction: a refusal rolls the charge back.
-        rt.providers.ensureRoute?.(kind, request, ctx);
-        insertVerification(deps.db, { ...stored, record: base });
-        // Every live check is in the audit trail (a summary; docs/audit.md), in the transaction of its charge.
-        appendAudit(deps, p.organizationId, {
-          action: 'verification.live_check',
-          target: { type: 'verification', id },
-          detail: { kind, country: base.country, verificationType: base.verificationType, mode: base.mode, charge: { amount: base.charge.amount, currency: base.charge.currency } },
-        });
-        if (isAsync) {
-          enqueue(deps.db, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
-          opts.respondWithCharge?.(202, pendingBody);
-        } else enqueue(deps.db, now, SYNC_GUARD_JOB, { verificationId: id }, { id: `guard_${id}`, runAtMs: now + SYNC_GUARD_MS, maxAttempts: 20 });
-      })
-      .immediate();
+    // in one transaction, so concurrent requests serialise on the balance. A sync request also leaves a guard job
+    // behind: if this process dies before the answer is stored, the guard reverses the charge.
+    // Whether a provider could answer is asked before (it may read the store, which a transaction's callback must
+    // not do but through its `tx`); its refusal is thrown after the billing gates (their order is decisions §9),
+    // inside the transaction, so a gate's refusal still comes first and a route's refusal rolls the charge back.
+    let noRoute: unknown = null;
+    try {
+      const checked = rt.providers.ensureRoute?.(kind, request, ctx);
+      if (checked) await checked;
+    } catch (err) {
+      noRoute = err ?? new Error('no provider route');
+    }
+    await deps.sql.transaction(async (tx) => {
+      base.charge = await chargeVerification(tx, { organizationId: p.organizationId, service: spec.serviceKey(request), verificationId: id, nowMs: now });
+      if (noRoute !== null) throw noRoute;
+      await insertVerification(tx, { ...stored, record: base });
+      // Every live check is in the audit trail (a summary; docs/audit.md), in the transaction of its charge.
+      await appendAudit({ ...deps, sql: tx }, p.organizationId, {
+        action: 'verification.live_check',
+        target: { type: 'verification', id },
+        detail: { kind, country: base.country, verificationType: base.verificationType, mode: base.mode, charge: { amount: base.charge.amount, currency: base.charge.currency } },
+      });
+      if (isAsync) {
+        await enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
+        await opts.respondWithCharge?.(tx, 202, pendingBody);
+      } else await enqueue(tx, now, SYNC_GUARD_JOB, { verificationId: id }, { id: `guard_${id}`, runAtMs: now + SYNC_GUARD_MS, maxAttempts: 20 });
+    });
     faultPoint('after-charge');
   }
 
@@ -203,10 +215,10 @@ export async function submitVerification(
     return {
       statusCode: 202,
       body: pendingBody,
-      persist: () => {
+      persist: async (tx) => {
         if (!live) {
-          insertVerification(deps.db, { ...stored, record: base });
-          enqueue(deps.db, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
+          await insertVerification(tx, { ...stored, record: base });
+          await enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
         }
         queueMicrotask(() => rt.wake());
       },
@@ -219,8 +231,8 @@ export async function submitVerification(
     const out: Submitted = {
       statusCode: 200,
       body: rec,
-      persist: () => {
-        out.bodyJson = insertVerification(deps.db, { ...stored, record: rec });
+      persist: async (tx) => {
+        out.bodyJson = await insertVerification(tx, { ...stored, record: rec });
       },
     };
     return out;
@@ -233,8 +245,8 @@ export async function submitVerification(
   return {
     statusCode: 200,
     body: rec,
-    persist: () => {
-      const outcome = settle(rt, id, () => rec, doneAt, false);
+    persist: async (tx) => {
+      const outcome = await settle(rt, tx, id, () => rec, doneAt, false);
       if (outcome.applied || !outcome.record) return;
       for (const k of Object.keys(rec)) delete (rec as unknown as Record<string, unknown>)[k];
       Object.assign(rec, outcome.record);
@@ -271,26 +283,23 @@ interface ReadBefore {
 
 /**
  * Writes the final record of a still-pending verification, reversing its charge when the outcome is a non-answer,
- * and (async) its outbox event — all in one transaction. Does nothing when the record is no longer pending, so
- * the queue's at-least-once delivery, the sync guard and a late answer can all call it safely. `before`: the
- * record as the caller read it; inside the transaction only its stored text is read again, and parsed again only
- * if it changed.
+ * and (async) its outbox event — all in one transaction: the caller's when `q` is a transaction's handle, else one
+ * of its own. Does nothing when the record is no longer pending, so the queue's at-least-once delivery, the sync
+ * guard and a late answer can all call it safely. `before`: the record as the caller read it; inside the
+ * transaction only its stored text is read again, and parsed again only if it changed.
  */
 function settle(
   rt: VerificationRuntime,
+  q: SqlQueries,
   verificationId: string,
   finish: (pending: VerificationRecord, request: unknown) => VerificationRecord,
   nowMs: number,
   emitEvent: boolean,
   before?: ReadBefore,
-): Settled {
-  // One transaction wrapper per store: better-sqlite3 builds a new one (four functions) on every transaction() call.
-  let tx = settleTx.get(rt.deps.db);
-  if (!tx) {
-    tx = rt.deps.db.transaction(settleIn).immediate as typeof settleIn;
-    settleTx.set(rt.deps.db, tx);
-  }
-  return tx(rt, verificationId, finish, nowMs, emitEvent, before);
+): Promise<Settled> {
+  // Inside the caller's transaction no savepoint of its own: a failure here fails the caller's whole write.
+  if (q.inTransaction) return settleIn(rt, q, verificationId, finish, nowMs, emitEvent, before);
+  return q.transaction((tx) => settleIn(rt, tx, verificationId, finish, nowMs, emitEvent, before));
 }
 
 interface Settled {
@@ -298,60 +307,57 @@ interface Settled {
   record: VerificationRecord | null;
 }
 
-const settleTx = new WeakMap<object, typeof settleIn>();
-
-function settleIn(
+async function settleIn(
   rt: VerificationRuntime,
+  tx: SqlQueries,
   verificationId: string,
   finish: (pending: VerificationRecord, request: unknown) => VerificationRecord,
   nowMs: number,
   emitEvent: boolean,
   before: ReadBefore | undefined,
-): Settled {
-  const { deps } = rt;
+): Promise<Settled> {
   let fresh: Pick<ReadBefore, 'record' | 'request' | 'organizationId'> | null = null;
   if (before) {
-    const now = getResultJson(deps.db, verificationId);
+    const now = await getResultJson(tx, verificationId);
     if (now === before.resultJson) fresh = before;
-    else if (now !== null) fresh = getStored(deps.db, verificationId);
-  } else fresh = getStored(deps.db, verificationId);
+    else if (now !== null) fresh = await getStored(tx, verificationId);
+  } else fresh = await getStored(tx, verificationId);
   if (!fresh || fresh.record.status !== 'pending') return { applied: false, record: fresh?.record ?? null };
   const rec = withChargeOutcome(finish(fresh.record, fresh.request));
-  if (rec.charge.status === 'reversed') reverseCharge(deps.db, verificationId, nowMs);
+  if (rec.charge.status === 'reversed') await reverseCharge(tx, verificationId, nowMs);
   const json = JSON.stringify(rec);
-  updateVerification(deps.db, rec, json);
+  await updateVerification(tx, rec, json);
   if (!emitEvent) return { applied: true, record: rec };
-  insertOutboxEvent(deps, fresh.organizationId, rec, nowMs, json);
+  await insertOutboxEvent(tx, fresh.organizationId, rec, nowMs, json);
   return { applied: true, record: rec };
 }
 
-/** The verification's event (interface §6) into the outbox, in the caller's transaction. `recJson`: JSON.stringify(rec). */
-function insertOutboxEvent(deps: CoreDeps, organizationId: string, rec: VerificationRecord, nowMs: number, recJson: string = JSON.stringify(rec)): void {
+const INSERT_EVENT = `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`;
+
+/** The verification's event (interface §6) into the outbox, in the caller's transaction `tx`. `recJson`: JSON.stringify(rec). */
+async function insertOutboxEvent(tx: SqlQueries, organizationId: string, rec: VerificationRecord, nowMs: number, recJson: string = JSON.stringify(rec)): Promise<void> {
   const event = rec.status === 'success' ? 'verification.completed' : 'verification.failed';
   const at = iso(nowMs);
   // JSON.stringify({ event, verificationId, organizationId, timestamp, data: rec }), with the record's text reused.
   const payload = `{"event":${JSON.stringify(event)},"verificationId":${JSON.stringify(rec.id)},"organizationId":${JSON.stringify(organizationId)},"timestamp":${JSON.stringify(at)},"data":${recJson}}`;
-  deps.db
-    .prepare(
-      `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(newId('evt'), organizationId, rec.environment, event, rec.id, payload, at);
+  await tx.run(INSERT_EVENT, [newId('evt'), organizationId, rec.environment, event, rec.id, payload, at]);
   // Wakes the webhook dispatcher once this transaction has committed, instead of it polling the outbox.
-  signalWork(deps.db, 'outbox');
+  signalWork(tx, 'outbox');
 }
 
 /**
- * Completes a pending async verification; safe to run twice (at-least-once queue). `completeWith`: the queue's
- * wrapper that completes the job in the same transaction as the result (Job.completeWith).
+ * Completes a pending async verification; safe to run twice (at-least-once queue). The provider is asked outside
+ * any transaction; the result is written in one. `completeWith`: the queue's wrapper that completes the job in the
+ * same transaction as the result (Job.completeWith).
  */
 export async function processVerification(
   rt: VerificationRuntime,
   verificationId: string,
-  completeWith: (write: () => void) => () => void = (write) => write,
+  completeWith: (write: (tx: SqlQueries) => Promise<void>) => (tx: SqlQueries) => Promise<void> = (write) => write,
 ): Promise<void> {
   const { deps } = rt;
-  const stored = getStored(deps.db, verificationId);
+  const stored = await getStored(deps.sql, verificationId);
   if (!stored || stored.record.status !== 'pending' || stored.record.mode !== 'async') return;
   const spec = specFor(rt, stored.kind);
   const answer = await askSafely(rt, stored.kind, stored.request, {
@@ -365,11 +371,10 @@ export async function processVerification(
   // (A provider that answers VERIFICATION_CANCELLED itself, e.g. a sandbox fixture, is a final answer.)
   if (answer.interrupted) throw new Error('upstream call cancelled: the service is stopping');
   const now = deps.clock.now();
-  // Through the group commit: concurrent completions share one fsync (settle's own transaction becomes a savepoint),
-  // and the job's completion rides the same write.
-  await deps.commit(
-    completeWith(() => {
-      settle(rt, verificationId, (pending, request) => applyAnswer(spec, request, pending, answer, now), now, true, stored);
+  // Through the group commit: concurrent completions share one fsync, and the job's completion rides the same write.
+  await deps.sql.transaction(
+    completeWith(async (tx) => {
+      await settle(rt, tx, verificationId, (pending, request) => applyAnswer(spec, request, pending, answer, now), now, true, stored);
     }),
   );
 }
@@ -380,9 +385,9 @@ export async function processVerification(
  * VERIFICATION_ERROR and its charge is reversed exactly once. No event: sync requests have none.
  */
 export async function resolveStaleSync(rt: VerificationRuntime, verificationId: string): Promise<void> {
-  const stored = getStored(rt.deps.db, verificationId);
+  const stored = await getStored(rt.deps.sql, verificationId);
   if (!stored || stored.record.status !== 'pending' || stored.record.mode !== 'sync') return;
   const spec = specFor(rt, stored.kind);
   const now = rt.deps.clock.now();
-  settle(rt, verificationId, (pending, request) => applyAnswer(spec, request, pending, { outcome: 'error', errorCode: 'VERIFICATION_ERROR' }, now), now, false);
+  await settle(rt, rt.deps.sql, verificationId, (pending, request) => applyAnswer(spec, request, pending, { outcome: 'error', errorCode: 'VERIFICATION_ERROR' }, now), now, false);
 }

@@ -2,7 +2,7 @@
 // list filters need beside them. The read paths of the API can return the stored JSON text as it is (…Json).
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
 import type { VerificationListQuery } from '../../../src-shared/schemas/verification';
-import type { Db } from '../../store/database';
+import type { SqlQueries } from '../../store/sql-port';
 import { ListFilter, listPage } from '../../store/list-query';
 import type { Provenance } from '../../../src-shared/channels-history';
 import type { VerificationKind } from './types';
@@ -17,43 +17,44 @@ export interface StoredVerification {
 }
 
 /** Stores a new record; returns the JSON text stored as its `result` (what an answer of the same record is). */
-export function insertVerification(db: Db, v: StoredVerification): string {
+export async function insertVerification(q: SqlQueries, v: StoredVerification): Promise<string> {
   const r = v.record;
   const json = JSON.stringify(r);
-  db.prepare(
+  await q.run(
     `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode,
        request, result, error_code, charge_amount, charge_currency, charge_status, created_at, completed_at,
        actor_type, actor_id, actor_label, door)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    r.id, v.organizationId, r.environment, v.kind, r.verificationType, r.country, r.identifier, r.status, r.mode,
-    JSON.stringify(v.request), json, r.error?.code ?? null, r.charge.amount, r.charge.currency,
-    r.charge.status, r.createdAt, r.completedAt,
-    v.provenance?.actorType ?? null, v.provenance?.actorId ?? null, v.provenance?.actorLabel ?? null, v.provenance?.door ?? null,
+    [
+      r.id, v.organizationId, r.environment, v.kind, r.verificationType, r.country, r.identifier, r.status, r.mode,
+      JSON.stringify(v.request), json, r.error?.code ?? null, r.charge.amount, r.charge.currency,
+      r.charge.status, r.createdAt, r.completedAt,
+      v.provenance?.actorType ?? null, v.provenance?.actorId ?? null, v.provenance?.actorLabel ?? null, v.provenance?.door ?? null,
+    ],
   );
   return json;
 }
 
 /** `json`: the record's JSON when the caller already has it (JSON.stringify(r)). */
-export function updateVerification(db: Db, r: VerificationRecord, json: string = JSON.stringify(r)): void {
-  db.prepare(
+export async function updateVerification(q: SqlQueries, r: VerificationRecord, json: string = JSON.stringify(r)): Promise<void> {
+  await q.run(
     `UPDATE verifications SET status = ?, result = ?, error_code = ?, charge_amount = ?, charge_currency = ?, charge_status = ?,
        completed_at = ? WHERE id = ?`,
-  ).run(r.status, json, r.error?.code ?? null, r.charge.amount, r.charge.currency, r.charge.status, r.completedAt, r.id);
+    [r.status, json, r.error?.code ?? null, r.charge.amount, r.charge.currency, r.charge.status, r.completedAt, r.id],
+  );
 }
 
-export function getVerification(db: Db, organizationId: string, environment: string, id: string): VerificationRecord | null {
-  const row = db
-    .prepare('SELECT result FROM verifications WHERE id = ? AND organization_id = ? AND environment = ?')
-    .get(id, organizationId, environment) as { result: string } | undefined;
-  return row ? (JSON.parse(row.result) as VerificationRecord) : null;
+export async function getVerification(q: SqlQueries, organizationId: string, environment: string, id: string): Promise<VerificationRecord | null> {
+  const json = await getVerificationJson(q, organizationId, environment, id);
+  return json === null ? null : (JSON.parse(json) as VerificationRecord);
 }
 
 /** A stored record with its request, parsed; `resultJson` is the stored text the record was parsed from. */
-export function getStored(db: Db, id: string): (StoredVerification & { environment: string; resultJson: string }) | null {
-  const row = db.prepare('SELECT organization_id, environment, kind, request, result FROM verifications WHERE id = ?').get(id) as
-    | { organization_id: string; environment: string; kind: VerificationKind; request: string; result: string }
-    | undefined;
+export async function getStored(q: SqlQueries, id: string): Promise<(StoredVerification & { environment: string; resultJson: string }) | null> {
+  const row = await q.get<{ organization_id: string; environment: string; kind: VerificationKind; request: string; result: string }>(
+    'SELECT organization_id, environment, kind, request, result FROM verifications WHERE id = ?',
+    [id],
+  );
   if (!row) return null;
   return {
     organizationId: row.organization_id,
@@ -66,27 +67,29 @@ export function getStored(db: Db, id: string): (StoredVerification & { environme
 }
 
 /** The stored `result` text of a record (null when there is none), to check it is still what was read before. */
-export function getResultJson(db: Db, id: string): string | null {
-  return (db.prepare('SELECT result FROM verifications WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null;
+export async function getResultJson(q: SqlQueries, id: string): Promise<string | null> {
+  return (await q.get<{ result: string | null }>('SELECT result FROM verifications WHERE id = ?', [id]))?.result ?? null;
 }
 
 const KIND_FILTERS = new Set(['account', 'phone', 'identity', 'face', 'address']);
 
 /** The stored JSON text of one record in the caller's scope, or null (see listVerificationsJson on why it is safe). */
-export function getVerificationJson(db: Db, organizationId: string, environment: string, id: string): string | null {
-  const row = db
-    .prepare('SELECT result FROM verifications WHERE id = ? AND organization_id = ? AND environment = ?')
-    .get(id, organizationId, environment) as { result: string } | undefined;
+export async function getVerificationJson(q: SqlQueries, organizationId: string, environment: string, id: string): Promise<string | null> {
+  const row = await q.get<{ result: string }>('SELECT result FROM verifications WHERE id = ? AND organization_id = ? AND environment = ?', [
+    id,
+    organizationId,
+    environment,
+  ]);
   return row ? row.result : null;
 }
 
-export function listVerifications(
-  db: Db,
+export async function listVerifications(
+  sql: SqlQueries,
   organizationId: string,
   environment: string,
   q: VerificationListQuery,
-): { data: VerificationRecord[]; total: number } {
-  const { data, total } = listVerificationsJson(db, organizationId, environment, q);
+): Promise<{ data: VerificationRecord[]; total: number }> {
+  const { data, total } = await listVerificationsJson(sql, organizationId, environment, q);
   return { data: data.map((r) => JSON.parse(r) as VerificationRecord), total };
 }
 
@@ -95,12 +98,12 @@ export function listVerifications(
  * insertVerification/updateVerification, as JSON.stringify of a VerificationRecord built by our code, so the text
  * already is the public shape: parsing, validating and re-serialising 100 of them per page only cost time.
  */
-export function listVerificationsJson(
-  db: Db,
+export async function listVerificationsJson(
+  sql: SqlQueries,
   organizationId: string,
   environment: string,
   q: VerificationListQuery,
-): { data: string[]; total: number } {
+): Promise<{ data: string[]; total: number }> {
   const filter = new ListFilter()
     .eq('organization_id', organizationId)
     .eq('environment', environment)
@@ -109,7 +112,7 @@ export function listVerificationsJson(
     .eq('status', q.status)
     .eq('country', q.country)
     .createdBetween(q.from, q.to);
-  const { rows, total: n } = listPage<{ result: string }>(db, {
+  const { rows, total: n } = await listPage<{ result: string }>(sql, {
     select: 'result',
     from: 'verifications',
     filter,

@@ -2,9 +2,10 @@
 // phone, ID number — separators ignored), holder names (prefix, accents ignored) and country codes, all terms
 // required (an id alone decides), newest first. Names and identifiers go through the FTS5 index of migration 10; an id through the
 // primary key. Counting stops at SEARCH_COUNT_CAP so a one-letter search over a million checks stays fast.
+// The SQL is SQLite's (FTS5, rowid, json_each), run through the SQL port; PostgreSQL's search is store/pg/search.ts.
 import type { HistorySearchOutput } from '../../../src-shared/channels-history';
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
-import type { Db } from '../../store/database';
+import type { SqlQueries } from '../../store/sql-port';
 import { ListFilter } from '../../store/list-query';
 import { listVerificationsJson } from './records';
 import { searchTerms } from '../../../src-shared/search-terms';
@@ -50,7 +51,7 @@ export function parseSearch(text: string): ParsedSearch {
   return { ids, match: parts.length > 0 ? parts.join(' AND ') : null };
 }
 
-export function searchVerifications(db: Db, organizationId: string, environment: string, input: SearchInput): HistorySearchOutput {
+export async function searchVerifications(q: SqlQueries, organizationId: string, environment: string, input: SearchInput): Promise<HistorySearchOutput> {
   const parsed = parseSearch(input.q);
   const ids = parsed.ids;
   // An id names one check: with an id in the text the other words are not applied (the filters still are). Words
@@ -58,8 +59,8 @@ export function searchVerifications(db: Db, organizationId: string, environment:
   const match = ids.length > 0 ? null : parsed.match;
   if (ids.length === 0 && match === null) {
     // No text: the ordinary list, with its exact total.
-    const q = { limit: input.limit, offset: input.offset, type: input.type, status: input.status as never, country: input.country, from: input.from, to: input.to };
-    const { data, total } = listVerificationsJson(db, organizationId, environment, q);
+    const list = { limit: input.limit, offset: input.offset, type: input.type, status: input.status as never, country: input.country, from: input.from, to: input.to };
+    const { data, total } = await listVerificationsJson(q, organizationId, environment, list);
     return page(data, total, false, input);
   }
   // With ids, the rows are the few the primary key found: `+column` keeps the planner from using another index
@@ -73,14 +74,14 @@ export function searchVerifications(db: Db, organizationId: string, environment:
     .eq(c('country'), input.country)
     .createdBetween(input.from, input.to, c('created_at'));
   const where: string[] = [filter.sql()];
-  const params: unknown[] = [...filter.args];
+  const params: (string | number)[] = [...filter.args];
   if (ids.length > 0) {
     // Ids first, through the primary key alone: the rows whose id starts with every id term (a handful), then
     // everything else is checked on those rows only. (Left to the planner, the id range lost to the
     // organization's list index and the search walked every row of the organization.)
     let rowids: number[] | null = null;
     for (const id of ids) {
-      const found = db.prepare('SELECT rowid AS r FROM verifications WHERE id >= ? AND id < ? LIMIT ?').all(id, `${id}\uffff`, SEARCH_COUNT_CAP + 1) as { r: number }[];
+      const found = await q.all<{ r: number }>('SELECT rowid AS r FROM verifications WHERE id >= ? AND id < ? LIMIT ?', [id, `${id}\uffff`, SEARCH_COUNT_CAP + 1]);
       const set = new Set(found.map((f) => f.r));
       rowids = rowids === null ? [...set] : rowids.filter((r) => set.has(r));
     }
@@ -112,15 +113,16 @@ export function searchVerifications(db: Db, organizationId: string, environment:
   }
   // One pass over the matches gives both the count (up to the cap) and the page: the index is read once.
   const window = Math.max(SEARCH_COUNT_CAP + 1, input.offset + input.limit);
-  const hits = (db.prepare(`SELECT ${match ? 's' : 'v'}.rowid AS r FROM ${from} WHERE ${cond} ORDER BY ${order} LIMIT ?`).all(...params, window) as { r: number }[]).map((h) => h.r);
+  const hits = (await q.all<{ r: number }>(`SELECT ${match ? 's' : 'v'}.rowid AS r FROM ${from} WHERE ${cond} ORDER BY ${order} LIMIT ?`, [...params, window])).map((h) => h.r);
   const shown = hits.slice(input.offset, input.offset + input.limit);
   const rows =
     shown.length === 0
       ? []
       : // The scope is checked again on the rows themselves: the index only ever narrows what the rows allow.
-        (db
-          .prepare('SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) AND +organization_id = ? AND +environment = ? ORDER BY rowid DESC')
-          .all(JSON.stringify(shown), organizationId, environment) as { result: string }[]);
+        await q.all<{ result: string }>(
+          'SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) AND +organization_id = ? AND +environment = ? ORDER BY rowid DESC',
+          [JSON.stringify(shown), organizationId, environment],
+        );
   return page(
     rows.map((r) => r.result),
     Math.min(hits.length, SEARCH_COUNT_CAP),

@@ -7,13 +7,14 @@ import type { Principal } from '../principal';
 import { submitVerification, type Submitted, type VerificationRuntime } from './engine';
 import { getVerification, listVerifications } from './records';
 import type { VerificationKind } from './types';
+import type { SqlQueries } from '../../store/sql-port';
 
 export function submit(
   rt: VerificationRuntime,
   p: Principal,
   kind: VerificationKind,
   request: { mode?: 'async' } & object,
-  respondWithCharge?: (statusCode: number, body: unknown) => void,
+  respondWithCharge?: (tx: SqlQueries, statusCode: number, body: unknown) => Promise<void>,
 ): Promise<Submitted> {
   return submitVerification(rt, p, kind, request, { async: request.mode === 'async', respondWithCharge });
 }
@@ -35,12 +36,12 @@ export function submitOnce(
   );
 }
 
-export function getOne(rt: VerificationRuntime, p: Principal, id: string): VerificationRecord {
-  const rec = getVerification(rt.deps.db, p.organizationId, p.environment, id);
+export async function getOne(rt: VerificationRuntime, p: Principal, id: string): Promise<VerificationRecord> {
+  const rec = await getVerification(rt.deps.sql, p.organizationId, p.environment, id);
   if (!rec) throw new AppError('NOT_FOUND', { message: 'No verification with this id exists.' });
   return rec;
 }
 
-export function list(rt: VerificationRuntime, p: Principal, q: VerificationListQuery) {
-  return listVerifications(rt.deps.db, p.organizationId, p.environment, q);
+export function list(rt: VerificationRuntime, p: Principal, q: VerificationListQuery): Promise<{ data: VerificationRecord[]; total: number }> {
+  return listVerifications(rt.deps.sql, p.organizationId, p.environment, q);
 }

@@ -13,9 +13,9 @@ import type {
   ReplayResult,
   WebhookEvent,
 } from '../../../src-shared/schemas/webhooks';
-import { iso } from '../clock';
+import { iso, type Clock } from '../clock';
 import type { CoreDeps } from '../context';
-import type { Db } from '../../store/database';
+import type { SqlQueries } from '../../store/sql-port';
 import { newId } from '../ids';
 import type { CoreRuntime } from '../runtime';
 import { deliveryHeaders, isLocalReceiverUrl, localReceiverUrl, send, type SendOutcome, type SentHeaders } from './sender';
@@ -91,28 +91,12 @@ interface OutboxRow {
 
 /**
  * Turns undispatched outbox events into one pending delivery per subscribed active webhook and marks the events
- * dispatched, all in one transaction. A webhook only receives events from after it became active, so events of
- * a failed or paused period are never delivered later (interface §3.2).
+ * dispatched, all in one transaction (a savepoint when `deps.sql` is a transaction's handle). A webhook only
+ * receives events from after it became active, so events of a failed or paused period are never delivered later
+ * (interface §3.2).
  */
-export function fanOut(deps: CoreDeps, limit = 100): number {
-  return txOf(deps.db, 'fanOut', fanOutTx)(deps, limit);
-}
-
-// better-sqlite3's transaction() builds a new wrapper (four functions and their properties) on every call; the
-// dispatcher runs these once per attempt, so each store keeps one wrapper per function.
-const wrappers = new WeakMap<Db, Map<string, unknown>>();
-function txOf<A extends unknown[], R>(db: Db, name: string, fn: (...args: A) => R): (...args: A) => R {
-  let m = wrappers.get(db);
-  if (!m) {
-    m = new Map();
-    wrappers.set(db, m);
-  }
-  let w = m.get(name) as ((...args: A) => R) | undefined;
-  if (!w) {
-    w = db.transaction(fn).immediate as (...args: A) => R;
-    m.set(name, w);
-  }
-  return w;
+export async function fanOut(deps: CoreDeps, limit = 100): Promise<number> {
+  return deps.sql.transaction((tx) => fanOutTx(tx, deps.clock, limit));
 }
 
 interface SubscribedHook {
@@ -121,27 +105,20 @@ interface SubscribedHook {
   activeSinceMs: number;
 }
 
-function fanOutTx(deps: CoreDeps, limit: number): number {
-  const { db } = deps;
-  const events = db
-    .prepare(
-      `SELECT id, organization_id, environment, event_type, verification_id, payload, created_at FROM outbox_events
-       WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`,
-    )
-    .all(limit) as OutboxRow[];
+const FAN_OUT_EVENTS = `SELECT id, organization_id, environment, event_type, verification_id, payload, created_at FROM outbox_events
+  WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`;
+const SUBSCRIBED_HOOKS = `SELECT id, events, active_since_ms FROM webhooks
+  WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`;
+const INSERT_DELIVERY = `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
+    verification_id, payload, status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
+const MARK_DISPATCHED = 'UPDATE outbox_events SET dispatched_at = ? WHERE id = ?';
+
+async function fanOutTx(tx: SqlQueries, clock: Clock, limit: number): Promise<number> {
+  const events = await tx.all<OutboxRow>(FAN_OUT_EVENTS, [limit]);
   if (events.length === 0) return 0;
-  const nowMs = deps.clock.now();
+  const nowMs = clock.now();
   const now = iso(nowMs);
-  const hooksOf = db.prepare(
-    `SELECT id, events, active_since_ms FROM webhooks
-     WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`,
-  );
-  const insert = db.prepare(
-    `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
-       verification_id, payload, status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
-  );
-  const mark = db.prepare('UPDATE outbox_events SET dispatched_at = ? WHERE id = ?');
   // The subscribed webhooks of each organization and environment, read and parsed once per pass: nothing else
   // writes between the statements of this transaction.
   const subscribed = new Map<string, SubscribedHook[]>();
@@ -149,7 +126,7 @@ function fanOutTx(deps: CoreDeps, limit: number): number {
     const scope = `${e.organization_id}\n${e.environment}`;
     let hooks = subscribed.get(scope);
     if (!hooks) {
-      hooks = (hooksOf.all(e.organization_id, e.environment) as { id: string; events: string; active_since_ms: number }[]).map((h) => ({
+      hooks = (await tx.all<{ id: string; events: string; active_since_ms: number }>(SUBSCRIBED_HOOKS, [e.organization_id, e.environment])).map((h) => ({
         id: h.id,
         events: JSON.parse(h.events) as string[],
         activeSinceMs: h.active_since_ms,
@@ -160,50 +137,47 @@ function fanOutTx(deps: CoreDeps, limit: number): number {
     for (const h of hooks) {
       if (!h.events.includes(e.event_type)) continue;
       if (h.activeSinceMs > eventMs) continue;
-      insert.run(newId('del'), h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now);
+      await tx.run(INSERT_DELIVERY, [newId('del'), h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now]);
     }
-    mark.run(now, e.id);
+    await tx.run(MARK_DISPATCHED, [now, e.id]);
   }
   return events.length;
 }
 
-/** Leases up to `limit` deliveries whose next attempt is due. */
-export function claimDue(deps: CoreDeps, limit: number): string[] {
-  return txOf(deps.db, 'claimDue', claimDueTx)(deps, limit);
+/** Leases up to `limit` deliveries whose next attempt is due, in one transaction (a savepoint inside one). */
+export async function claimDue(deps: CoreDeps, limit: number): Promise<string[]> {
+  return deps.sql.transaction((tx) => claimDueTx(tx, deps.clock.now(), limit));
 }
 
-function claimDueTx(deps: CoreDeps, limit: number): string[] {
-  const nowMs = deps.clock.now();
-  const ids = deps.db
-    .prepare(
-      `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
-       AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?`,
-    )
-    .pluck()
-    .all(nowMs, nowMs, limit) as string[];
-  const lease = deps.db.prepare('UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?');
-  for (const id of ids) lease.run(nowMs + ATTEMPT_LEASE_MS, id);
+const DUE_DELIVERIES = `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
+  AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?`;
+const LEASE_DELIVERY = 'UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?';
+
+async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number): Promise<string[]> {
+  const rows = await tx.all<{ id: string }>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
+  const ids = rows.map((r) => r.id);
+  for (const id of ids) await tx.run(LEASE_DELIVERY, [nowMs + ATTEMPT_LEASE_MS, id]);
   return ids;
 }
 
 /** On start: attempt leases of a process that died are dropped, so those deliveries are attempted now. */
-export function releaseDeliveryLeases(deps: CoreDeps): number {
-  return deps.db.prepare(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE status = 'pending' AND lease_until_ms IS NOT NULL`).run().changes;
+export async function releaseDeliveryLeases(deps: CoreDeps): Promise<number> {
+  return deps.sql.transaction(
+    async (tx) => (await tx.run(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE status = 'pending' AND lease_until_ms IS NOT NULL`)).changes,
+  );
 }
 
 /** When the next pending attempt (or an expired lease) is due; null when nothing is pending. */
-export function nextDueAt(deps: CoreDeps): number | null {
-  const row = deps.db
-    .prepare(
-      `SELECT min(max(next_attempt_at_ms, coalesce(lease_until_ms, 0))) AS t FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
-    )
-    .get() as { t: number | null };
-  return row.t;
+export async function nextDueAt(deps: CoreDeps): Promise<number | null> {
+  const row = await deps.sql.get<{ t: number | null }>(
+    `SELECT min(max(next_attempt_at_ms, coalesce(lease_until_ms, 0))) AS t FROM webhook_deliveries
+     WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
+  );
+  return row?.t ?? null;
 }
 
-function deliveryRow(deps: CoreDeps, id: string): DeliveryRow | undefined {
-  return deps.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+async function deliveryRow(deps: CoreDeps, id: string): Promise<DeliveryRow | undefined> {
+  return deps.sql.get<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
 }
 
 /** What an attempt needs of its delivery (not the last response, nor the headers of the last attempt). */
@@ -217,35 +191,33 @@ type AttemptHook = Pick<WebhookRow, 'id' | 'url' | 'status' | 'deleted_at' | 'se
   forward: string | null;
 };
 
-function attemptRows(deps: CoreDeps, deliveryId: string): { d: AttemptDelivery; hook: AttemptHook | undefined } | undefined {
-  const d = deps.db
-    .prepare('SELECT id, webhook_id, organization_id, event_type, payload, status, attempts FROM webhook_deliveries WHERE id = ?')
-    .get(deliveryId) as AttemptDelivery | undefined;
+async function attemptRows(deps: CoreDeps, deliveryId: string): Promise<{ d: AttemptDelivery; hook: AttemptHook | undefined } | undefined> {
+  const d = await deps.sql.get<AttemptDelivery>('SELECT id, webhook_id, organization_id, event_type, payload, status, attempts FROM webhook_deliveries WHERE id = ?', [
+    deliveryId,
+  ]);
   if (!d) return undefined;
-  const hook = deps.db
-    .prepare(
-      `SELECT id, url, status, deleted_at, secret, previous_secret, previous_secret_expires_at_ms,
-         (SELECT value FROM settings WHERE key = ?) AS forward FROM webhooks WHERE id = ?`,
-    )
-    .get(FORWARD_KEY(d.organization_id), d.webhook_id) as AttemptHook | undefined;
+  const hook = await deps.sql.get<AttemptHook>(
+    `SELECT id, url, status, deleted_at, secret, previous_secret, previous_secret_expires_at_ms,
+       (SELECT value FROM settings WHERE key = ?) AS forward FROM webhooks WHERE id = ?`,
+    [FORWARD_KEY(d.organization_id), d.webhook_id],
+  );
   return { d, hook };
 }
 
-function webhookRowById(deps: CoreDeps, id: string): WebhookRow | undefined {
-  return deps.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as WebhookRow | undefined;
+async function webhookRowById(deps: CoreDeps, id: string): Promise<WebhookRow | undefined> {
+  return deps.sql.get<WebhookRow>('SELECT * FROM webhooks WHERE id = ?', [id]);
 }
 
-function insertAttempt(
-  deps: CoreDeps,
+/** Inside a transaction (`q` is its handle): one line of a delivery's attempt log. */
+async function insertAttempt(
+  q: SqlQueries,
   deliveryId: string,
   a: { attempt: number | null; kind: DeliveryAttempt['kind']; url: string; startedMs: number; outcome: SendOutcome; nextAttemptMs: number | null },
-): void {
-  deps.db
-    .prepare(
-      `INSERT INTO webhook_attempts (delivery_id, attempt, kind, url, started_at, duration_ms, status_code, error,
-         response_body, response_headers, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
+): Promise<void> {
+  await q.run(
+    `INSERT INTO webhook_attempts (delivery_id, attempt, kind, url, started_at, duration_ms, status_code, error,
+       response_body, response_headers, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
       deliveryId,
       a.attempt,
       a.kind,
@@ -257,27 +229,28 @@ function insertAttempt(
       a.outcome.responseBody,
       a.outcome.responseHeaders ? JSON.stringify(a.outcome.responseHeaders) : null,
       a.nextAttemptMs === null ? null : iso(a.nextAttemptMs),
-    );
+    ],
+  );
 }
 
 const FORWARD_KEY = (organizationId: string): string => `webhooks.forward:${organizationId}`;
 
-export function getForward(deps: CoreDeps, organizationId: string): string | null {
-  const row = deps.db.prepare('SELECT value FROM settings WHERE key = ?').get(FORWARD_KEY(organizationId)) as { value: string } | undefined;
+export async function getForward(deps: CoreDeps, organizationId: string): Promise<string | null> {
+  const row = await deps.sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [FORWARD_KEY(organizationId)]);
   return row?.value ?? null;
 }
 
 /** Sets (or clears with null) the organization's local receiver that gets a copy of every delivery as it is sent. */
-export function setForward(rt: CoreRuntime, organizationId: string, url: string | null): { url: string | null } {
+export async function setForward(rt: CoreRuntime, organizationId: string, url: string | null): Promise<{ url: string | null }> {
   if (url === null || url.trim() === '') {
-    rt.deps.db.prepare('DELETE FROM settings WHERE key = ?').run(FORWARD_KEY(organizationId));
+    await rt.deps.sql.transaction((tx) => tx.run('DELETE FROM settings WHERE key = ?', [FORWARD_KEY(organizationId)]));
     return { url: null };
   }
   const checked = localReceiverUrl(rt, url.trim());
   if (!checked.ok) throw new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', message: checked.reason }] });
-  rt.deps.db
-    .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
-    .run(FORWARD_KEY(organizationId), checked.url);
+  await rt.deps.sql.transaction((tx) =>
+    tx.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [FORWARD_KEY(organizationId), checked.url]),
+  );
   return { url: checked.url };
 }
 
@@ -285,7 +258,7 @@ async function forwardCopy(rt: CoreRuntime, d: AttemptDelivery, target: string |
   if (!target) return;
   const startedMs = rt.deps.clock.now();
   const outcome = await send(rt, target, d.payload, headers, { local: true });
-  insertAttempt(rt.deps, d.id, { attempt: null, kind: 'forward', url: target, startedMs, outcome, nextAttemptMs: null });
+  await rt.deps.sql.transaction((tx) => insertAttempt(tx, d.id, { attempt: null, kind: 'forward', url: target, startedMs, outcome, nextAttemptMs: null }));
 }
 
 function scaledRetryAfterMs(rt: CoreRuntime, seconds: number | null): number {
@@ -317,19 +290,24 @@ function openSigningSecrets(deps: CoreDeps, hook: Pick<WebhookRow, 'id' | 'secre
   }
 }
 
+/** Commits an attempt's bookkeeping: `fn` writes through the transaction's handle it is given. */
+export type AttemptCommit = (fn: (tx: SqlQueries) => Promise<void>) => Promise<void>;
+
 /**
  * Makes the next scheduled attempt of a leased delivery: POST, record the attempt, then success, the next
- * attempt time, or (after the fifth failure) a failed delivery and a failed webhook. Safe to run twice.
+ * attempt time, or (after the fifth failure) a failed delivery and a failed webhook. Safe to run twice. The lease
+ * was committed before this runs; the POST (and the signing) happen outside any transaction, and the attempt's log
+ * and the delivery's update are written together in one transaction after it.
  */
 export async function runScheduledAttempt(
   rt: CoreRuntime,
   deliveryId: string,
   kind: 'scheduled' | 'manual' = 'scheduled',
-  /** How the attempt's bookkeeping is committed (the dispatcher shares fsyncs through the group commit). */
-  commit: (fn: () => void) => Promise<void> = async (fn) => void rt.deps.db.transaction(fn)(),
+  /** How the attempt's bookkeeping is committed (the dispatcher leases the next due delivery in the same transaction). */
+  commit: AttemptCommit = (fn) => rt.deps.sql.transaction(fn),
 ): Promise<void> {
   const { deps } = rt;
-  const rows = attemptRows(deps, deliveryId);
+  const rows = await attemptRows(deps, deliveryId);
   if (!rows) return;
   const { d, hook } = rows;
   if (kind === 'scheduled' && d.status !== 'pending') return;
@@ -337,12 +315,13 @@ export async function runScheduledAttempt(
     if (d.status === 'pending') {
       const nowMs = deps.clock.now();
       const reason: DropReason = !hook || hook.deleted_at ? 'webhook_deleted' : hook.status === 'failed' ? 'webhook_failed' : 'webhook_paused';
-      deps.db
-        .prepare(
+      await commit(async (tx) => {
+        await tx.run(
           `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, lease_until_ms = NULL, last_error = ?, dropped_reason = ?,
              dropped_at_ms = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
-        )
-        .run(hook?.deleted_at ? 'webhook deleted' : `webhook ${hook?.status ?? 'missing'}`, reason, nowMs, iso(nowMs), d.id);
+          [hook?.deleted_at ? 'webhook deleted' : `webhook ${hook?.status ?? 'missing'}`, reason, nowMs, iso(nowMs), d.id],
+        );
+      });
     }
     return;
   }
@@ -358,10 +337,11 @@ export async function runScheduledAttempt(
   const endMs = deps.clock.now();
   let failedWebhook = false;
   let failure: WebhookFailedEvent | null = null;
-  await commit(() => {
-    const fresh = deps.db.prepare('SELECT status, attempts, next_attempt_at_ms FROM webhook_deliveries WHERE id = ?').get(d.id) as
-      | Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at_ms'>
-      | undefined;
+  await commit(async (tx) => {
+    const fresh = await tx.get<Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at_ms'>>(
+      'SELECT status, attempts, next_attempt_at_ms FROM webhook_deliveries WHERE id = ?',
+      [d.id],
+    );
     if (!fresh) return;
     // A scheduled attempt that lost its delivery meanwhile (cancelled, or a duplicate run) is still logged.
     const counts = kind === 'manual' || (fresh.status === 'pending' && fresh.attempts === d.attempts);
@@ -383,15 +363,13 @@ export async function runScheduledAttempt(
         next = Math.max(startedMs + delay, endMs + scaledRetryAfterMs(rt, outcome.retryAfterSeconds));
       }
     }
-    insertAttempt(deps, d.id, { attempt, kind: counts ? kind : 'scheduled', url: hook.url, startedMs, outcome, nextAttemptMs: status === 'pending' ? next : null });
+    await insertAttempt(tx, d.id, { attempt, kind: counts ? kind : 'scheduled', url: hook.url, startedMs, outcome, nextAttemptMs: status === 'pending' ? next : null });
     if (counts) {
-      deps.db
-        .prepare(
-          `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at_ms = ?, lease_until_ms = NULL,
-             last_attempt_at = ?, last_status_code = ?, last_response_body = ?, last_response_headers = ?, last_error = ?,
-             sent_headers = ?, updated_at = ? WHERE id = ?`,
-        )
-        .run(
+      await tx.run(
+        `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at_ms = ?, lease_until_ms = NULL,
+           last_attempt_at = ?, last_status_code = ?, last_response_body = ?, last_response_headers = ?, last_error = ?,
+           sent_headers = ?, updated_at = ? WHERE id = ?`,
+        [
           status,
           attempt,
           status === 'pending' ? next : null,
@@ -403,9 +381,10 @@ export async function runScheduledAttempt(
           headers ? JSON.stringify(headers) : null,
           iso(endMs),
           d.id,
-        );
+        ],
+      );
     }
-    if (failedWebhook) failure = markWebhookFailed(deps, hook.id, { deliveryId: d.id, statusCode: outcome.statusCode, error: outcome.error });
+    if (failedWebhook) failure = await markWebhookFailed({ ...deps, sql: tx }, hook.id, { deliveryId: d.id, statusCode: outcome.statusCode, error: outcome.error });
   });
   if (failure) emitWebhookFailed(deps, failure);
   deps.log.info(
@@ -453,37 +432,38 @@ export function toDelivery(r: DeliveryRow): Delivery {
   };
 }
 
-export function listDeliveries(deps: CoreDeps, scope: Scope, webhookId: string, q: DeliveryListQuery): { data: Delivery[]; total: number } {
-  getRow(deps, scope, webhookId);
+export async function listDeliveries(deps: CoreDeps, scope: Scope, webhookId: string, q: DeliveryListQuery): Promise<{ data: Delivery[]; total: number }> {
+  await getRow(deps, scope, webhookId);
   const where = q.status ? 'webhook_id = ? AND status = ?' : 'webhook_id = ?';
   const args = q.status ? [webhookId, q.status] : [webhookId];
-  const rows = deps.db
-    .prepare(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at_ms DESC, rowid DESC LIMIT ? OFFSET ?`)
-    .all(...args, q.limit, q.offset) as DeliveryRow[];
-  const { n } = deps.db.prepare(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${where}`).get(...args) as { n: number };
-  return { data: rows.map(toDelivery), total: n };
+  const rows = await deps.sql.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at_ms DESC, rowid DESC LIMIT ? OFFSET ?`, [
+    ...args,
+    q.limit,
+    q.offset,
+  ]);
+  const count = await deps.sql.get<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${where}`, args);
+  return { data: rows.map(toDelivery), total: count?.n ?? 0 };
 }
 
 /** One delivery of a live webhook in the caller's scope; webhookId narrows it when the path names one. */
-function scopedDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, webhookId?: string): { d: DeliveryRow; hook: WebhookRow } {
-  const d = deliveryRow(deps, deliveryId);
+async function scopedDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, webhookId?: string): Promise<{ d: DeliveryRow; hook: WebhookRow }> {
+  const d = await deliveryRow(deps, deliveryId);
   const notFound = new AppError('NOT_FOUND', { message: 'No webhook delivery with this id exists.' });
   if (!d || d.organization_id !== scope.organizationId || d.environment !== scope.environment) throw notFound;
   if (webhookId !== undefined && d.webhook_id !== webhookId) throw notFound;
-  const hook = webhookRowById(deps, d.webhook_id);
+  const hook = await webhookRowById(deps, d.webhook_id);
   if (!hook || hook.deleted_at !== null) throw notFound;
   return { d, hook };
 }
 
-export function getDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, webhookId?: string): DeliveryDetail {
-  if (webhookId !== undefined) getRow(deps, scope, webhookId);
-  const { d } = scopedDelivery(deps, scope, deliveryId, webhookId);
-  const attempts = deps.db
-    .prepare(
-      `SELECT attempt, kind, url, started_at, duration_ms, status_code, error, response_body, next_attempt_at
-       FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq`,
-    )
-    .all(d.id) as AttemptRow[];
+export async function getDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, webhookId?: string): Promise<DeliveryDetail> {
+  if (webhookId !== undefined) await getRow(deps, scope, webhookId);
+  const { d } = await scopedDelivery(deps, scope, deliveryId, webhookId);
+  const attempts = await deps.sql.all<AttemptRow>(
+    `SELECT attempt, kind, url, started_at, duration_ms, status_code, error, response_body, next_attempt_at
+     FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq`,
+    [d.id],
+  );
   return {
     ...toDelivery(d),
     attemptLog: attempts.map((a) => ({
@@ -509,19 +489,19 @@ export function getDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, we
  */
 export async function retryNow(rt: CoreRuntime, scope: Scope, deliveryId: string): Promise<DeliveryDetail> {
   const { deps } = rt;
-  const { d, hook } = scopedDelivery(deps, scope, deliveryId);
+  const { d } = await scopedDelivery(deps, scope, deliveryId);
   if (d.status === 'pending') {
     const nowMs = deps.clock.now();
-    const claimed =
-      deps.db
-        .prepare(
-          `UPDATE webhook_deliveries SET lease_until_ms = ?, next_attempt_at_ms = min(next_attempt_at_ms, ?)
-           WHERE id = ? AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= ?)`,
-        )
-        .run(nowMs + ATTEMPT_LEASE_MS, nowMs, d.id, nowMs).changes === 1;
-    if (claimed) await runScheduledAttempt(rt, d.id, 'scheduled');
+    // The lease is committed before the attempt is sent, as the dispatcher's are.
+    const { changes } = await deps.sql.transaction((tx) =>
+      tx.run(
+        `UPDATE webhook_deliveries SET lease_until_ms = ?, next_attempt_at_ms = min(next_attempt_at_ms, ?)
+         WHERE id = ? AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= ?)`,
+        [nowMs + ATTEMPT_LEASE_MS, nowMs, d.id, nowMs],
+      ),
+    );
+    if (changes === 1) await runScheduledAttempt(rt, d.id, 'scheduled');
   } else {
-    void hook;
     await runScheduledAttempt(rt, d.id, 'manual');
   }
   return getDelivery(deps, scope, deliveryId);
@@ -537,7 +517,7 @@ export interface ReplayOptions {
 /** Sends a stored delivery again without touching its status or schedule; the send is logged as a replay. */
 export async function replayDelivery(rt: CoreRuntime, scope: Scope, deliveryId: string, opts: ReplayOptions): Promise<ReplayResult> {
   const { deps } = rt;
-  const { d, hook } = scopedDelivery(deps, scope, deliveryId);
+  const { d, hook } = await scopedDelivery(deps, scope, deliveryId);
   let url = hook.url;
   let local = false;
   if (opts.target !== 'webhook') {
@@ -559,7 +539,7 @@ export async function replayDelivery(rt: CoreRuntime, scope: Scope, deliveryId: 
     ? stored
     : deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body: d.payload, secrets: signingSecrets(deps, hook, startedMs), nowMs: startedMs });
   const outcome = await send(rt, url, d.payload, headers, { local });
-  insertAttempt(deps, d.id, { attempt: null, kind: 'replay', url, startedMs, outcome, nextAttemptMs: null });
+  await deps.sql.transaction((tx) => insertAttempt(tx, d.id, { attempt: null, kind: 'replay', url, startedMs, outcome, nextAttemptMs: null }));
   return {
     deliveryId: d.id,
     url,
@@ -572,8 +552,8 @@ export async function replayDelivery(rt: CoreRuntime, scope: Scope, deliveryId: 
 }
 
 /** The delivery's organization and environment (the CLI acts as the installation's owner and has no scope). */
-export function deliveryScope(deps: CoreDeps, deliveryId: string): Scope {
-  const d = deliveryRow(deps, deliveryId);
+export async function deliveryScope(deps: CoreDeps, deliveryId: string): Promise<Scope> {
+  const d = await deliveryRow(deps, deliveryId);
   if (!d) throw new AppError('NOT_FOUND', { message: 'No webhook delivery with this id exists.' });
   return { organizationId: d.organization_id, environment: d.environment as Scope['environment'] };
 }

@@ -26,20 +26,21 @@ export interface WebhookFailedEvent {
 
 export type WebhookFailedListener = (event: WebhookFailedEvent) => void;
 
-// Keyed by the store handle: every door of one core shares it, and two cores in one test process stay apart.
+// Keyed by the store's port (CoreDeps.sql, never a transaction's handle): every door of one core shares it, and two
+// cores in one test process stay apart.
 const listeners = new WeakMap<object, Set<WebhookFailedListener>>();
 
 /** Subscribes to `webhook.failed`; returns the unsubscribe function. */
-export function onWebhookFailed(deps: Pick<CoreDeps, 'db'>, fn: WebhookFailedListener): () => void {
-  let set = listeners.get(deps.db);
-  if (!set) listeners.set(deps.db, (set = new Set()));
+export function onWebhookFailed(deps: Pick<CoreDeps, 'sql'>, fn: WebhookFailedListener): () => void {
+  let set = listeners.get(deps.sql);
+  if (!set) listeners.set(deps.sql, (set = new Set()));
   set.add(fn);
   return () => set.delete(fn);
 }
 
 /** Called after commit. A throwing listener is logged and never reaches the dispatcher. */
-export function emitWebhookFailed(deps: Pick<CoreDeps, 'db' | 'log'>, event: WebhookFailedEvent): void {
-  for (const fn of listeners.get(deps.db) ?? []) {
+export function emitWebhookFailed(deps: Pick<CoreDeps, 'sql' | 'log'>, event: WebhookFailedEvent): void {
+  for (const fn of listeners.get(deps.sql) ?? []) {
     try {
       fn(event);
     } catch (err) {
@@ -62,29 +63,27 @@ interface FailureRow {
 }
 
 /** Inside the transaction that turned the webhook `failed`: the durable record, returned as the event to emit. */
-export function recordWebhookFailure(
+export async function recordWebhookFailure(
   deps: CoreDeps,
   hook: { id: string; organization_id: string; environment: 'sandbox' | 'live'; url: string; description: string | null },
   cause: { deliveryId: string; statusCode: number | null; error: string | null },
   droppedDeliveries: number,
-): WebhookFailedEvent {
+): Promise<WebhookFailedEvent> {
   const nowMs = deps.clock.now();
   const id = newId('whf');
   // The earliest event this failure left undelivered: the one whose attempts ran out, or an older dropped one.
   // A recovery's default period starts there, so "since it failed" loses none of them.
-  const earliest = deps.db
-    .prepare(
-      `SELECT min(e.created_at) AS t FROM webhook_deliveries d JOIN outbox_events e ON e.id = coalesce(d.original_event_id, d.event_id)
-       WHERE d.id = ? OR (d.webhook_id = ? AND d.dropped_reason = 'webhook_failed' AND d.dropped_at_ms = ?)`,
-    )
-    .get(cause.deliveryId, hook.id, nowMs) as { t: string | null };
-  const undeliveredSinceMs = Math.min(nowMs, earliest.t ? Date.parse(earliest.t) : nowMs);
-  deps.db
-    .prepare(
-      `INSERT INTO webhook_failures (id, webhook_id, organization_id, environment, failed_at_ms, delivery_id, last_status_code,
-         last_error, dropped_deliveries, undelivered_since_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(id, hook.id, hook.organization_id, hook.environment, nowMs, cause.deliveryId, cause.statusCode, cause.error, droppedDeliveries, undeliveredSinceMs);
+  const earliest = await deps.sql.get<{ t: string | null }>(
+    `SELECT min(e.created_at) AS t FROM webhook_deliveries d JOIN outbox_events e ON e.id = coalesce(d.original_event_id, d.event_id)
+     WHERE d.id = ? OR (d.webhook_id = ? AND d.dropped_reason = 'webhook_failed' AND d.dropped_at_ms = ?)`,
+    [cause.deliveryId, hook.id, nowMs],
+  );
+  const undeliveredSinceMs = Math.min(nowMs, earliest?.t ? Date.parse(earliest.t) : nowMs);
+  await deps.sql.run(
+    `INSERT INTO webhook_failures (id, webhook_id, organization_id, environment, failed_at_ms, delivery_id, last_status_code,
+       last_error, dropped_deliveries, undelivered_since_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [id, hook.id, hook.organization_id, hook.environment, nowMs, cause.deliveryId, cause.statusCode, cause.error, droppedDeliveries, undeliveredSinceMs],
+  );
   return {
     type: 'webhook.failed',
     failureId: id,
@@ -102,43 +101,51 @@ export function recordWebhookFailure(
 }
 
 /** The webhook left `failed` (re-enabled, paused or deleted): its alert closes. */
-export function resolveWebhookFailure(deps: CoreDeps, webhookId: string, resolution: 'reenabled' | 'paused' | 'deleted'): void {
-  deps.db
-    .prepare(`UPDATE webhook_failures SET resolved_at_ms = ?, resolution = ? WHERE webhook_id = ? AND resolved_at_ms IS NULL`)
-    .run(deps.clock.now(), resolution, webhookId);
+export async function resolveWebhookFailure(deps: CoreDeps, webhookId: string, resolution: 'reenabled' | 'paused' | 'deleted'): Promise<void> {
+  await deps.sql.run(`UPDATE webhook_failures SET resolved_at_ms = ?, resolution = ? WHERE webhook_id = ? AND resolved_at_ms IS NULL`, [
+    deps.clock.now(),
+    resolution,
+    webhookId,
+  ]);
 }
 
 /** Where "since it failed" starts for the webhook's latest failure (its earliest undelivered event); null if it never failed. */
-export function lastFailureStartMs(deps: CoreDeps, webhookId: string): number | null {
-  const row = deps.db
-    .prepare('SELECT undelivered_since_ms AS t FROM webhook_failures WHERE webhook_id = ? ORDER BY failed_at_ms DESC, rowid DESC LIMIT 1')
-    .get(webhookId) as { t: number } | undefined;
+export async function lastFailureStartMs(deps: CoreDeps, webhookId: string): Promise<number | null> {
+  const row = await deps.sql.get<{ t: number }>(
+    'SELECT undelivered_since_ms AS t FROM webhook_failures WHERE webhook_id = ? ORDER BY failed_at_ms DESC, rowid DESC LIMIT 1',
+    [webhookId],
+  );
   return row?.t ?? null;
 }
 
 /** Events of the webhook's subscribed types in [sinceMs, untilMs) of its organization and environment. */
-export function countEventsInPeriod(deps: CoreDeps, hook: { organization_id: string; environment: string; events: string }, sinceMs: number, untilMs: number): number {
-  const row = deps.db
-    .prepare(
-      `SELECT count(*) AS n FROM outbox_events WHERE organization_id = ? AND environment = ? AND created_at >= ? AND created_at < ?
-         AND event_type IN (SELECT value FROM json_each(?))`,
-    )
-    .get(hook.organization_id, hook.environment, iso(sinceMs), iso(untilMs), hook.events) as { n: number };
-  return row.n;
+export async function countEventsInPeriod(
+  deps: CoreDeps,
+  hook: { organization_id: string; environment: string; events: string },
+  sinceMs: number,
+  untilMs: number,
+): Promise<number> {
+  const row = await deps.sql.get<{ n: number }>(
+    `SELECT count(*) AS n FROM outbox_events WHERE organization_id = ? AND environment = ? AND created_at >= ? AND created_at < ?
+       AND event_type IN (SELECT value FROM json_each(?))`,
+    [hook.organization_id, hook.environment, iso(sinceMs), iso(untilMs), hook.events],
+  );
+  return row?.n ?? 0;
 }
 
 /** Open failures of one scope (or of every scope: the desktop tray), newest first. */
-export function listWebhookAlerts(deps: CoreDeps, scope: Scope | null): WebhookAlert[] {
+export async function listWebhookAlerts(deps: CoreDeps, scope: Scope | null): Promise<WebhookAlert[]> {
   const where = scope ? 'AND f.organization_id = ? AND f.environment = ?' : '';
-  const rows = deps.db
-    .prepare(
-      `SELECT f.*, w.url, w.description, w.events FROM webhook_failures f JOIN webhooks w ON w.id = f.webhook_id
-       WHERE f.resolved_at_ms IS NULL AND w.status = 'failed' AND w.deleted_at IS NULL ${where}
-       ORDER BY f.failed_at_ms DESC`,
-    )
-    .all(...(scope ? [scope.organizationId, scope.environment] : [])) as (FailureRow & { url: string; description: string | null; events: string })[];
+  const rows = await deps.sql.all<FailureRow & { url: string; description: string | null; events: string }>(
+    `SELECT f.*, w.url, w.description, w.events FROM webhook_failures f JOIN webhooks w ON w.id = f.webhook_id
+     WHERE f.resolved_at_ms IS NULL AND w.status = 'failed' AND w.deleted_at IS NULL ${where}
+     ORDER BY f.failed_at_ms DESC`,
+    scope ? [scope.organizationId, scope.environment] : [],
+  );
   const nowMs = deps.clock.now();
-  return rows.map((r) => ({
+  // Reads outside any transaction: side by side.
+  const notSent = await Promise.all(rows.map((r) => countEventsInPeriod(deps, r, r.failed_at_ms, nowMs + 1)));
+  return rows.map((r, i) => ({
     failureId: r.id,
     webhookId: r.webhook_id,
     url: r.url,
@@ -149,6 +156,6 @@ export function listWebhookAlerts(deps: CoreDeps, scope: Scope | null): WebhookA
     lastStatusCode: r.last_status_code,
     lastError: r.last_error,
     droppedDeliveries: r.dropped_deliveries,
-    eventsNotSent: countEventsInPeriod(deps, r, r.failed_at_ms, nowMs + 1),
+    eventsNotSent: notSent[i]!,
   }));
 }

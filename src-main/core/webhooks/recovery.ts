@@ -36,12 +36,12 @@ function parseInstant(field: 'since' | 'until', raw: string): number {
 }
 
 /** The period a request names: since defaults to the start of the last failure, until to (and at most) now. */
-function periodOf(deps: CoreDeps, hook: WebhookRow, req: RecoveryRequest): Period {
+async function periodOf(deps: CoreDeps, hook: WebhookRow, req: RecoveryRequest): Promise<Period> {
   const nowMs = deps.clock.now();
   let sinceMs: number;
   if (req.since !== undefined) sinceMs = parseInstant('since', req.since);
   else {
-    const start = lastFailureStartMs(deps, hook.id);
+    const start = await lastFailureStartMs(deps, hook.id);
     if (start === null) {
       throw new AppError('VALIDATION_ERROR', { details: [{ field: 'since', message: 'this webhook never failed: give the start of the period' }] });
     }
@@ -75,11 +75,11 @@ function checkRecoverable(hook: WebhookRow): void {
 }
 
 /** What a recovery of the period would do, without doing it (the console's preview count). */
-export function previewRecovery(deps: CoreDeps, scope: Scope, webhookId: string, req: RecoveryRequest = {}): RecoveryPreview {
-  const hook = getRow(deps, scope, webhookId);
-  const p = periodOf(deps, hook, req);
-  const events = countEventsInPeriod(deps, hook, p.sinceMs, p.untilMs);
-  const { n: skipped } = deps.db.prepare(`SELECT count(*) AS n FROM outbox_events e WHERE ${PERIOD} AND ${HANDLED}`).get(params(hook, p)) as { n: number };
+export async function previewRecovery(deps: CoreDeps, scope: Scope, webhookId: string, req: RecoveryRequest = {}): Promise<RecoveryPreview> {
+  const hook = await getRow(deps, scope, webhookId);
+  const p = await periodOf(deps, hook, req);
+  const events = await countEventsInPeriod(deps, hook, p.sinceMs, p.untilMs);
+  const skipped = (await deps.sql.get<{ n: number }>(`SELECT count(*) AS n FROM outbox_events e WHERE ${PERIOD} AND ${HANDLED}`, params(hook, p)))?.n ?? 0;
   return {
     webhookId,
     since: iso(p.sinceMs),
@@ -103,69 +103,67 @@ export async function recoverWebhook(
   requestedBy: string,
 ): Promise<RecoveryResult> {
   const { deps } = rt;
-  const result = deps.db
-    .transaction((): RecoveryResult => {
-      // Events written but not fanned out yet get their ordinary deliveries first, so they count as handled.
-      while (fanOut(deps) > 0) {
-        /* up to 100 events per round */
-      }
-      const hook = getRow(deps, scope, webhookId);
-      checkRecoverable(hook);
-      const p = periodOf(deps, hook, req);
-      const nowMs = deps.clock.now();
-      const now = iso(nowMs);
-      const reenabled = hook.status === 'failed';
-      if (reenabled) {
-        deps.db.prepare(`UPDATE webhooks SET status = 'active', active_since_ms = ?, updated_at = ? WHERE id = ?`).run(nowMs, now, hook.id);
-        resolveWebhookFailure(deps, hook.id, 'reenabled');
-      }
-      const recoveryId = newId('rcv');
-      const events = countEventsInPeriod(deps, hook, p.sinceMs, p.untilMs);
-      const insert = deps.db.prepare(
+  return deps.sql.transaction(async (tx): Promise<RecoveryResult> => {
+    const t: CoreDeps = { ...deps, sql: tx };
+    // Events written but not fanned out yet get their ordinary deliveries first, so they count as handled.
+    while ((await fanOut(t)) > 0) {
+      /* up to 100 events per round */
+    }
+    const hook = await getRow(t, scope, webhookId);
+    checkRecoverable(hook);
+    const p = await periodOf(t, hook, req);
+    const nowMs = deps.clock.now();
+    const now = iso(nowMs);
+    const reenabled = hook.status === 'failed';
+    if (reenabled) {
+      await tx.run(`UPDATE webhooks SET status = 'active', active_since_ms = ?, updated_at = ? WHERE id = ?`, [nowMs, now, hook.id]);
+      await resolveWebhookFailure(t, hook.id, 'reenabled');
+    }
+    const recoveryId = newId('rcv');
+    const events = await countEventsInPeriod(t, hook, p.sinceMs, p.untilMs);
+    const todo = await tx.all<{ id: string; event_type: string; verification_id: string; payload: string }>(
+      `SELECT e.id, e.event_type, e.verification_id, e.payload FROM outbox_events e WHERE ${PERIOD} AND NOT ${HANDLED}
+       ORDER BY e.created_at, e.rowid`,
+      params(hook, p),
+    );
+    if (todo.length > MAX_RECOVERY_EVENTS) {
+      throw new AppError('VALIDATION_ERROR', {
+        details: [{ field: 'until', message: `the period holds ${todo.length} events to redeliver; at most ${MAX_RECOVERY_EVENTS} per recovery: recover it in parts` }],
+      });
+    }
+    for (const e of todo) {
+      // event_id must be unique per webhook; the recovery's id keeps it so while original_event_id links back.
+      await tx.run(
         `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type, verification_id, payload,
            status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at, origin, original_event_id, recovery_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, 'recovery', ?, ?)`,
+        [newId('del'), hook.id, hook.organization_id, hook.environment, `${recoveryId}:${e.id}`, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now, e.id, recoveryId],
       );
-      const todo = deps.db
-        .prepare(
-          `SELECT e.id, e.event_type, e.verification_id, e.payload FROM outbox_events e WHERE ${PERIOD} AND NOT ${HANDLED}
-           ORDER BY e.created_at, e.rowid`,
-        )
-        .all(params(hook, p)) as { id: string; event_type: string; verification_id: string; payload: string }[];
-      if (todo.length > MAX_RECOVERY_EVENTS) {
-        throw new AppError('VALIDATION_ERROR', {
-          details: [{ field: 'until', message: `the period holds ${todo.length} events to redeliver; at most ${MAX_RECOVERY_EVENTS} per recovery: recover it in parts` }],
-        });
-      }
-      for (const e of todo) {
-        // event_id must be unique per webhook; the recovery's id keeps it so while original_event_id links back.
-        insert.run(newId('del'), hook.id, hook.organization_id, hook.environment, `${recoveryId}:${e.id}`, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now, e.id, recoveryId);
-      }
-      deps.db
-        .prepare(
-          `INSERT INTO webhook_recoveries (id, webhook_id, organization_id, environment, since_ms, until_ms, queued, skipped, reenabled,
-             requested_by, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(recoveryId, hook.id, hook.organization_id, hook.environment, p.sinceMs, p.untilMs, todo.length, events - todo.length, reenabled ? 1 : 0, requestedBy, nowMs);
-      if (reenabled) appendAudit(deps, hook.organization_id, { action: 'webhook.reenabled', target: { type: 'webhook', id: hook.id }, detail: { from: 'failed', to: 'active', by: 'recovery' } });
-      appendAudit(deps, hook.organization_id, {
-        action: 'webhook.recovered',
-        target: { type: 'webhook', id: hook.id },
-        detail: { recoveryId, since: iso(p.sinceMs), until: iso(p.untilMs), queued: todo.length, skipped: events - todo.length },
-      });
-      signalWork(deps.db, 'outbox');
-      deps.log.info({ webhookId: hook.id, recoveryId, queued: todo.length, requestedBy }, 'webhook recovery queued');
-      return {
-        recoveryId,
-        webhookId: hook.id,
-        since: iso(p.sinceMs),
-        until: iso(p.untilMs),
-        queued: todo.length,
-        skipped: events - todo.length,
-        reenabled,
-        webhook: toWebhook(getRow(deps, scope, webhookId), nowMs),
-      };
-    })
-    .immediate();
-  return result;
+    }
+    await tx.run(
+      `INSERT INTO webhook_recoveries (id, webhook_id, organization_id, environment, since_ms, until_ms, queued, skipped, reenabled,
+         requested_by, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [recoveryId, hook.id, hook.organization_id, hook.environment, p.sinceMs, p.untilMs, todo.length, events - todo.length, reenabled ? 1 : 0, requestedBy, nowMs],
+    );
+    if (reenabled) {
+      await appendAudit(t, hook.organization_id, { action: 'webhook.reenabled', target: { type: 'webhook', id: hook.id }, detail: { from: 'failed', to: 'active', by: 'recovery' } });
+    }
+    await appendAudit(t, hook.organization_id, {
+      action: 'webhook.recovered',
+      target: { type: 'webhook', id: hook.id },
+      detail: { recoveryId, since: iso(p.sinceMs), until: iso(p.untilMs), queued: todo.length, skipped: events - todo.length },
+    });
+    signalWork(tx, 'outbox');
+    deps.log.info({ webhookId: hook.id, recoveryId, queued: todo.length, requestedBy }, 'webhook recovery queued');
+    return {
+      recoveryId,
+      webhookId: hook.id,
+      since: iso(p.sinceMs),
+      until: iso(p.untilMs),
+      queued: todo.length,
+      skipped: events - todo.length,
+      reenabled,
+      webhook: toWebhook(await getRow(t, scope, webhookId), nowMs),
+    };
+  });
 }

@@ -36,14 +36,16 @@ export function openWebhookSecret(deps: CoreDeps, stored: string): string {
   // Every attempt signs, and opening (AES-GCM with a fresh decipher) cost more than both signatures: the opened
   // value is kept per sealed value. A rotation seals a new value (a new entry), so nothing stale is ever used; the
   // box's own key is held in memory anyway, so this keeps nothing an attacker in the process could not open.
-  let cache = opened.get(deps);
+  // Keyed by the box, not by deps: a transaction's deps ({ ...deps, sql: tx }) share it.
+  const box = webhookSecretBox(deps);
+  let cache = opened.get(box);
   if (!cache) {
     cache = new Map();
-    opened.set(deps, cache);
+    opened.set(box, cache);
   }
   let plain = cache.get(stored);
   if (plain === undefined) {
-    plain = webhookSecretBox(deps).open(stored);
+    plain = box.open(stored);
     if (cache.size >= OPENED_CACHE_SIZE) cache.clear();
     cache.set(stored, plain);
   }
@@ -51,7 +53,7 @@ export function openWebhookSecret(deps: CoreDeps, stored: string): string {
 }
 
 const OPENED_CACHE_SIZE = 1000;
-const opened = new WeakMap<CoreDeps, Map<string, string>>();
+const opened = new WeakMap<SecretBox, Map<string, string>>();
 
 /** The opened secret, or null when it does not open (another folder's or a lost key). */
 export function tryOpenWebhookSecret(deps: CoreDeps, stored: string): string | null {
@@ -93,24 +95,22 @@ export interface SealReport {
  * transaction. When it changed anything, the rewritten pages are zeroed (secure_delete) and the WAL is checkpointed
  * and truncated, so the plain values do not linger in free space of the store files.
  */
-export function sealPlainWebhookSecrets(deps: CoreDeps): SealReport {
-  const { db } = deps;
+export async function sealPlainWebhookSecrets(deps: CoreDeps): Promise<SealReport> {
   const report: SealReport = { sealed: 0, prefixed: 0, unreadable: 0 };
-  const rows = db
-    .prepare(
-      `SELECT id, secret, previous_secret, secret_prefix FROM webhooks
-       WHERE (secret <> '' AND substr(secret, 1, ${SEALED_PREFIX.length}) <> '${SEALED_PREFIX}')
-          OR (previous_secret IS NOT NULL AND previous_secret <> '' AND substr(previous_secret, 1, ${SEALED_PREFIX.length}) <> '${SEALED_PREFIX}')
-          OR (secret_prefix IS NULL AND secret <> '')`,
-    )
-    .all() as PlainRow[];
+  const rows = await deps.sql.all<PlainRow>(
+    `SELECT id, secret, previous_secret, secret_prefix FROM webhooks
+     WHERE (secret <> '' AND substr(secret, 1, ${SEALED_PREFIX.length}) <> '${SEALED_PREFIX}')
+        OR (previous_secret IS NOT NULL AND previous_secret <> '' AND substr(previous_secret, 1, ${SEALED_PREFIX.length}) <> '${SEALED_PREFIX}')
+        OR (secret_prefix IS NULL AND secret <> '')`,
+  );
   if (rows.length === 0) return report;
 
-  const before = db.pragma('secure_delete', { simple: true }) as number;
-  db.pragma('secure_delete = ON');
+  // SQLite engine only: zeroing freed pages and truncating the WAL (PostgreSQL's storage is not ours to scrub).
+  const db = deps.sql.engine === 'sqlite' ? deps.db : null;
+  const before = db ? (db.pragma('secure_delete', { simple: true }) as number) : 0;
+  db?.pragma('secure_delete = ON');
   try {
-    db.transaction(() => {
-      const update = db.prepare('UPDATE webhooks SET secret = ?, previous_secret = ?, secret_prefix = ? WHERE id = ?');
+    await deps.sql.transaction(async (tx) => {
       for (const r of rows) {
         const plainSecret = tryOpenWebhookSecret(deps, r.secret);
         if (plainSecret === null) report.unreadable += 1;
@@ -119,14 +119,14 @@ export function sealPlainWebhookSecrets(deps: CoreDeps): SealReport {
         const prefix = r.secret_prefix ?? (plainSecret ? plainSecret.slice(0, SHOWN_PREFIX_LENGTH) : null);
         const sealedNow = isPlain(r.secret) || (r.previous_secret !== null && isPlain(r.previous_secret));
         if (!sealedNow && prefix === r.secret_prefix) continue;
-        update.run(secret, previous, prefix, r.id);
+        await tx.run('UPDATE webhooks SET secret = ?, previous_secret = ?, secret_prefix = ? WHERE id = ?', [secret, previous, prefix, r.id]);
         if (sealedNow) report.sealed += 1;
         if (r.secret_prefix === null && prefix !== null) report.prefixed += 1;
       }
-    })();
-    if (report.sealed > 0) db.pragma('wal_checkpoint(TRUNCATE)');
+    });
+    if (report.sealed > 0) db?.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
-    db.pragma(`secure_delete = ${before ? 'ON' : 'OFF'}`);
+    db?.pragma(`secure_delete = ${before ? 'ON' : 'OFF'}`);
   }
   if (report.sealed > 0 || report.unreadable > 0) {
     // Counts only: never a value.

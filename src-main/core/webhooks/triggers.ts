@@ -36,13 +36,17 @@ async function sampleRecord(rt: CoreRuntime, scope: Scope, event: WebhookEvent):
  */
 export async function triggerSampleEvent(rt: CoreRuntime, scope: Scope, event: WebhookEvent, webhookId?: string): Promise<TriggerResult> {
   const { deps } = rt;
-  const hooks = (
+  const hooks =
     webhookId !== undefined
-      ? deps.db.prepare('SELECT * FROM webhooks WHERE id = ? AND organization_id = ? AND environment = ? AND deleted_at IS NULL').all(webhookId, scope.organizationId, scope.environment)
-      : deps.db
-          .prepare(`SELECT * FROM webhooks WHERE organization_id = ? AND environment = ? AND deleted_at IS NULL AND status = 'active' ORDER BY created_at`)
-          .all(scope.organizationId, scope.environment)
-  ) as WebhookRow[];
+      ? await deps.sql.all<WebhookRow>('SELECT * FROM webhooks WHERE id = ? AND organization_id = ? AND environment = ? AND deleted_at IS NULL', [
+          webhookId,
+          scope.organizationId,
+          scope.environment,
+        ])
+      : await deps.sql.all<WebhookRow>(
+          `SELECT * FROM webhooks WHERE organization_id = ? AND environment = ? AND deleted_at IS NULL AND status = 'active' ORDER BY created_at`,
+          [scope.organizationId, scope.environment],
+        );
   if (webhookId !== undefined) {
     const hook = hooks[0];
     if (!hook) throw new AppError('NOT_FOUND', { message: 'No webhook with this id exists.' });
@@ -58,21 +62,21 @@ export async function triggerSampleEvent(rt: CoreRuntime, scope: Scope, event: W
   const verificationId = String(record['id']);
   const nowMs = deps.clock.now();
   const payload = JSON.stringify({ event, verificationId, organizationId: scope.organizationId, timestamp: iso(nowMs), data: record });
-  const deliveries = deps.db.transaction(() => {
-    const insert = deps.db.prepare(
-      `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type, verification_id, payload,
-         status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at, origin)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, 'trigger')`,
-    );
+  const deliveries = await deps.sql.transaction(async (tx) => {
     const out: { webhookId: string; deliveryId: string }[] = [];
     for (const h of targets) {
       const deliveryId = newId('del');
-      insert.run(deliveryId, h.id, h.organization_id, h.environment, newId('evt'), event, verificationId, payload, nowMs, nowMs, iso(nowMs), iso(nowMs));
+      await tx.run(
+        `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type, verification_id, payload,
+           status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at, origin)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, 'trigger')`,
+        [deliveryId, h.id, h.organization_id, h.environment, newId('evt'), event, verificationId, payload, nowMs, nowMs, iso(nowMs), iso(nowMs)],
+      );
       out.push({ webhookId: h.id, deliveryId });
     }
-    signalWork(deps.db, 'outbox');
+    signalWork(tx, 'outbox');
     return out;
-  })();
+  });
   deps.log.info({ event, deliveries: deliveries.length }, 'sample webhook event queued');
   return { eventType: event, deliveries, payload: JSON.parse(payload) as Record<string, unknown> };
 }

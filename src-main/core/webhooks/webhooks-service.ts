@@ -30,7 +30,8 @@ import { appendAudit, audited } from '../audit/audit-log';
 /** How long the previous secret keeps signing after a rotation (decisions §7). */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-export interface WebhookRow {
+/** A `webhooks` row (a type, not an interface, so a row passes as the named parameters of a statement). */
+export type WebhookRow = {
   id: string;
   organization_id: string;
   environment: Environment;
@@ -48,7 +49,7 @@ export interface WebhookRow {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
-}
+};
 
 export type Scope = Pick<Principal, 'organizationId' | 'environment'>;
 
@@ -123,10 +124,12 @@ function uniqueEvents(events: readonly WebhookEvent[]): WebhookEvent[] {
   return [...new Set(events)];
 }
 
-export function getRow(deps: CoreDeps, scope: Scope, id: string): WebhookRow {
-  const row = deps.db
-    .prepare('SELECT * FROM webhooks WHERE id = ? AND organization_id = ? AND environment = ? AND deleted_at IS NULL')
-    .get(id, scope.organizationId, scope.environment) as WebhookRow | undefined;
+export async function getRow(deps: CoreDeps, scope: Scope, id: string): Promise<WebhookRow> {
+  const row = await deps.sql.get<WebhookRow>('SELECT * FROM webhooks WHERE id = ? AND organization_id = ? AND environment = ? AND deleted_at IS NULL', [
+    id,
+    scope.organizationId,
+    scope.environment,
+  ]);
   if (!row) throw new AppError('NOT_FOUND', { message: 'No webhook with this id exists.' });
   return row;
 }
@@ -154,30 +157,29 @@ export async function createWebhook(rt: CoreRuntime, scope: Scope, input: Create
     updated_at: now,
     deleted_at: null,
   };
-  audited(
+  await audited(
     deps,
     scope.organizationId,
-    () =>
-      deps.db
-        .prepare(
-          `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, secret_prefix, active_since_ms, created_at, updated_at)
-           VALUES (@id, @organization_id, @environment, @url, @events, @status, @description, @secret, @secret_prefix, @active_since_ms, @created_at, @updated_at)`,
-        )
-        .run(row),
+    (tx) =>
+      tx.run(
+        `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, secret_prefix, active_since_ms, created_at, updated_at)
+         VALUES (@id, @organization_id, @environment, @url, @events, @status, @description, @secret, @secret_prefix, @active_since_ms, @created_at, @updated_at)`,
+        row,
+      ),
     () => ({ action: 'webhook.created', target: { type: 'webhook', id: row.id }, detail: { url, environment: scope.environment, events: JSON.parse(row.events) as string[] } }),
   );
   deps.log.info({ webhookId: row.id, organizationId: scope.organizationId }, 'webhook registered');
   return { ...toWebhook(row, nowMs), secret };
 }
 
-export function listWebhooks(deps: CoreDeps, scope: Scope, q: WebhookListQuery): { data: Webhook[]; total: number } {
+export async function listWebhooks(deps: CoreDeps, scope: Scope, q: WebhookListQuery): Promise<{ data: Webhook[]; total: number }> {
   const filter = new ListFilter()
     .eq('organization_id', scope.organizationId)
     .eq('environment', scope.environment)
     .where('deleted_at IS NULL')
     .eq('status', q.status);
   if (q.event) filter.where('EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?)', q.event);
-  const { rows, total: n } = listPage<WebhookRow>(deps.db, {
+  const { rows, total: n } = await listPage<WebhookRow>(deps.sql, {
     select: '*',
     from: 'webhooks',
     filter,
@@ -189,30 +191,31 @@ export function listWebhooks(deps: CoreDeps, scope: Scope, q: WebhookListQuery):
   return { data: rows.map((r) => toWebhook(r, nowMs)), total: n };
 }
 
-export function getWebhook(deps: CoreDeps, scope: Scope, id: string): Webhook {
-  return toWebhook(getRow(deps, scope, id), deps.clock.now());
+export async function getWebhook(deps: CoreDeps, scope: Scope, id: string): Promise<Webhook> {
+  return toWebhook(await getRow(deps, scope, id), deps.clock.now());
 }
 
 /**
  * Ends the schedule of every pending delivery of a webhook (paused, failed or deleted: interface §3.2). They stay
  * `failed` for the API and carry why and when they were dropped, so nothing looks pending or cut short.
  */
-export function cancelPendingDeliveries(deps: CoreDeps, webhookId: string, reason: string, dropReason: DropReason): number {
+export async function cancelPendingDeliveries(deps: CoreDeps, webhookId: string, reason: string, dropReason: DropReason): Promise<number> {
   const nowMs = deps.clock.now();
-  return deps.db
-    .prepare(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, last_error = ?, dropped_reason = ?, dropped_at_ms = ?,
-         updated_at = ? WHERE webhook_id = ? AND status = 'pending'`,
-    )
-    .run(reason, dropReason, nowMs, iso(nowMs), webhookId).changes;
+  const { changes } = await deps.sql.run(
+    `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at_ms = NULL, last_error = ?, dropped_reason = ?, dropped_at_ms = ?,
+       updated_at = ? WHERE webhook_id = ? AND status = 'pending'`,
+    [reason, dropReason, nowMs, iso(nowMs), webhookId],
+  );
+  return changes;
 }
 
 export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, patch: UpdateWebhookRequest): Promise<WebhookUpdateResult> {
   const { deps } = rt;
-  getRow(deps, scope, id); // 404 before any URL check or DNS lookup
+  await getRow(deps, scope, id); // 404 before any URL check or DNS lookup
   const url = patch.url !== undefined ? await checkedUrl(rt, patch.url) : undefined;
-  return deps.db.transaction((): WebhookUpdateResult => {
-    const row = getRow(deps, scope, id);
+  return deps.sql.transaction(async (tx): Promise<WebhookUpdateResult> => {
+    const t: CoreDeps = { ...deps, sql: tx };
+    const row = await getRow(t, scope, id);
     const nowMs = deps.clock.now();
     // Any write also seals what a writer that does not seal yet left plain (config import before a restart).
     const next: WebhookRow = {
@@ -229,8 +232,8 @@ export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, p
       next.status = patch.status;
       // Only events after this moment reach a re-enabled endpoint (interface §3.2).
       if (patch.status === 'active') next.active_since_ms = nowMs;
-      else cancelPendingDeliveries(deps, id, 'webhook paused (status inactive)', 'webhook_paused');
-      if (row.status === 'failed') resolveWebhookFailure(deps, id, patch.status === 'active' ? 'reenabled' : 'paused');
+      else await cancelPendingDeliveries(t, id, 'webhook paused (status inactive)', 'webhook_paused');
+      if (row.status === 'failed') await resolveWebhookFailure(t, id, patch.status === 'active' ? 'reenabled' : 'paused');
     }
     let secret: string | undefined;
     if (patch.rotateSecret) {
@@ -241,44 +244,43 @@ export async function updateWebhook(rt: CoreRuntime, scope: Scope, id: string, p
       next.secret = sealWebhookSecret(deps, secret);
       next.secret_prefix = secret.slice(0, SHOWN_PREFIX_LENGTH);
     }
-    deps.db
-      .prepare(
-        `UPDATE webhooks SET url = @url, events = @events, status = @status, description = @description, secret = @secret,
-           secret_prefix = @secret_prefix, previous_secret = @previous_secret, previous_secret_expires_at_ms = @previous_secret_expires_at_ms,
-           active_since_ms = @active_since_ms, updated_at = @updated_at WHERE id = @id`,
-      )
-      .run(next);
+    await tx.run(
+      `UPDATE webhooks SET url = @url, events = @events, status = @status, description = @description, secret = @secret,
+         secret_prefix = @secret_prefix, previous_secret = @previous_secret, previous_secret_expires_at_ms = @previous_secret_expires_at_ms,
+         active_since_ms = @active_since_ms, updated_at = @updated_at WHERE id = @id`,
+      next,
+    );
     // One entry per kind of change, each in this transaction (docs/audit.md); never a secret.
     const target = { type: 'webhook', id };
     const changed: Record<string, unknown> = {};
     if (url !== undefined && url !== row.url) changed['url'] = { from: row.url, to: url };
     if (patch.events !== undefined && next.events !== row.events) changed['events'] = JSON.parse(next.events) as string[];
     if (patch.description !== undefined && next.description !== row.description) changed['description'] = next.description;
-    if (Object.keys(changed).length > 0) appendAudit(deps, scope.organizationId, { action: 'webhook.updated', target, detail: changed });
+    if (Object.keys(changed).length > 0) await appendAudit(t, scope.organizationId, { action: 'webhook.updated', target, detail: changed });
     if (patch.status !== undefined && patch.status !== row.status) {
       const action = patch.status === 'inactive' ? 'webhook.paused' : row.status === 'failed' ? 'webhook.reenabled' : 'webhook.resumed';
-      appendAudit(deps, scope.organizationId, { action, target, detail: { from: row.status, to: patch.status } });
+      await appendAudit(t, scope.organizationId, { action, target, detail: { from: row.status, to: patch.status } });
     }
-    if (secret !== undefined) appendAudit(deps, scope.organizationId, { action: 'webhook.rotated', target, detail: { previousKeptUntil: iso(next.previous_secret_expires_at_ms!) } });
+    if (secret !== undefined) await appendAudit(t, scope.organizationId, { action: 'webhook.rotated', target, detail: { previousKeptUntil: iso(next.previous_secret_expires_at_ms!) } });
     return secret !== undefined ? { ...toWebhook(next, nowMs), secret } : toWebhook(next, nowMs);
-  })();
+  });
 }
 
-export function deleteWebhook(deps: CoreDeps, scope: Scope, id: string): void {
-  deps.db.transaction(() => {
-    getRow(deps, scope, id);
+export async function deleteWebhook(deps: CoreDeps, scope: Scope, id: string): Promise<void> {
+  await deps.sql.transaction(async (tx) => {
+    const t: CoreDeps = { ...deps, sql: tx };
+    await getRow(t, scope, id);
     const now = iso(deps.clock.now());
-    cancelPendingDeliveries(deps, id, 'webhook deleted', 'webhook_deleted');
-    resolveWebhookFailure(deps, id, 'deleted');
+    await cancelPendingDeliveries(t, id, 'webhook deleted', 'webhook_deleted');
+    await resolveWebhookFailure(t, id, 'deleted');
     // The row stays for the deliveries' foreign key; its secrets are wiped so nothing can sign for it again.
-    deps.db
-      .prepare(
-        `UPDATE webhooks SET deleted_at = ?, updated_at = ?, status = 'inactive', secret = '', previous_secret = NULL,
-           previous_secret_expires_at_ms = NULL WHERE id = ?`,
-      )
-      .run(now, now, id);
-    appendAudit(deps, scope.organizationId, { action: 'webhook.deleted', target: { type: 'webhook', id } });
-  })();
+    await tx.run(
+      `UPDATE webhooks SET deleted_at = ?, updated_at = ?, status = 'inactive', secret = '', previous_secret = NULL,
+         previous_secret_expires_at_ms = NULL WHERE id = ?`,
+      [now, now, id],
+    );
+    await appendAudit(t, scope.organizationId, { action: 'webhook.deleted', target: { type: 'webhook', id } });
+  });
 }
 
 /**
@@ -286,20 +288,21 @@ export function deleteWebhook(deps: CoreDeps, scope: Scope, id: string): void {
  * the webhook turns `failed`, its other pending deliveries are dropped, and the failure is recorded. Returns the
  * `webhook.failed` event to emit after commit, or null when the webhook was not active any more.
  */
-export function markWebhookFailed(
+export async function markWebhookFailed(
   deps: CoreDeps,
   webhookId: string,
   cause: { deliveryId: string; statusCode: number | null; error: string | null },
-): WebhookFailedEvent | null {
+): Promise<WebhookFailedEvent | null> {
   const now = iso(deps.clock.now());
-  const changed = deps.db
-    .prepare(`UPDATE webhooks SET status = 'failed', updated_at = ? WHERE id = ? AND status = 'active' AND deleted_at IS NULL`)
-    .run(now, webhookId).changes;
-  if (changed === 0) return null;
-  const dropped = cancelPendingDeliveries(deps, webhookId, 'webhook failed: retries exhausted on another delivery', 'webhook_failed');
-  const hook = deps.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(webhookId) as WebhookRow;
+  const { changes } = await deps.sql.run(`UPDATE webhooks SET status = 'failed', updated_at = ? WHERE id = ? AND status = 'active' AND deleted_at IS NULL`, [
+    now,
+    webhookId,
+  ]);
+  if (changes === 0) return null;
+  const dropped = await cancelPendingDeliveries(deps, webhookId, 'webhook failed: retries exhausted on another delivery', 'webhook_failed');
+  const hook = (await deps.sql.get<WebhookRow>('SELECT * FROM webhooks WHERE id = ?', [webhookId]))!;
   deps.log.warn({ webhookId, deliveryId: cause.deliveryId, dropped }, 'webhook failed');
-  appendAudit(
+  await appendAudit(
     deps,
     hook.organization_id,
     { action: 'webhook.failed', target: { type: 'webhook', id: webhookId }, detail: { deliveryId: cause.deliveryId, statusCode: cause.statusCode, lastError: cause.error?.slice(0, 200) ?? null, dropped } },
@@ -314,16 +317,17 @@ export function markWebhookFailed(
  */
 export async function rotateWebhookSecret(rt: CoreRuntime, scope: Scope, id: string): Promise<RotatedWebhook> {
   const res = await updateWebhook(rt, scope, id, { rotateSecret: true });
-  const row = getRow(rt.deps, scope, id);
+  const row = await getRow(rt.deps, scope, id);
   const previousSecret = row.previous_secret ? tryOpenWebhookSecret(rt.deps, row.previous_secret) : null;
   return { ...res, secret: res.secret!, previousSecret: previousSecret ?? null };
 }
 
 /** The webhook's organization and environment (the CLI acts as the installation's owner and has no scope). */
-export function webhookScope(deps: CoreDeps, webhookId: string): Scope {
-  const row = deps.db.prepare('SELECT organization_id, environment FROM webhooks WHERE id = ? AND deleted_at IS NULL').get(webhookId) as
-    | { organization_id: string; environment: Environment }
-    | undefined;
+export async function webhookScope(deps: CoreDeps, webhookId: string): Promise<Scope> {
+  const row = await deps.sql.get<{ organization_id: string; environment: Environment }>(
+    'SELECT organization_id, environment FROM webhooks WHERE id = ? AND deleted_at IS NULL',
+    [webhookId],
+  );
   if (!row) throw new AppError('NOT_FOUND', { message: 'No webhook with this id exists.' });
   return { organizationId: row.organization_id, environment: row.environment };
 }

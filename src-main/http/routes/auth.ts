@@ -59,7 +59,7 @@ export function registerAuthRoutes(door: HttpDoor): void {
       },
     },
     async (req, reply) => {
-      logout(rt.deps, principalOf(req));
+      await logout(rt.deps, principalOf(req));
       return reply.code(204).send(null);
     },
   );

@@ -55,7 +55,7 @@ export function registerBillingRoutes(door: HttpDoor): void {
       },
     },
     async (req) => {
-      return toEnvelope(listUsage(rt.deps, billingOrganization(req), req.query), req.query);
+      return toEnvelope(await listUsage(rt.deps, billingOrganization(req), req.query), req.query);
     },
   );
 }

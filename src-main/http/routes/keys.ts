@@ -24,7 +24,7 @@ export function registerKeyRoutes(door: HttpDoor): void {
         responseDescriptions: { 201: 'The key, with its secret `key` shown this once.' },
         body: CreateKeyRequestSchema, response: { 201: CreatedKeySchema, ...errors } },
     },
-    async (req, reply) => reply.code(201).send(createKey(rt.deps, principalOf(req), req.body)),
+    async (req, reply) => reply.code(201).send(await createKey(rt.deps, principalOf(req), req.body)),
   );
   r.get(
     '/client/api-keys',
@@ -40,7 +40,7 @@ export function registerKeyRoutes(door: HttpDoor): void {
         querystring: PageQuerySchema, response: { 200: listEnvelope(ApiKeySchema), ...errors } },
     },
     async (req) => {
-      return toEnvelope(listKeysFor(rt.deps, principalOf(req), req.query), req.query);
+      return toEnvelope(await listKeysFor(rt.deps, principalOf(req), req.query), req.query);
     },
   );
   r.delete(

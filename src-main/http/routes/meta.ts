@@ -11,6 +11,7 @@ export function registerMetaRoutes(door: HttpDoor): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   // `degraded` while the store refuses writes (disk full, read-only): reads still answer, so the listener is up.
   r.get('/health', { schema: { hide: true } }, async () => {
+    // SQLite engine only: the health of the store's file (none on PostgreSQL, whose server watches its own disk).
     const storage = storageHealthOf(rt.deps.db)?.status();
     if (storage?.status === 'degraded') {
       return { status: 'degraded', version: rt.info().version, reason: `storage ${storage.reason}`, message: storage.message, since: storage.since, freeBytes: storage.freeBytes };

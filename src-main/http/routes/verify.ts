@@ -129,7 +129,7 @@ export function registerVerifyRoutes(door: HttpDoor): void {
     async (req, reply) => {
       const p = principalOf(req);
       const q = req.query;
-      const page = listVerificationsJson(rt.verification.deps.db, p.organizationId, p.environment, q);
+      const page = await listVerificationsJson(rt.verification.deps.sql, p.organizationId, p.environment, q);
       const pagination = { total: page.total, limit: q.limit, offset: q.offset, hasMore: q.offset + page.data.length < page.total };
       return sendJsonText(reply, `{"data":[${page.data.join(',')}],"pagination":${JSON.stringify(pagination)}}`);
     },
@@ -152,7 +152,7 @@ export function registerVerifyRoutes(door: HttpDoor): void {
     },
     async (req, reply) => {
       const p = principalOf(req);
-      const json = getVerificationJson(rt.verification.deps.db, p.organizationId, p.environment, req.params.id);
+      const json = await getVerificationJson(rt.verification.deps.sql, p.organizationId, p.environment, req.params.id);
       if (json === null) throw new AppError('NOT_FOUND', { message: 'No verification with this id exists.' });
       return sendJsonText(reply, json);
     },

@@ -73,7 +73,7 @@ export function registerWebhookRoutes(door: HttpDoor): void {
         responseDescriptions: { 200: 'One page of endpoints.' },
         querystring: WebhookListQuerySchema, response: { 200: listEnvelope(WebhookSchema), ...errors } },
     },
-    async (req) => toEnvelope(listWebhooks(rt.deps, principalOf(req), req.query), req.query),
+    async (req) => toEnvelope(await listWebhooks(rt.deps, principalOf(req), req.query), req.query),
   );
   r.get(
     '/client/webhooks/:id',
@@ -119,7 +119,7 @@ export function registerWebhookRoutes(door: HttpDoor): void {
         params: Id,
         response: { 204: z.null().describe('No content'), ...errors } } },
     async (req, reply) => {
-      deleteWebhook(rt.deps, principalOf(req), req.params.id);
+      await deleteWebhook(rt.deps, principalOf(req), req.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -137,7 +137,7 @@ export function registerWebhookRoutes(door: HttpDoor): void {
         params: Id,
         querystring: DeliveryListQuerySchema, response: { 200: listEnvelope(DeliverySchema), ...errors } },
     },
-    async (req) => toEnvelope(listDeliveries(rt.deps, principalOf(req), req.params.id, req.query), req.query),
+    async (req) => toEnvelope(await listDeliveries(rt.deps, principalOf(req), req.params.id, req.query), req.query),
   );
   r.get(
     '/client/webhooks/:id/deliveries/:deliveryId',

@@ -8,17 +8,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src-main/core/clock';
+import { runWithAudit } from '../../../src-main/core/audit/audit-context';
+import { topUp } from '../../../src-main/core/billing/billing';
 import { createUser } from '../../../src-main/core/orgs/organizations';
 import { dispatch } from '../../../src-main/console/handlers';
 import { allEntries, exportAudit, pruneAudit, verifyStore, type AuditEntry } from '../../../src-main/core/audit/audit-log';
+import { createServicePort } from '../../../src-main/store/service-port';
 import { api, enableLive, login, NG_OK, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 import { prepareDataDir, removeDataDirs, runCli, startChild, type ChildService } from '../../reliability/child-service';
 
 let ts: TestService;
 let ownerToken: string;
 const clock = new ManualClock(Date.parse('2026-01-05T10:00:00.000Z'));
-const entries = (): AuditEntry[] => allEntries(ts.service.deps.db, ts.org!.organizationId);
-const byAction = (a: string) => entries().filter((e) => e.action === a);
+const entries = (): Promise<AuditEntry[]> => allEntries(ts.service.deps.sql, ts.org!.organizationId);
+const byAction = async (a: string) => (await entries()).filter((e) => e.action === a);
 
 beforeAll(async () => {
   ts = await startTestService({ clock });
@@ -30,13 +33,13 @@ afterAll(async () => {
 });
 
 describe('what is recorded', () => {
-  it('setup records the organization, its owner and both keys, in the console-less system door', () => {
-    expect(entries().map((e) => e.action)).toEqual(['organization.created', 'user.created', 'key.created', 'key.created', 'auth.login_succeeded']);
-    expect(byAction('user.created')[0]!.detail).toEqual({ email: ts.email, role: 'OWNER' });
+  it('setup records the organization, its owner and both keys, in the console-less system door', async () => {
+    expect((await entries()).map((e) => e.action)).toEqual(['organization.created', 'user.created', 'key.created', 'key.created', 'auth.login_succeeded']);
+    expect((await byAction('user.created'))[0]!.detail).toEqual({ email: ts.email, role: 'OWNER' });
   });
 
   it('each action writes exactly one entry, with its actor and door, and never a secret', async () => {
-    const before = entries().length;
+    const before = (await entries()).length;
     // API door, as the signed-in owner.
     const key = await api(ts.url, 'POST', '/client/api-keys', { token: ownerToken, body: { name: 'ci', environment: 'sandbox' } });
     expect(key.status).toBe(201);
@@ -66,7 +69,7 @@ describe('what is recorded', () => {
     await ok('providers:remove', { id: 'bank-a' });
     const exported = (await ok('config:export', {})) as unknown;
     await ok('config:import', { file: exported });
-    const added = entries().slice(before);
+    const added = (await entries()).slice(before);
     const counts: Record<string, number> = {};
     for (const e of added) counts[e.action] = (counts[e.action] ?? 0) + 1;
     expect(counts).toEqual({
@@ -97,16 +100,33 @@ describe('what is recorded', () => {
       { email: 'nobody@example.com', ip: '127.0.0.1', reason: 'unknown email' },
     ]);
     expect(added.find((e) => e.action === 'provider.created')!.detail).toMatchObject({ sealedValue: 'replaced' });
-    const text = JSON.stringify(entries());
+    const text = JSON.stringify(await entries());
     for (const secret of ['super-secret-credential-123', 'Hunter2-typo', TEST_PASSWORD, pair.refreshToken, key.body.key as string]) expect(text).not.toContain(secret);
-    expect(verifyStore(ts.service.deps.db).every((r) => r.ok)).toBe(true);
+    expect((await verifyStore(ts.service.deps.sql)).every((r) => r.ok)).toBe(true);
+  });
+
+  it('changes committed together in one group each carry the actor and door of the code that asked for them', async () => {
+    // Both top-ups are asked for in the same tick, so the service's group commit runs them in one transaction: each
+    // entry must still name its own door context, not the one of the write that happened to start the group.
+    const org = ts.org!.organizationId;
+    const asked = [
+      { door: 'cli' as const, actor: { type: 'cli' as const, id: null, label: 'first (command line)' } },
+      { door: 'console' as const, actor: { type: 'console' as const, id: null, label: 'second (console)' } },
+      { door: 'system' as const, actor: { type: 'system' as const, id: null, label: 'third (system)' } },
+    ];
+    const wallets = await Promise.all(asked.map((ctx, i) => runWithAudit(ctx, () => topUp(ts.service.deps, org, 101 + i, 'USD'))));
+    const entries = await byAction('wallet.topped_up');
+    for (const [i, ctx] of asked.entries()) {
+      const e = entries.find((x) => x.detail['amount'] === 101 + i && x.detail['balanceAfter'] === wallets[i]!.balance)!;
+      expect(e, ctx.actor.label).toMatchObject({ door: ctx.door, actor: ctx.actor });
+    }
   });
 
   it('a change that fails writes no entry', async () => {
-    const before = entries().length;
+    const before = (await entries()).length;
     const r = await dispatch(ts.service.handlers, 'users:create', { email: ts.email, password: TEST_PASSWORD, role: 'DEVELOPER' });
     expect(r.ok).toBe(false);
-    expect(entries().length).toBe(before);
+    expect((await entries()).length).toBe(before);
   });
 });
 
@@ -125,7 +145,7 @@ describe('integrity', () => {
         await ts.service.deps.db.backup(copy);
         const db = new Database(copy);
         db.exec(`DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete; ${sql}`);
-        const r = verifyStore(db).find((x) => x.organizationId === ts.org!.organizationId)!;
+        const r = (await verifyStore(createServicePort(db))).find((x) => x.organizationId === ts.org!.organizationId)!;
         db.close();
         return r;
       } finally {
@@ -142,7 +162,7 @@ describe('integrity', () => {
     expect(swapped.ok).toBe(false);
     expect(swapped.firstBad).toMatchObject({ seq: 3 });
     // The untouched store still verifies.
-    expect(verifyStore(ts.service.deps.db).every((r) => r.ok)).toBe(true);
+    expect((await verifyStore(ts.service.deps.sql)).every((r) => r.ok)).toBe(true);
   });
 
   it('an export verifies offline with `vconsole audit verify --file`; a modified export does not', async () => {
@@ -161,7 +181,7 @@ describe('integrity', () => {
       expect(bad.code).toBe(1);
       expect(bad.stdout).toMatch(/NOT VERIFIED at entry #\d+ .*edited/);
       // Dropping the newest entries is caught by the export's stated head.
-      const y = exportAudit(ts.service.deps.db, ts.org!.organizationId, clock.now());
+      const y = await exportAudit(ts.service.deps.sql, ts.org!.organizationId, clock.now());
       y.entries.pop();
       writeFileSync(file, JSON.stringify(y));
       const cut = await runCli(['audit', 'verify', '--file', file]);
@@ -175,15 +195,15 @@ describe('integrity', () => {
   });
 
   it('retention prunes old entries and keeps the chain verifiable from a checkpoint', async () => {
-    const total = entries().length;
+    const total = (await entries()).length;
     clock.advance(30 * 86_400_000);
     expect(await dispatch(ts.service.handlers, 'wallet:topUp', { amount: 500, currency: 'USD' })).toMatchObject({ ok: true });
-    const removed = pruneAudit(ts.service.deps, 10);
+    const removed = await pruneAudit(ts.service.deps, 10);
     expect(removed[ts.org!.organizationId]).toBe(total);
-    const left = entries();
+    const left = await entries();
     expect(left.map((e) => e.action)).toEqual(['wallet.topped_up', 'audit.pruned']);
     expect(left[0]!.seq).toBe(total + 1);
-    expect(verifyStore(ts.service.deps.db).every((r) => r.ok)).toBe(true);
+    expect((await verifyStore(ts.service.deps.sql)).every((r) => r.ok)).toBe(true);
     const v = await dispatch(ts.service.handlers, 'audit:verify', {});
     expect(v).toMatchObject({ ok: true, value: { ok: true, checkpoint: { seq: total } } });
   });
@@ -217,7 +237,7 @@ describe('console sessions and live checks', () => {
       const post = (t: string) => fetch(`${origin}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ token: t }) });
       expect((await post('not-the-token')).status).toBe(401);
       expect((await post(token)).status).toBe(200);
-      const opened = allEntries(web.service.deps.db, web.org!.organizationId).filter((e) => e.action === 'console.session_opened');
+      const opened = (await allEntries(web.service.deps.sql, web.org!.organizationId)).filter((e) => e.action === 'console.session_opened');
       expect(opened).toHaveLength(1);
       expect(opened[0]).toMatchObject({ door: 'console', actor: { type: 'console' }, detail: { door: 'web' } });
     } finally {
@@ -230,12 +250,12 @@ describe('live checks', () => {
   it('every live check has a summary entry with its actor and charge; sandbox checks have none', async () => {
     const t = await startTestService();
     try {
-      enableLive(t);
-      const before = allEntries(t.service.deps.db, t.org!.organizationId).length;
+      await enableLive(t);
+      const before = (await allEntries(t.service.deps.sql, t.org!.organizationId)).length;
       expect((await api(t.url, 'POST', '/verify/account', { key: t.sandboxKey, idem: 'sb', body: NG_OK })).status).toBe(200);
       const live = await api(t.url, 'POST', '/verify/account', { key: t.liveKey, idem: 'lv', body: NG_OK });
       expect(live.status).toBe(200);
-      const added = allEntries(t.service.deps.db, t.org!.organizationId).slice(before).filter((e) => e.action.startsWith('verification.'));
+      const added = (await allEntries(t.service.deps.sql, t.org!.organizationId)).slice(before).filter((e) => e.action.startsWith('verification.'));
       expect(added).toHaveLength(1);
       expect(added[0]).toMatchObject({
         action: 'verification.live_check',
@@ -269,7 +289,7 @@ describe('a crash between a change and its entry', { timeout: 120_000 }, () => {
       expect(db.prepare("SELECT count(*) AS n FROM api_keys WHERE name = 'never'").get()).toEqual({ n: 0 });
       const actions = (db.prepare('SELECT action FROM audit_events ORDER BY organization_id, seq').all() as { action: string }[]).map((r) => r.action);
       expect(actions.filter((a) => a === 'key.created')).toHaveLength(2);
-      expect(verifyStore(db).every((r) => r.ok)).toBe(true);
+      expect((await verifyStore(createServicePort(db))).every((r) => r.ok)).toBe(true);
     } finally {
       db.close();
     }

@@ -137,7 +137,7 @@ describe('console live events over SSE', () => {
     // Ids increase, and what the event announces is already in the store when it arrives.
     const seq = (f: Frame) => Number(f.id!.split('-')[1]);
     expect(seq(updated)).toBeGreaterThan(seq(created));
-    expect(getVerification(ts.service.deps.db, ts.org!.organizationId, 'sandbox', id)!.status).not.toBe('pending');
+    expect((await getVerification(ts.service.deps.sql, ts.org!.organizationId, 'sandbox', id))!.status).not.toBe('pending');
     s.close();
   });
 

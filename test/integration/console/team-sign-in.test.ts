@@ -251,7 +251,7 @@ describe('the sign-in throttle', () => {
     const other = checkPassword(deps, emails.DEVELOPER, PASSWORDS.DEVELOPER, { ip: '192.0.2.2' }).then((u) => u.email);
     expect(await Promise.all(attempts)).toEqual(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'TOO_MANY_LOGIN_ATTEMPTS']);
     expect(await other).toBe(emails.DEVELOPER);
-    expect(signInsInFlight(deps.db, '192.0.2.1')).toBe(0);
+    expect(signInsInFlight(deps.sql, '192.0.2.1')).toBe(0);
   });
 });
 
@@ -262,13 +262,15 @@ describe('a deactivated account', () => {
     const email = 'leaver@team.test';
     const password = 'leaver password 1234';
     const { id } = await createUser(deps, ts.org!.organizationId, { email, password, role: 'DEVELOPER' });
-    deactivateUser(deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, id);
+    await deactivateUser(deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, id);
     await dummyPasswordHash(deps.config.scryptN);
-    // The check is on the password pool before anything else can happen: only microtasks run in between (a
-    // worker's answer is a macrotask), so the pool's load is read deterministically.
+    // The check is on the password pool before anything else can happen: only microtasks run in between (the
+    // store's answers on SQLite are resolved promises; a worker's answer is a macrotask), so the pool's load is read
+    // deterministically once it moves (or after far more turns than the check takes).
     const before = passwordPoolLoad();
+    const load = () => passwordPoolLoad().running + passwordPoolLoad().waiting;
     const attempt = checkPassword(deps, email, password, { ip: '192.0.2.9' }).then(() => 'ok', (e: { code?: string }) => e.code);
-    for (let i = 0; i < 20; i++) await Promise.resolve();
+    for (let i = 0; i < 1000 && load() === before.running + before.waiting; i++) await Promise.resolve();
     const during = passwordPoolLoad();
     expect(during.running + during.waiting, 'a deactivated account is hashed like any other').toBe(before.running + before.waiting + 1);
     expect(await attempt).toBe('INVALID_CREDENTIALS');
@@ -312,7 +314,7 @@ describe('the per-address limits over IPv6', () => {
     const deps = ts.service.deps;
     const attempts = [1, 2, 3].map((i) => outcome(checkPassword(deps, `v6-gate-${i}@team.test`, 'wrong password', { ip: `2001:db8:d:e::${i}` })));
     expect(await Promise.all(attempts)).toEqual(['INVALID_CREDENTIALS', 'INVALID_CREDENTIALS', 'TOO_MANY_LOGIN_ATTEMPTS (concurrent)']);
-    expect(signInsInFlight(deps.db, '2001:db8:d:e::1')).toBe(0);
+    expect(signInsInFlight(deps.sql, '2001:db8:d:e::1')).toBe(0);
   });
 });
 
@@ -498,9 +500,9 @@ describe('signing out and session expiry', () => {
     forgetFailures();
     const admin = await session('ADMIN');
     const adminId = (ts.service.deps.db.prepare('SELECT id FROM users WHERE email = ?').get(emails.ADMIN) as { id: string }).id;
-    setUserRole(ts.service.deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, adminId, 'DEVELOPER');
+    await setUserRole(ts.service.deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, adminId, 'DEVELOPER');
     expect((await bridge('app:info', {}, admin)).status).toBe(401);
-    setUserRole(ts.service.deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, adminId, 'ADMIN');
+    await setUserRole(ts.service.deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, adminId, 'ADMIN');
   });
 });
 

@@ -98,7 +98,7 @@ describe('demo data', () => {
     const before = counts();
     const filesBefore = files();
     expect(filesBefore.filter((f) => f.endsWith('results.csv'))).toHaveLength(2);
-    const auditBefore = allEntries(ts.service.deps.db, ts.org!.organizationId).length;
+    const auditBefore = (await allEntries(ts.service.deps.sql, ts.org!.organizationId)).length;
     expect(await call('demo:status')).toEqual({ present: false, records: 0, byTable: {} });
 
     const loaded = await call<{ checks: number; routingChecks: number; records: number; seed: number; batch: { id: string; rows: number; invalid: number } }>('demo:load', { days: 30 });
@@ -130,7 +130,7 @@ describe('demo data', () => {
     const status = await call<{ present: boolean; byTable: Record<string, number> }>('demo:status');
     expect(status.present).toBe(true);
     expect(status.byTable).toMatchObject({ users: 2, api_keys: 2, webhooks: 1, routing_batches: 1 });
-    const actions = allEntries(db, ts.org!.organizationId).slice(auditBefore).map((e) => e.action);
+    const actions = (await allEntries(ts.service.deps.sql, ts.org!.organizationId)).slice(auditBefore).map((e) => e.action);
     expect(actions.filter((a) => a === 'user.created')).toHaveLength(2);
     expect(actions.filter((a) => a === 'key.created')).toHaveLength(2);
     expect(actions).toContain('webhook.created');
@@ -227,13 +227,13 @@ describe('demo data', () => {
     const demoGone = await fetch(`${ts.url}/console/batch/${batchId}/download`, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
     expect(demoGone.status).toBe(404);
     await demoGone.text();
-    const last = allEntries(db, ts.org!.organizationId).at(-1)!;
+    const last = (await allEntries(ts.service.deps.sql, ts.org!.organizationId)).at(-1)!;
     expect(last.action).toBe('demo.removed');
     expect(last.door).toBe('console');
-    expect(verifyStore(db).every((r) => r.ok)).toBe(true);
+    expect((await verifyStore(ts.service.deps.sql)).every((r) => r.ok)).toBe(true);
     // Removing again removes nothing and writes no entry.
     expect((await call<{ total: number }>('demo:remove')).total).toBe(0);
-    expect(allEntries(db, ts.org!.organizationId).at(-1)!.id).toBe(last.id);
+    expect((await allEntries(ts.service.deps.sql, ts.org!.organizationId)).at(-1)!.id).toBe(last.id);
   }, 120_000);
 
   it('the CLI loads and removes against a running service, with progress lines and --json', async () => {
@@ -262,7 +262,7 @@ describe('demo data', () => {
     expect((JSON.parse(remove.stdout) as { total: number }).total).toBe(result.records);
     expect(counts()).toEqual(before);
     expect(files()).toEqual(filesBefore);
-    const actions = allEntries(ts.service.deps.db, ts.org!.organizationId).map((e) => `${e.action}/${e.door}`);
+    const actions = (await allEntries(ts.service.deps.sql, ts.org!.organizationId)).map((e) => `${e.action}/${e.door}`);
     expect(actions.slice(-2)).toEqual(['demo.loaded/cli', 'demo.removed/cli']);
   }, 180_000);
 });

@@ -28,16 +28,16 @@ describe('housekeeping', () => {
   });
 
   it('removes done jobs past the retention and expired idempotency keys, and nothing else', async () => {
-    const db = ts.service.deps.db;
+    const q = ts.service.deps.sql;
     // Jobs of a kind no worker claims: one finished now (old later), one left queued, one leased.
     const t0 = clock.now();
-    const finished = enqueue(db, t0, KIND, {});
-    const queued = enqueue(db, t0, KIND, {}, { runAtMs: t0 + 365 * 24 * 3_600_000 });
-    const [job] = claim(db, t0, [KIND], 60_000);
+    const finished = await enqueue(q, t0, KIND, {});
+    const queued = await enqueue(q, t0, KIND, {}, { runAtMs: t0 + 365 * 24 * 3_600_000 });
+    const [job] = await claim(q, t0, [KIND], 60_000);
     expect(job?.id).toBe(finished);
-    expect(complete(db, t0, job!)).toBe(true);
-    const leased = enqueue(db, t0, KIND, {});
-    expect(claim(db, t0, [KIND], 30 * 24 * 3_600_000).map((j) => j.id)).toEqual([leased]);
+    expect(await complete(q, t0, job!)).toBe(true);
+    const leased = await enqueue(q, t0, KIND, {});
+    expect((await claim(q, t0, [KIND], 30 * 24 * 3_600_000)).map((j) => j.id)).toEqual([leased]);
 
     // An answered idempotent request (its key is stored with the answer).
     const oldKey = newKey();

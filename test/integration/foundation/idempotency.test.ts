@@ -99,7 +99,7 @@ describe('replay and conflict', () => {
   });
 
   it('scopes keys by environment: the same key under the live key executes separately', async () => {
-    enableLive(ts);
+    await enableLive(ts);
     const key = newKey();
     const s = await api(base, 'POST', '/verify/account', { key: ts.sandboxKey, idem: key, body: NG_OK });
     const l = await api(base, 'POST', '/verify/account', { key: ts.liveKey, idem: key, body: NG_OK });

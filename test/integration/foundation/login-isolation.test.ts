@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD_THREADS, passwordPoolLoad } from '../../../src-main/core/auth/passwords';
-import { verifyAccessTokenSync } from '../../../src-main/core/auth/tokens';
+import { verifyAccessToken } from '../../../src-main/core/auth/tokens';
 import { api, login, startTestService, type TestService } from '../../helpers/harness';
 
 let ts: TestService;
@@ -38,7 +38,7 @@ function loginFrom(localAddress: string, email: string): Promise<number> {
 describe('failed logins and other principals', () => {
   it('answers Bearer and API-key requests while failed logins still wait for the hashing pool', async () => {
     const { accessToken } = await login(ts.url, ts.email);
-    expect(verifyAccessTokenSync(ts.service.deps, accessToken).userId).toBe(ts.org!.owner.id);
+    expect((await verifyAccessToken(ts.service.deps, accessToken)).userId).toBe(ts.org!.owner.id);
 
     // Unknown emails: each failed login hashes (the dummy hash) and none is throttled.
     const failures = 4 * PASSWORD_THREADS + 4;

@@ -145,7 +145,7 @@ describe('tenancy', () => {
   });
 
   it('keeps live records out of sight of a sandbox key (and back)', async () => {
-    enableLive(ts);
+    await enableLive(ts);
     const live = await api(base, 'POST', '/verify/account', { key: ts.liveKey, idem: newKey(), body: NG_OK });
     expect(live.status).toBe(200);
     expect(live.body.environment).toBe('live');

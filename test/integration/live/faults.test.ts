@@ -9,7 +9,7 @@ import { BALANCE, balance, expectBilling, NG, PRICE, setProvider, startLive, ver
 let env: LiveEnv;
 beforeEach(async () => {
   env = await startLive();
-  setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*', 'phone:*', 'identity:*'] });
+  await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*', 'phone:*', 'identity:*'] });
 });
 afterEach(async () => env.stop());
 
@@ -91,7 +91,7 @@ describe('upstream faults', () => {
   });
 
   it('an upstream that refuses our credentials is a VERIFICATION_ERROR, not retried, reversed', async () => {
-    setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], secret: 'wrong-key-000000000' });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], secret: 'wrong-key-000000000' });
     const rec = await verify(env, 'account', NG());
     expect(rec['error'].code).toBe('VERIFICATION_ERROR');
     expect(env.sim.requests()).toHaveLength(1);

@@ -23,10 +23,10 @@ export async function startLive(o: StartOptions = {}, services = ['account:NG', 
   const sim = await startSimulator({ apiKey: 'sim-upstream-key-0001' });
   const ts = await startTestService(o);
   const org = ts.org!.organizationId;
-  topUp(ts.service.deps, org, BALANCE, 'USD');
+  await topUp(ts.service.deps, org, BALANCE, 'USD');
   for (const s of services) {
-    setPrice(ts.service.deps, org, s, PRICE, 'USD');
-    enableService(ts.service.deps, org, s);
+    await setPrice(ts.service.deps, org, s, PRICE, 'USD');
+    await enableService(ts.service.deps, org, s);
   }
   return {
     ts,
@@ -38,9 +38,9 @@ export async function startLive(o: StartOptions = {}, services = ['account:NG', 
   };
 }
 
-export function setProvider(env: LiveEnv, input: Partial<ProviderInput> & Pick<ProviderInput, 'id' | 'adapter' | 'routes'>): void {
+export async function setProvider(env: LiveEnv, input: Partial<ProviderInput> & Pick<ProviderInput, 'id' | 'adapter' | 'routes'>): Promise<void> {
   const base = input.adapter === 'epc-vop' ? env.sim.baseUrls.epcVop : input.adapter === 'uk-cop' ? env.sim.baseUrls.ukCop : env.sim.baseUrls.generic;
-  liveProviders(env.ts.service.rt).config.set({ baseUrl: base, secret: 'sim-upstream-key-0001', ...FAST, ...input });
+  await liveProviders(env.ts.service.rt).config.set({ baseUrl: base, secret: 'sim-upstream-key-0001', ...FAST, ...input });
 }
 
 export async function verify(env: LiveEnv, kind: string, body: Record<string, unknown>) {

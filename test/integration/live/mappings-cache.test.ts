@@ -7,11 +7,11 @@ import { expectBilling, iban, NG, setProvider, startLive, verify, type LiveEnv }
 let env: LiveEnv;
 beforeEach(async () => {
   env = await startLive();
-  setProvider(env, { id: 'vop', adapter: 'epc-vop', routes: ['account:DE', 'account:FR'] });
-  setProvider(env, { id: 'cop', adapter: 'uk-cop', routes: ['account:GB'] });
-  setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*', 'phone:*', 'identity:*'] });
+  await setProvider(env, { id: 'vop', adapter: 'epc-vop', routes: ['account:DE', 'account:FR'] });
+  await setProvider(env, { id: 'cop', adapter: 'uk-cop', routes: ['account:GB'] });
+  await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*', 'phone:*', 'identity:*'] });
   // Mapping tests ask the same question twice on purpose: the cache would hide the second upstream answer.
-  liveProviders(env.ts.service.rt).config.setCacheTtl('account', 0);
+  await liveProviders(env.ts.service.rt).config.setCacheTtl('account', 0);
 });
 afterEach(async () => env.stop());
 
@@ -105,7 +105,7 @@ describe('generic adapter', () => {
   });
 
   it('a per-provider mapping overrides the default table (here NOT_FOUND treated as INCONCLUSIVE)', async () => {
-    setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], mapping: { NOT_FOUND: { outcome: 'error', code: 'INCONCLUSIVE' } } });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], mapping: { NOT_FOUND: { outcome: 'error', code: 'INCONCLUSIVE' } } });
     const r = await verify(env, 'account', NG('0123450000'));
     expect(r).toMatchObject({ status: 'error', error: { code: 'INCONCLUSIVE' }, charge: { status: 'reversed' } });
   });
@@ -113,7 +113,7 @@ describe('generic adapter', () => {
 
 describe('cache of definitive answers', () => {
   it('a repeat answer comes from the cache (source cache, billed like any answer), without asking the upstream', async () => {
-    liveProviders(env.ts.service.rt).config.setCacheTtl('account', 3600);
+    await liveProviders(env.ts.service.rt).config.setCacheTtl('account', 3600);
     const first = await verify(env, 'account', NG());
     expect(first['source']).toBe('live');
     const calls = env.sim.requests().length;
@@ -129,7 +129,7 @@ describe('cache of definitive answers', () => {
   });
 
   it('transient answers and INCONCLUSIVE are never cached', async () => {
-    liveProviders(env.ts.service.rt).config.setCacheTtl('account', 3600);
+    await liveProviders(env.ts.service.rt).config.setCacheTtl('account', 3600);
     env.sim.setFault('status=503', 3);
     const a = await verify(env, 'account', NG());
     expect(a['error'].code).toBe('VERIFICATION_UNAVAILABLE');

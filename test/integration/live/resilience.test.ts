@@ -12,19 +12,19 @@ import { BALANCE, balance, expectBilling, NG, setProvider, startLive, usageOf, v
 let env: LiveEnv;
 afterEach(async () => env.stop());
 
-const circuit = (id = 'sim') => {
+const circuit = async (id = 'sim') => {
   const reg = liveProviders(env.ts.service.rt);
-  return reg.view(reg.config.get(id)!).state;
+  return reg.view((await reg.config.get(id))!).state;
 };
 
 describe('circuit breaker', () => {
   it('opens after N consecutive failures, answers UNAVAILABLE without calling, probes after the cool-down, recovers', async () => {
     const clock = new ManualClock(Date.now());
     env = await startLive({ clock });
-    setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], retries: 0, breakerThreshold: 2, breakerCooldownMs: 10_000 });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], retries: 0, breakerThreshold: 2, breakerCooldownMs: 10_000 });
     env.sim.setFault('status=503');
     for (let i = 0; i < 2; i++) expect((await verify(env, 'account', NG()))['error'].code).toBe('VERIFICATION_UNAVAILABLE');
-    expect(circuit()).toMatchObject({ circuit: 'open', consecutiveFailures: 2, lastError: 'upstream answered HTTP 503' });
+    expect(await circuit()).toMatchObject({ circuit: 'open', consecutiveFailures: 2, lastError: 'upstream answered HTTP 503' });
 
     env.sim.setFault(null);
     const calls = env.sim.requests().length;
@@ -35,16 +35,16 @@ describe('circuit breaker', () => {
 
     // A failed probe re-opens at once.
     clock.advance(10_000);
-    expect(circuit().circuit).toBe('half-open');
+    expect((await circuit()).circuit).toBe('half-open');
     env.sim.setFault('status=503', 1);
     expect((await verify(env, 'account', NG()))['error'].code).toBe('VERIFICATION_UNAVAILABLE');
-    expect(circuit().circuit).toBe('open');
+    expect((await circuit()).circuit).toBe('open');
     expect(env.sim.requests().length).toBe(calls + 1);
 
     clock.advance(10_000);
     const probe = await verify(env, 'account', NG());
     expect(probe['status']).toBe('success');
-    expect(circuit()).toMatchObject({ circuit: 'closed', consecutiveFailures: 0 });
+    expect(await circuit()).toMatchObject({ circuit: 'closed', consecutiveFailures: 0 });
     expect((await verify(env, 'account', NG('1234567890')))['status']).toBe('success');
   });
 });
@@ -52,7 +52,7 @@ describe('circuit breaker', () => {
 describe('concurrency limit', () => {
   it('beyond max concurrency + queue, checks answer RATE_LIMITED at once and are reversed; the others complete', async () => {
     env = await startLive();
-    setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], maxConcurrency: 1, maxQueue: 1, timeoutMs: 5000, deadlineMs: 10_000 });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], maxConcurrency: 1, maxQueue: 1, timeoutMs: 5000, deadlineMs: 10_000 });
     env.sim.setFault('latency=600');
     const results = await Promise.all([0, 1, 2, 3].map((i) => verify(env, 'account', NG(`012345678${i}`))));
     const codes = results.map((r) => (r['status'] === 'success' ? 'ok' : r['error'].code)).sort();
@@ -65,7 +65,7 @@ describe('concurrency limit', () => {
 describe('routing', () => {
   it('a live check with no configured provider is refused before it is charged (403 SERVICE_NOT_ENABLED, CONTACT_ADMIN)', async () => {
     env = await startLive();
-    setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:NG'] });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:NG'] });
     const r = await api(env.ts.url, 'POST', '/verify/account', { key: env.ts.liveKey, idem: newKey(), body: { country: 'GB', accountNumber: '55779911', bankCode: '200000', accountName: 'Jane Smith' } });
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ code: 'SERVICE_NOT_ENABLED', action: { type: 'CONTACT_ADMIN' } });
@@ -74,7 +74,7 @@ describe('routing', () => {
     const list = await api(env.ts.url, 'GET', '/verify', { key: env.ts.liveKey });
     expect(list.body.pagination.total).toBe(0);
     // The exact corridor wins over the kind's wildcard.
-    setProvider(env, { id: 'other', adapter: 'generic', routes: ['account:*'], secret: 'wrong-key-000000000' });
+    await setProvider(env, { id: 'other', adapter: 'generic', routes: ['account:*'], secret: 'wrong-key-000000000' });
     expect((await verify(env, 'account', NG()))['status']).toBe('success');
   });
 });
@@ -83,7 +83,7 @@ describe('the late answer after the sync guard', () => {
   it('the caller gets the stored guard result (error, reversed once), not the late upstream answer', async () => {
     const clock = new ManualClock(Date.now());
     env = await startLive({ clock });
-    setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], timeoutMs: 20_000, deadlineMs: 30_000 });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], timeoutMs: 20_000, deadlineMs: 30_000 });
     env.sim.setFault('latency=1500');
     const pending = api(env.ts.url, 'POST', '/verify/account', { key: env.ts.liveKey, idem: newKey(), body: NG() });
     for (let i = 0; i < 400 && env.sim.requests().length === 0; i++) await new Promise((r) => setTimeout(r, 10));

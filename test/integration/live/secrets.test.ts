@@ -65,7 +65,7 @@ describe('provider secrets', () => {
       // Re-saving without a secret keeps it; clearing removes it.
       const kept = await h['providers:set']({ ...saved, mapping: undefined, secret: undefined } as never);
       expect(kept.secret.configured).toBe(true);
-      const cleared = liveProviders(env.ts.service.rt).config.set({ id: 'sim', adapter: 'generic', baseUrl: sim.baseUrls.generic, routes: ['account:*'], clearSecret: true });
+      const cleared = await liveProviders(env.ts.service.rt).config.set({ id: 'sim', adapter: 'generic', baseUrl: sim.baseUrls.generic, routes: ['account:*'], clearSecret: true });
       expect(cleared.secretConfigured).toBe(false);
     } finally {
       await sim.stop();
@@ -75,15 +75,15 @@ describe('provider secrets', () => {
   it('a plain-http base URL is refused unless it is loopback; credentials may not sit in the URL', async () => {
     env = await startLive();
     const cfg = liveProviders(env.ts.service.rt).config;
-    expect(() => cfg.set({ id: 'x', adapter: 'generic', baseUrl: 'http://upstream.example.com', routes: [] })).toThrow(/validation/i);
-    expect(() => cfg.set({ id: 'x', adapter: 'generic', baseUrl: 'https://user:pw@upstream.example.com', routes: [] })).toThrow(/validation/i);
-    expect(cfg.set({ id: 'x', adapter: 'generic', baseUrl: 'https://upstream.example.com/', routes: ['account:gb'] })).toMatchObject({ baseUrl: 'https://upstream.example.com', routes: ['account:GB'] });
+    await expect(cfg.set({ id: 'x', adapter: 'generic', baseUrl: 'http://upstream.example.com', routes: [] })).rejects.toThrow(/validation/i);
+    await expect(cfg.set({ id: 'x', adapter: 'generic', baseUrl: 'https://user:pw@upstream.example.com', routes: [] })).rejects.toThrow(/validation/i);
+    expect(await cfg.set({ id: 'x', adapter: 'generic', baseUrl: 'https://upstream.example.com/', routes: ['account:gb'] })).toMatchObject({ baseUrl: 'https://upstream.example.com', routes: ['account:GB'] });
   });
 
   it('never appear in info-level logs of a live check, even when the upstream fails', async () => {
     const lines: string[] = [];
     env = await startLive({ logLevel: 'debug', logStream: { write: (l: string) => void lines.push(l) } });
-    setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], secret: SECRET });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], secret: SECRET });
     env.sim.setFault('status=503');
     const rec = await verify(env, 'account', NG());
     expect(rec['error'].code).toBe('VERIFICATION_UNAVAILABLE');

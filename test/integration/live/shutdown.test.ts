@@ -16,7 +16,7 @@ let restarted: TestService | null = null;
 beforeEach(async () => {
   env = await startLive();
   // Long upstream limits: only the shutdown may end these calls.
-  setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], timeoutMs: 30_000, deadlineMs: 60_000, retries: 1 });
+  await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], timeoutMs: 30_000, deadlineMs: 60_000, retries: 1 });
   liveProviders(env.ts.service.rt).shutdownDrainMs = 300;
 });
 afterEach(async () => {

@@ -41,11 +41,11 @@ describe('a provider CA certificate', () => {
   });
 
   it('with the CA: the live check succeeds over TLS; the view shows subject and fingerprint, not the PEM', async () => {
-    const stored = set({ caCert: tls.ca! });
+    const stored = await set({ caCert: tls.ca! });
     const fp = new X509Certificate(tls.ca!).fingerprint256;
     expect(stored.ca).toMatchObject({ subject: 'CN=vconsole simulator (test only)', fingerprint256: fp, count: 1 });
     const reg = liveProviders(env.ts.service.rt);
-    const view = reg.view(reg.config.get('private')!);
+    const view = reg.view((await reg.config.get('private'))!);
     expect(JSON.stringify(view)).not.toContain('BEGIN CERTIFICATE');
     expect(view.ca?.fingerprint256).toBe(fp);
 
@@ -55,12 +55,12 @@ describe('a provider CA certificate', () => {
     await expectBilling(env, rec['id'], false);
 
     // Saving without caCert keeps the stored CA; clearCaCert removes it.
-    expect(set({}).ca?.fingerprint256).toBe(fp);
-    expect(set({ clearCaCert: true }).ca).toBeNull();
+    expect((await set({})).ca?.fingerprint256).toBe(fp);
+    expect((await set({ clearCaCert: true })).ca).toBeNull();
   });
 
   it('without the CA: TLS error → VERIFICATION_UNAVAILABLE, not retried, charged and reversed once', async () => {
-    set({});
+    await set({});
     const rec = await verify(env, 'account', NG());
     expect(rec['status']).toBe('error');
     expect(rec['error']).toEqual({ code: 'VERIFICATION_UNAVAILABLE', message: VERIFICATION_ERRORS.VERIFICATION_UNAVAILABLE.message });
@@ -70,14 +70,14 @@ describe('a provider CA certificate', () => {
     // The handshake failed: no request reached the upstream, and the failure is named for the administrator.
     expect(tls.requests()).toHaveLength(0);
     const reg = liveProviders(env.ts.service.rt);
-    expect(reg.view(reg.config.get('private')!).state.lastError).toMatch(/TLS certificate not trusted/);
+    expect(reg.view((await reg.config.get('private'))!).state.lastError).toMatch(/TLS certificate not trusted/);
   });
 
   it('a different CA is not enough: the upstream must chain to the configured one', async () => {
     // Another throwaway self-signed certificate (a Node test fixture would be a checked-in key: made here instead).
     const { execFileSync } = await import('node:child_process');
     const other = execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', '/dev/null', '-days', '1', '-subj', '/CN=some other CA'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    set({ caCert: other });
+    await set({ caCert: other });
     const rec = await verify(env, 'account', NG());
     expect(rec['error'].code).toBe('VERIFICATION_UNAVAILABLE');
     await expectBilling(env, rec['id'], true);
@@ -85,33 +85,33 @@ describe('a provider CA certificate', () => {
 });
 
 describe('CA certificate validation on save', () => {
-  const fail = (extra: Record<string, unknown>) => {
+  const fail = async (extra: Record<string, unknown>) => {
     try {
-      set(extra);
+      await set(extra);
     } catch (e) {
       return (e as { code?: string; details?: { field: string; message: string }[] });
     }
     throw new Error('expected a VALIDATION_ERROR');
   };
 
-  it('refuses text that is not an X.509 certificate', () => {
-    const e = fail({ caCert: '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n' });
+  it('refuses text that is not an X.509 certificate', async () => {
+    const e = await fail({ caCert: '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n' });
     expect(e.code).toBe('VALIDATION_ERROR');
     expect(e.details?.[0]).toMatchObject({ field: 'caCert' });
   });
 
-  it('refuses a private key pasted by mistake, and never stores it', () => {
-    const e = fail({ caCert: `${tls.ca}\n-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n` });
+  it('refuses a private key pasted by mistake, and never stores it', async () => {
+    const e = await fail({ caCert: `${tls.ca}\n-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n` });
     expect(e.details?.[0]?.message).toMatch(/private key/);
-    expect(liveProviders(env.ts.service.rt).config.get('private')).toBeNull();
+    expect(await liveProviders(env.ts.service.rt).config.get('private')).toBeNull();
   });
 
-  it('a CA needs an https:// base URL (plain http stays for loopback only, without a CA)', () => {
-    const e = fail({ caCert: tls.ca!, baseUrl: env.sim.baseUrls.generic });
+  it('a CA needs an https:// base URL (plain http stays for loopback only, without a CA)', async () => {
+    const e = await fail({ caCert: tls.ca!, baseUrl: env.sim.baseUrls.generic });
     expect(e.details?.[0]).toMatchObject({ field: 'caCert' });
     // A stored CA is checked too when only the URL changes.
-    set({ caCert: tls.ca! });
-    expect(fail({ baseUrl: env.sim.baseUrls.generic }).details?.[0]?.message).toMatch(/https/);
+    await set({ caCert: tls.ca! });
+    expect((await fail({ baseUrl: env.sim.baseUrls.generic })).details?.[0]?.message).toMatch(/https/);
   });
 });
 

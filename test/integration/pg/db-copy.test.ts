@@ -69,12 +69,12 @@ async function populate(): Promise<string> {
   const deps = ts.service.deps;
   const orgA = await bootstrap(deps, { email: `owner-${newKey().slice(5, 13)}@example.com`, password: TEST_PASSWORD, organizationName: 'Desk One' });
   const orgB = await bootstrap(deps, { email: `Owner-B-${newKey().slice(5, 13)}@Example.com`, password: TEST_PASSWORD, organizationName: 'Desk Two — Ünïcode' });
-  for (const org of [orgA, orgB]) enableLive(ts, 'account:NG', { organizationId: org.organizationId, balance: 10_000, price: 25 });
+  for (const org of [orgA, orgB]) await enableLive(ts, 'account:NG', { organizationId: org.organizationId, balance: 10_000, price: 25 });
   // Keys created and revoked from the command line's door (audited as such).
   await runWithAudit({ door: 'cli', actor: { type: 'cli', id: null, label: 'test (command line)' } }, async () => {
     const p = { kind: 'console' as const, organizationId: orgA.organizationId, environment: 'live' as const, role: 'OWNER' as const, door: 'cli' as const };
-    const k = createKey(deps, p, { name: 'ci "runner"', environment: 'live' });
-    revokeKey(deps, orgA.organizationId, k.id);
+    const k = await createKey(deps, p, { name: 'ci "runner"', environment: 'live' });
+    await revokeKey(deps, orgA.organizationId, k.id);
   });
   const hooks = [];
   for (const org of [orgA, orgB]) {
@@ -254,7 +254,7 @@ describe('vconsole db copy beside a running service', () => {
     const { receiver, ts } = await receiverAndService({ dataDir: mkdtempSync(join(tmpdir(), 'vc-live-copy-')) });
     try {
       const org = await bootstrap(ts.service.deps, { email: `live-${newKey().slice(5, 13)}@example.com`, password: TEST_PASSWORD });
-      enableLive(ts, 'account:NG', { organizationId: org.organizationId, balance: 100_000, price: 7 });
+      await enableLive(ts, 'account:NG', { organizationId: org.organizationId, balance: 100_000, price: 7 });
       let stop = false;
       let sent = 0;
       const writer = (async () => {

@@ -87,7 +87,7 @@ describe('History search on PostgreSQL', () => {
     const compared: string[] = [];
     for (const env of ['live', 'sandbox']) {
       for (const text of QUERIES) {
-        const want = searchVerifications(sqlite, ORG, env, { q: text, limit: 50, offset: 0 }).data.map((r) => r.id);
+        const want = (await searchVerifications(sqlitePort, ORG, env, { q: text, limit: 50, offset: 0 })).data.map((r) => r.id);
         const s = await pgSearchQuery(pg, text, ORG, env);
         const have = s.tsquery
           ? (

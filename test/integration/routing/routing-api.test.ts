@@ -164,25 +164,25 @@ describe('live', () => {
     const refused = await post('correspondents', { bic: 'DEUTDEFF' }, ts.liveKey, key);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('SERVICE_NOT_ENABLED');
-    enableLive(ts, 'correspondents', { price: 40, balance: 1000 });
+    await enableLive(ts, 'correspondents', { price: 40, balance: 1000 });
     const orgId = ts.org!.organizationId;
     // The refusal was not stored: the same key now executes, and is charged once.
     const ok = await post('correspondents', { bic: 'DEUTDEFF' }, ts.liveKey, key);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('idempotent-replayed')).toBeNull();
     expect(ok.body.charge).toEqual({ amount: 40, currency: 'USD', status: 'charged' });
-    expect(getWallet(ts.service.deps, orgId).balance).toBe(960);
+    expect((await getWallet(ts.service.deps, orgId)).balance).toBe(960);
     const replay = await post('correspondents', { bic: 'DEUTDEFF' }, ts.liveKey, key);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(ok.body);
-    expect(getWallet(ts.service.deps, orgId).balance).toBe(960);
+    expect((await getWallet(ts.service.deps, orgId)).balance).toBe(960);
     // The charge and the stored answer are one commit: the ledger names the answer's id.
     const charges = ts.service.deps.db.prepare("SELECT verification_id FROM ledger_entries WHERE kind = 'charge' AND organization_id = ?").all(orgId) as { verification_id: string }[];
     expect(charges).toEqual([{ verification_id: ok.body.id }]);
     // A structurally invalid BIC is a format error: answered, never charged (decisions §2).
     const bad = await post('correspondents', { bic: 'DEUT12FF' }, ts.liveKey, newKey());
     expect(bad.body).toMatchObject({ valid: false, charge: { status: 'not_charged' } });
-    expect(getWallet(ts.service.deps, orgId).balance).toBe(960);
+    expect((await getWallet(ts.service.deps, orgId)).balance).toBe(960);
   });
 
   it('answers from an imported directory and names it with its import date', async () => {

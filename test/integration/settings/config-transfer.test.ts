@@ -40,10 +40,10 @@ async function configure(ts: TestService): Promise<string[]> {
   await updateWebhook(rt, { organizationId: org, environment: 'live' }, b.id, { status: 'inactive' });
   // A rotation leaves a previous secret in the row too; neither may reach the file.
   const rotated = await updateWebhook(rt, { organizationId: org, environment: 'sandbox' }, a.id, { rotateSecret: true });
-  setPrice(ts.service.deps, org, 'account:NG', 50, 'USD');
-  setPrice(ts.service.deps, org, 'phone:KE', 20, 'USD');
-  enableService(ts.service.deps, org, 'account:NG');
-  enableService(ts.service.deps, org, 'face');
+  await setPrice(ts.service.deps, org, 'account:NG', 50, 'USD');
+  await setPrice(ts.service.deps, org, 'phone:KE', 20, 'USD');
+  await enableService(ts.service.deps, org, 'account:NG');
+  await enableService(ts.service.deps, org, 'face');
   expect((await dispatch(ts.service.handlers, 'settings:update', { rateLimitPerMinute: 900 })).ok).toBe(true);
   return [a.secret, b.secret, rotated.secret!];
 }
@@ -79,7 +79,7 @@ describe('configuration export and import', () => {
   it('import into a fresh data dir reproduces the configuration, with new secrets, and is idempotent', async () => {
     const source = await svc();
     const secrets = await configure(source);
-    const file = exportConfig(source.service.rt, source.org!.organizationId);
+    const file = await exportConfig(source.service.rt, source.org!.organizationId);
 
     const target = await svc();
     const tOrg = target.org!.organizationId;
@@ -89,11 +89,11 @@ describe('configuration export and import', () => {
     expect(previewChanges).toHaveLength(2 + 2 + 2 + 1);
     expect(previewChanges.every((c) => c.action === 'create')).toBe(true);
     // The preview wrote nothing.
-    expect(listWebhooks(target.service.deps, { organizationId: tOrg, environment: 'sandbox' }, { limit: 10, offset: 0 }).total).toBe(0);
+    expect((await listWebhooks(target.service.deps, { organizationId: tOrg, environment: 'sandbox' }, { limit: 10, offset: 0 })).total).toBe(0);
 
     const applied = await dispatch(target.service.handlers, 'config:import', { file });
     expect(applied).toMatchObject({ ok: true, value: { applied: true, newWebhookSecrets: 2 } });
-    expect(comparable(exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
+    expect(comparable(await exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
     expect(target.service.deps.config.rateLimitPerMinute).toBe(900);
 
     // New secrets, never the source's.
@@ -113,7 +113,7 @@ describe('configuration export and import', () => {
     expect(again.newWebhookSecrets).toBe(0);
     const rows2 = target.service.deps.db.prepare('SELECT secret FROM webhooks WHERE organization_id = ?').all(tOrg) as { secret: string }[];
     expect(rows2).toEqual(rows);
-    expect(comparable(exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
+    expect(comparable(await exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
   });
 
   it('updates what differs and keeps the secret of an existing webhook', async () => {
@@ -121,7 +121,7 @@ describe('configuration export and import', () => {
     const org = ts.org!.organizationId;
     const hook = await createWebhook(ts.service.rt, { organizationId: org, environment: 'sandbox' }, { url: HOOK_A, events: ['verification.completed'] });
     const file: ConfigFile = {
-      ...exportConfig(ts.service.rt, org),
+      ...(await exportConfig(ts.service.rt, org)),
       webhooks: [{ environment: 'sandbox', url: HOOK_A, events: ['verification.failed'], description: 'changed', status: 'active' }],
       prices: [{ service: 'account:NG', amount: 75, currency: 'USD' }],
       settings: { port: 4321 },
@@ -131,14 +131,14 @@ describe('configuration export and import', () => {
     expect(plan.restartRequired).toBe(true);
     const secret = (ts.service.deps.db.prepare('SELECT secret FROM webhooks WHERE id = ?').get(hook.id) as { secret: string }).secret;
     expect(openWebhookSecret(ts.service.deps, secret)).toBe(hook.secret);
-    expect(exportConfig(ts.service.rt, org).webhooks).toEqual(file.webhooks);
-    expect(exportConfig(ts.service.rt, org).settings).toEqual({ port: 4321 });
+    expect((await exportConfig(ts.service.rt, org)).webhooks).toEqual(file.webhooks);
+    expect((await exportConfig(ts.service.rt, org)).settings).toEqual({ port: 4321 });
   });
 
   it('a file with one bad line is refused as a whole and nothing is written', async () => {
     const ts = await svc();
     const org = ts.org!.organizationId;
-    topUp(ts.service.deps, org, 1000, 'USD');
+    await topUp(ts.service.deps, org, 1000, 'USD');
     const file: ConfigFile = {
       format: 'verification-console-config',
       version: 1,
@@ -157,7 +157,7 @@ describe('configuration export and import', () => {
     expect(err.code).toBe('VALIDATION_ERROR');
     expect(err.message).toContain('nothing was changed');
     expect(err.details.map((d: { field: string }) => d.field)).toEqual(['webhooks.1.url', 'prices.0.currency']);
-    const after = exportConfig(ts.service.rt, org);
+    const after = await exportConfig(ts.service.rt, org);
     expect(after.webhooks).toEqual([]);
     expect(after.prices).toEqual([]);
     expect(after.services).toEqual([]);
@@ -188,11 +188,11 @@ describe('configuration export and import', () => {
     expect(await main(['config', 'import', path, '--dry-run', '--json', '--data-dir', target.dataDir])).toBe(0);
     const dry = JSON.parse(String(stdout.mock.calls.at(-1)![0]));
     expect(dry).toMatchObject({ applied: false, newWebhookSecrets: 2 });
-    expect(exportConfig(target.service.rt, tOrg).webhooks).toEqual([]);
+    expect((await exportConfig(target.service.rt, tOrg)).webhooks).toEqual([]);
 
     expect(await main(['config', 'import', path, '--data-dir', target.dataDir])).toBe(0);
     expect(String(stdout.mock.calls.at(-1)![0])).toContain('new signing secret');
-    expect(comparable(exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
+    expect(comparable(await exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
 
     writeFileSync(join(out, 'bad.json'), '{ not json');
     expect(await main(['config', 'import', join(out, 'bad.json'), '--data-dir', target.dataDir])).toBe(1);

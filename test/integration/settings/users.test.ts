@@ -33,10 +33,10 @@ describe('users and roles', () => {
     const deps = ts.service.deps;
     const dev = await make('DEVELOPER');
     for (const actor of [as('DEVELOPER'), as('OWNER', 'apiKey')]) {
-      expect(() => listManagedUsers(deps, actor)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+      await expect(listManagedUsers(deps, actor)).rejects.toMatchObject({ code: 'FORBIDDEN' });
       await expect(createManagedUser(deps, actor, { email: 'x@example.com', password: TEST_PASSWORD, role: 'DEVELOPER' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-      expect(() => setUserRole(deps, actor, dev.id, 'ADMIN')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
-      expect(() => deactivateUser(deps, actor, dev.id)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+      await expect(setUserRole(deps, actor, dev.id, 'ADMIN')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      await expect(deactivateUser(deps, actor, dev.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     }
   });
 
@@ -45,34 +45,34 @@ describe('users and roles', () => {
     const admin = as('ADMIN');
     const dev = await createManagedUser(deps, admin, { email: 'dev@example.com', password: TEST_PASSWORD, role: 'DEVELOPER' });
     expect(dev).toMatchObject({ role: 'DEVELOPER', status: 'active', organizationId: orgId });
-    expect(setUserRole(deps, admin, dev.id, 'ADMIN').role).toBe('ADMIN');
+    expect((await setUserRole(deps, admin, dev.id, 'ADMIN')).role).toBe('ADMIN');
     await expect(createManagedUser(deps, admin, { email: 'o2@example.com', password: TEST_PASSWORD, role: 'OWNER' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    expect(() => setUserRole(deps, admin, dev.id, 'OWNER')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    await expect(setUserRole(deps, admin, dev.id, 'OWNER')).rejects.toMatchObject({ code: 'FORBIDDEN' });
     const ownerId = ts.org!.owner.id;
-    expect(() => setUserRole(deps, admin, ownerId, 'ADMIN')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
-    expect(() => deactivateUser(deps, admin, ownerId)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
-    expect(deactivateUser(deps, admin, dev.id).status).toBe('deactivated');
+    await expect(setUserRole(deps, admin, ownerId, 'ADMIN')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(deactivateUser(deps, admin, ownerId)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect((await deactivateUser(deps, admin, dev.id)).status).toBe('deactivated');
   });
 
   it('never removes the last active owner, but allows it once another owner exists', async () => {
     const deps = ts.service.deps;
     const ownerId = ts.org!.owner.id;
-    expect(() => setUserRole(deps, as('OWNER'), ownerId, 'ADMIN')).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
-    expect(() => deactivateUser(deps, as('OWNER'), ownerId)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringContaining('at least one active owner') }));
+    await expect(setUserRole(deps, as('OWNER'), ownerId, 'ADMIN')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(deactivateUser(deps, as('OWNER'), ownerId)).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('at least one active owner') });
     // A deactivated second owner does not count.
     const second = await make('OWNER');
-    deactivateUser(deps, as('OWNER'), second.id);
-    expect(() => setUserRole(deps, as('OWNER'), ownerId, 'DEVELOPER')).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
-    reactivateUser(deps, as('OWNER'), second.id);
-    expect(setUserRole(deps, as('OWNER'), ownerId, 'DEVELOPER').role).toBe('DEVELOPER');
-    expect(() => deactivateUser(deps, as('OWNER'), second.id)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+    await deactivateUser(deps, as('OWNER'), second.id);
+    await expect(setUserRole(deps, as('OWNER'), ownerId, 'DEVELOPER')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await reactivateUser(deps, as('OWNER'), second.id);
+    expect((await setUserRole(deps, as('OWNER'), ownerId, 'DEVELOPER')).role).toBe('DEVELOPER');
+    await expect(deactivateUser(deps, as('OWNER'), second.id)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
   it('a user of another organization is not found', async () => {
     const other = await startTestService();
     try {
       const foreign = other.org!.owner.id;
-      expect(() => setUserRole(ts.service.deps, as('OWNER'), foreign, 'ADMIN')).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+      await expect(setUserRole(ts.service.deps, as('OWNER'), foreign, 'ADMIN')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     } finally {
       await other.stop();
     }
@@ -83,15 +83,15 @@ describe('users and roles', () => {
     const dev = await make('DEVELOPER', 'worker@example.com');
     const pair = await login(ts.url, 'worker@example.com');
     expect((await api(ts.url, 'GET', '/client/webhooks', { token: pair.accessToken })).status).toBe(200);
-    deactivateUser(deps, as('OWNER'), dev.id);
+    await deactivateUser(deps, as('OWNER'), dev.id);
     expect((await api(ts.url, 'GET', '/client/webhooks', { token: pair.accessToken })).status).toBe(401);
     expect((await api(ts.url, 'POST', '/auth/refresh', { body: { refreshToken: pair.refreshToken } })).status).toBe(401);
     const denied = await api(ts.url, 'POST', '/auth/login', { body: { email: 'worker@example.com', password: TEST_PASSWORD } });
     expect(denied.status).toBe(401);
     expect(denied.body.code).toBe('INVALID_CREDENTIALS');
     // Idempotent: a second deactivation changes nothing.
-    expect(deactivateUser(deps, as('OWNER'), dev.id).status).toBe('deactivated');
-    expect(reactivateUser(deps, as('OWNER'), dev.id).status).toBe('active');
+    expect((await deactivateUser(deps, as('OWNER'), dev.id)).status).toBe('deactivated');
+    expect((await reactivateUser(deps, as('OWNER'), dev.id)).status).toBe('active');
     expect((await login(ts.url, 'worker@example.com')).user.id).toBe(dev.id);
   });
 
@@ -100,7 +100,7 @@ describe('users and roles', () => {
     const pair = await login(ts.url, 'promoted@example.com');
     // A developer may not create keys (decisions §6).
     expect((await api(ts.url, 'POST', '/client/api-keys', { token: pair.accessToken, body: { name: 'k', environment: 'sandbox' } })).status).toBe(403);
-    setUserRole(ts.service.deps, as('OWNER'), dev.id, 'ADMIN');
+    await setUserRole(ts.service.deps, as('OWNER'), dev.id, 'ADMIN');
     expect((await api(ts.url, 'GET', '/client/webhooks', { token: pair.accessToken })).status).toBe(401);
     const fresh = await login(ts.url, 'promoted@example.com');
     expect(fresh.user).toMatchObject({ id: dev.id });

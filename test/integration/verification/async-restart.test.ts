@@ -19,7 +19,7 @@ describe('async verification across a restart', () => {
   it('completes after restart what was accepted before', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'vc-async-'));
     // A process that accepts but never runs its queue (as if killed right after answering 202).
-    const first = createCore({ dataDir, logLevel: 'silent', scryptN: 1024, startWorker: false });
+    const first = await createCore({ dataDir, logLevel: 'silent', scryptN: 1024, startWorker: false });
     const org = await bootstrap(first.deps, { email: 'async@restart.test', password: 'restart-password' });
     const p = { kind: 'apiKey' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'DEVELOPER' as const };
     const body = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' as const };

@@ -43,7 +43,7 @@ beforeEach(async () => {
   sandbox = boot.keys.sandbox.key;
   org = boot.organizationId;
   // Live checks need a configured provider: these billing rules run against the sandbox-like stand-in.
-  configureStandIn(service.rt);
+  await configureStandIn(service.rt);
 });
 
 afterEach(async () => {
@@ -51,27 +51,27 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function fund(service_: string, price: number, balance: number) {
-  enableService(service.deps, org, service_);
-  setPrice(service.deps, org, service_, price, 'USD');
-  if (balance > 0) topUp(service.deps, org, balance, 'USD');
+async function fund(service_: string, price: number, balance: number) {
+  await enableService(service.deps, org, service_);
+  await setPrice(service.deps, org, service_, price, 'USD');
+  if (balance > 0) await topUp(service.deps, org, balance, 'USD');
 }
 
 describe('gates', () => {
   it('answers 403 → 402 → 402 → 402 in the documented order, each with its action', async () => {
     let r = await post('/verify/account', NG_OK);
     expect([r.status, r.body['code'], r.body['action']?.type]).toEqual([403, 'SERVICE_NOT_ENABLED', 'CONTACT_ADMIN']);
-    enableService(service.deps, org, 'account:NG');
+    await enableService(service.deps, org, 'account:NG');
     r = await post('/verify/account', NG_OK);
     expect([r.status, r.body['code'], r.body['action']?.type]).toEqual([402, 'SERVICE_PRICE_NOT_CONFIGURED', 'CONTACT_ADMIN']);
-    setPrice(service.deps, org, 'account:NG', 50, 'USD');
-    setWalletStatus(service.deps, org, 'suspended');
+    await setPrice(service.deps, org, 'account:NG', 50, 'USD');
+    await setWalletStatus(service.deps, org, 'suspended');
     r = await post('/verify/account', NG_OK);
     expect([r.status, r.body['code'], r.body['action']?.type]).toEqual([402, 'WALLET_SUSPENDED', 'CONTACT_ADMIN']);
-    setWalletStatus(service.deps, org, 'active');
+    await setWalletStatus(service.deps, org, 'active');
     r = await post('/verify/account', NG_OK);
     expect([r.status, r.body['code'], r.body['action']?.type]).toEqual([402, 'INSUFFICIENT_FUNDS', 'TOP_UP_WALLET']);
-    topUp(service.deps, org, 50, 'USD');
+    await topUp(service.deps, org, 50, 'USD');
     r = await post('/verify/account', NG_OK);
     expect(r.status).toBe(200);
     expect(r.body['charge']).toEqual({ amount: 50, currency: 'USD', status: 'charged' });
@@ -105,14 +105,14 @@ describe('charge rule per outcome (interface §1.6)', () => {
   ];
   for (const [name, req, status, codeWanted, charge] of cases) {
     it(`${name}: ${charge}`, async () => {
-      fund(`account:${String(req['country'])}`, 100, 1000);
+      await fund(`account:${String(req['country'])}`, 100, 1000);
       const r = await post('/verify/account', req);
       expect(r.status).toBe(200);
       expect([r.body['status'], r.body['error']?.code]).toEqual([status, codeWanted]);
       expect(r.body['charge']).toEqual({ amount: 100, currency: 'USD', status: charge });
-      const wallet = getWallet(service.deps, org);
+      const wallet = await getWallet(service.deps, org);
       expect(wallet.balance).toBe(charge === 'charged' ? 900 : 1000);
-      expect(ledgerSum(service.deps, org)).toBe(wallet.balance);
+      expect(await ledgerSum(service.deps, org)).toBe(wallet.balance);
       const usage = await get(`/client/usage?verificationId=${r.body['id']}`);
       expect(usage.body['data'].map((u: { kind: string }) => u.kind).sort()).toEqual(charge === 'charged' ? ['charge'] : ['charge', 'reversal']);
       // GET returns the same charge as the POST.
@@ -121,31 +121,31 @@ describe('charge rule per outcome (interface §1.6)', () => {
   }
 
   it('phone, identity and face use their own services', async () => {
-    fund('phone:KE', 20, 0);
-    fund('identity:national_id', 30, 0);
-    fund('face', 40, 0);
-    topUp(service.deps, org, 90, 'USD');
+    await fund('phone:KE', 20, 0);
+    await fund('identity:national_id', 30, 0);
+    await fund('face', 40, 0);
+    await topUp(service.deps, org, 90, 'USD');
     expect((await post('/verify/phone', { country: 'KE', phoneNumber: '254712123456' })).body['charge'].status).toBe('charged');
     expect((await post('/verify/identity', { country: 'KE', idType: 'national_id', idNumber: '12345678' })).body['charge'].status).toBe('charged');
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
     expect((await post('/verify/face', { country: 'GH', idNumber: 'GHA-123456789-0', selfieImage: png })).body['charge'].status).toBe('charged');
-    expect(getWallet(service.deps, org).balance).toBe(0);
+    expect((await getWallet(service.deps, org)).balance).toBe(0);
   });
 });
 
 describe('concurrency', () => {
   it('N concurrent requests against a balance for N−1: exactly N−1 charged, one 402, never negative', async () => {
     const N = 12;
-    fund('account:NG', 100, 100 * (N - 1));
+    await fund('account:NG', 100, 100 * (N - 1));
     const results = await Promise.all(Array.from({ length: N }, () => post('/verify/account', NG_OK)));
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 402);
     expect(ok.length).toBe(N - 1);
     expect(refused.map((r) => r.body['code'])).toEqual(['INSUFFICIENT_FUNDS']);
     expect(ok.every((r) => r.body['charge'].status === 'charged')).toBe(true);
-    const wallet = getWallet(service.deps, org);
+    const wallet = await getWallet(service.deps, org);
     expect(wallet.balance).toBe(0);
-    expect(ledgerSum(service.deps, org)).toBe(wallet.balance);
+    expect(await ledgerSum(service.deps, org)).toBe(wallet.balance);
     const usage = await get('/client/usage?kind=charge&limit=100');
     expect(usage.body['pagination'].total).toBe(N - 1);
   });
@@ -153,7 +153,7 @@ describe('concurrency', () => {
 
 describe('async and recovery', () => {
   it('async: charged at submission, reversed once at completion when the answer is a non-answer', async () => {
-    fund('account:NG', 100, 300);
+    await fund('account:NG', 100, 300);
     const ok = await post('/verify/account', { ...NG_OK, mode: 'async' });
     const inconclusive = await post('/verify/account', { ...NG_OK, accountNumber: '0999999995', mode: 'async' });
     expect([ok.status, inconclusive.status]).toEqual([202, 202]);
@@ -163,12 +163,12 @@ describe('async and recovery', () => {
     expect((await get(`/verify/${ok.body['id']}`)).body['charge'].status).toBe('charged');
     const done = (await get(`/verify/${inconclusive.body['id']}`)).body;
     expect([done['status'], done['error'].code, done['charge'].status]).toEqual(['error', 'INCONCLUSIVE', 'reversed']);
-    expect(getWallet(service.deps, org).balance).toBe(200);
+    expect((await getWallet(service.deps, org)).balance).toBe(200);
     // A second run of the completion job (at-least-once queue) changes nothing: no second refund, no second event.
     const id = String(inconclusive.body['id']);
     await processVerification(service.rt.verification, id);
-    expect(getWallet(service.deps, org).balance).toBe(200);
-    expect(ledgerSum(service.deps, org)).toBe(200);
+    expect((await getWallet(service.deps, org)).balance).toBe(200);
+    expect(await ledgerSum(service.deps, org)).toBe(200);
     const reversals = service.deps.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal' AND verification_id = ?").get(id) as { n: number };
     expect(reversals.n).toBe(1);
     const events = service.deps.db.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(id) as { n: number };
@@ -176,7 +176,7 @@ describe('async and recovery', () => {
   });
 
   it('address: always 202 pending, charged, final result after processing', async () => {
-    fund('address', 70, 70);
+    await fund('address', 70, 70);
     const r = await post('/verify/address', { country: 'GB', addressLine1: '10 Downing Street', city: 'London', postalCode: 'SW1A 2AA' });
     expect([r.status, r.body['status'], r.body['verificationType']]).toEqual([202, 'pending', 'ADDRESS']);
     await service.worker.drain();
@@ -185,7 +185,7 @@ describe('async and recovery', () => {
   });
 
   it('a charged sync verification left pending by a crash is reversed by the guard job', async () => {
-    fund('account:NG', 100, 100);
+    await fund('account:NG', 100, 100);
     // Simulate the crash: the charge transaction of the engine committed, the answer was never stored (the
     // provider hangs until after the guard ran, then answers late).
     let answerLate: (a: unknown) => void = () => {};
@@ -200,19 +200,19 @@ describe('async and recovery', () => {
     }
     expect(row).toBeDefined();
     service.rt.verification.providers = original;
-    expect(getWallet(service.deps, org).balance).toBe(0);
+    expect((await getWallet(service.deps, org)).balance).toBe(0);
     clock.advance(SYNC_GUARD_MS + 1);
     service.worker.wake();
     await service.worker.drain();
     const rec = (await get(`/verify/${row!.id}`)).body;
     expect([rec['status'], rec['error'].code, rec['charge'].status]).toEqual(['error', 'VERIFICATION_ERROR', 'reversed']);
-    expect(getWallet(service.deps, org).balance).toBe(100);
-    expect(ledgerSum(service.deps, org)).toBe(100);
+    expect((await getWallet(service.deps, org)).balance).toBe(100);
+    expect(await ledgerSum(service.deps, org)).toBe(100);
     // The late answer changes nothing: the record stays settled and the charge is not taken or refunded again.
     answerLate({ outcome: 'error', errorCode: 'VERIFICATION_TIMEOUT' });
     expect((await late).status).toBe(200);
     expect((await get(`/verify/${row!.id}`)).body['error'].code).toBe('VERIFICATION_ERROR');
-    expect(getWallet(service.deps, org).balance).toBe(100);
+    expect((await getWallet(service.deps, org)).balance).toBe(100);
     const reversals = service.deps.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal'").get() as { n: number };
     expect(reversals.n).toBe(1);
   });

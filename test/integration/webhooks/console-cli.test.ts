@@ -84,7 +84,7 @@ describe('console channels', () => {
 
       // The console acts as the owner; another environment does not see this delivery.
       await expect(h['webhooks:delivery'](input('webhooks:delivery', { environment: 'live', id }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      expect(owner({ rt: ts.service.rt, door: 'web' }).organizationId).toBe(ts.org!.organizationId);
+      expect((await owner({ rt: ts.service.rt, door: 'web' })).organizationId).toBe(ts.org!.organizationId);
 
       const del = await h['webhooks:delete'](input('webhooks:delete', { id: created.id }));
       expect(del).toEqual({ id: created.id, deleted: true });

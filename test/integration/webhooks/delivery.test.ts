@@ -208,8 +208,8 @@ describe('delivery of verification events', () => {
     const local = await startTestReceiver();
     cleanup.push(() => local.close());
     const hook = await registerWebhook(ts, ts.sandboxKey, `${receiver.url}/hook`);
-    expect(() => setForward(ts.service.rt, ts.org!.organizationId, 'https://example.com/x')).toThrow();
-    setForward(ts.service.rt, ts.org!.organizationId, `http://localhost:${local.port}/fwd`);
+    await expect(setForward(ts.service.rt, ts.org!.organizationId, 'https://example.com/x')).rejects.toThrow();
+    await setForward(ts.service.rt, ts.org!.organizationId, `http://localhost:${local.port}/fwd`);
     await verifyAsync(ts, ts.sandboxKey);
     const [sent] = await receiver.waitFor(1);
     const [fwd] = await local.waitFor(1);

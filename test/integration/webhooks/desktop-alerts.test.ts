@@ -44,11 +44,14 @@ describe('desktop webhook alerts', () => {
       refreshMs: 0,
     });
     cleanup.push(() => alerts.stop());
+    // The first state is read from the store as the alerts start (asynchronously).
+    await until(() => states.length > 0, 'the first tray state');
     expect(states).toEqual([{ failed: 0, label: null, latest: null }]);
 
     const hook = await registerWebhook(ts, ts.sandboxKey, `${receiver.url}/hook`);
     await verifyAsync(ts, ts.sandboxKey);
     await until(() => shown.length === 1, 'the notification');
+    await until(() => states.length > 1, 'the tray state after the failure');
     expect(shown[0]!.options.title).toBe('Webhook failed (sandbox)');
     expect(shown[0]!.options.body).toContain(`${receiver.url}/hook`);
     expect(shown[0]!.options.body).toContain('Last error: HTTP 500');
@@ -57,7 +60,7 @@ describe('desktop webhook alerts', () => {
     expect(opened).toEqual([`sandbox:${hook.id}`]);
 
     await api(ts.url, 'PATCH', `/client/webhooks/${hook.id}`, { key: ts.sandboxKey, body: { status: 'active' } });
-    alerts.refresh();
+    await alerts.refresh();
     expect(states.at(-1)).toEqual({ failed: 0, label: null, latest: null });
     expect(shown).toHaveLength(1);
   });

@@ -109,12 +109,12 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     const v4 = await verifyAsync(ts, sandboxKey, NG_FAILED);
     await until(() => eventDispatched(ts, v3) && eventDispatched(ts, v4), 'events while failed dispatched');
     expect(rows(ts, hook.id)).toHaveLength(3);
-    const [alert] = listWebhookAlerts(ts.service.deps, scope);
+    const [alert] = await listWebhookAlerts(ts.service.deps, scope);
     expect(alert).toMatchObject({ webhookId: hook.id, url: `${receiver.url}/hook`, lastError: 'HTTP 500', lastStatusCode: 500, droppedDeliveries: 1, eventsNotSent: 2 });
-    expect(listWebhookAlerts(ts.service.deps, { ...scope, environment: 'live' })).toEqual([]);
+    expect(await listWebhookAlerts(ts.service.deps, { ...scope, environment: 'live' })).toEqual([]);
 
     // The default period starts at the first event the failure left undelivered: E1..E4, not E0.
-    const preview = previewRecovery(ts.service.deps, scope, hook.id);
+    const preview = await previewRecovery(ts.service.deps, scope, hook.id);
     expect(preview).toMatchObject({ events: 4, skipped: 0, toDeliver: 4, reenables: true });
     // An explicit period: up to (not including) E3.
     const lines: string[] = [];
@@ -177,8 +177,8 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     const fromRecovery = (list.body.data as { origin: string; eventId: string; recoveryId: string }[]).filter((d) => d.origin === 'recovery');
     expect(fromRecovery.map((d) => d.eventId).sort()).toEqual(period.map((e) => e.id).sort());
     expect(fromRecovery.every((d) => d.recoveryId === rec.body.recoveryId)).toBe(true);
-    expect(listWebhookAlerts(ts.service.deps, scope)).toEqual([]);
-    const again = previewRecovery(ts.service.deps, scope, hook.id);
+    expect(await listWebhookAlerts(ts.service.deps, scope)).toEqual([]);
+    const again = await previewRecovery(ts.service.deps, scope, hook.id);
     expect(again).toMatchObject({ events: 4, skipped: 4, toDeliver: 0, reenables: false });
   }, 60_000);
 

@@ -6,18 +6,16 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger, type CoreDeps } from '../../../src-main/core/context';
 import { createNodeSecretBox } from '../../../src-main/core/providers/secret-box';
 import { isSealed, openWebhookSecret, SEALED_PREFIX, sealPlainWebhookSecrets } from '../../../src-main/core/webhooks/secret-sealing';
 import { generateWebhookSecret, verifyStandardWebhook, verifyXSignature } from '../../../src-main/core/webhooks/signing';
 import { signingSecrets } from '../../../src-main/core/webhooks/webhooks-service';
 import { startTestReceiver, type ReceivedRequest } from '../../../src-main/core/webhooks/test-receiver';
-import { ManualClock } from '../../../src-main/core/clock';
 import { createCore } from '../../../src-main/service';
-import { createServicePort } from '../../../src-main/store/service-port';
 import { openDatabase } from '../../../src-main/store/database';
 import { MIGRATIONS } from '../../../src-main/store/migrations';
 import { api, enableLive, startTestService } from '../../helpers/harness';
+import { testDeps } from '../../helpers/core-deps';
 import { deliveryRows, receiverAndService, registerWebhook, until, verifyAsync } from './helpers';
 
 const DB_FILE = 'verification-console.sqlite';
@@ -58,7 +56,7 @@ describe('webhook secrets sealed at rest', () => {
   it('create, rotate and deliveries leave no raw secret in the store files; deliveries verify with the shown secrets', async () => {
     const { ts, receiver } = await receiverAndService();
     cleanup.push(() => receiver.close(), () => ts.stop());
-    enableLive(ts);
+    await enableLive(ts);
     const hook = await registerWebhook(ts, ts.sandboxKey, `${receiver.url}/hook`);
     const live = await registerWebhook(ts, ts.liveKey, `${receiver.url}/live`);
     const rot = await api(ts.url, 'PATCH', `/client/webhooks/${hook.id}`, { key: ts.sandboxKey, body: { rotateSecret: true } });
@@ -146,7 +144,7 @@ describe('webhook secrets sealed at rest', () => {
     expect(openWebhookSecret(ts.service.deps, rows[0]!.secret)).toBe(plainCurrent);
 
     // Idempotent: a second pass changes nothing.
-    expect(sealPlainWebhookSecrets(ts.service.deps)).toEqual({ sealed: 0, prefixed: 0, unreadable: 0 });
+    expect(await sealPlainWebhookSecrets(ts.service.deps)).toEqual({ sealed: 0, prefixed: 0, unreadable: 0 });
     const again = ts.service.deps.db.prepare("SELECT id, secret, previous_secret, secret_prefix FROM webhooks WHERE id LIKE 'whk_legacy%' ORDER BY id").all();
     expect(again).toEqual(rows);
 
@@ -180,7 +178,7 @@ describe('webhook secrets sealed at rest', () => {
     ).run(plain);
     v7.close();
 
-    const core = createCore({ dataDir, logLevel: 'silent', startWorker: false });
+    const core = await createCore({ dataDir, logLevel: 'silent', startWorker: false });
     let row = core.deps.db.prepare("SELECT secret, previous_secret, previous_secret_expires_at_ms, secret_prefix FROM webhooks WHERE id = 'whk_old'").get() as StoredSecrets;
     expect(isSealed(row.secret)).toBe(true);
     expect(row.secret_prefix).toBe(plain.slice(0, 10));
@@ -188,7 +186,7 @@ describe('webhook secrets sealed at rest', () => {
     await core.close();
 
     // A restart seals nothing more and opens the same value (same key file).
-    const core2 = createCore({ dataDir, logLevel: 'silent', startWorker: false });
+    const core2 = await createCore({ dataDir, logLevel: 'silent', startWorker: false });
     row = core2.deps.db.prepare("SELECT secret, previous_secret, previous_secret_expires_at_ms, secret_prefix FROM webhooks WHERE id = 'whk_old'").get() as StoredSecrets;
     expect(signingSecrets(core2.deps, row, 0)).toEqual([plain]);
     await core2.close();
@@ -199,16 +197,8 @@ describe('webhook secrets sealed at rest', () => {
     const store = openDatabase(join(dataDir, DB_FILE));
     cleanup.push(() => void store.close());
     store.prepare("UPDATE webhooks SET secret_prefix = NULL WHERE id = 'whk_old'").run();
-    const deps: CoreDeps = {
-      db: store,
-      sql: createServicePort(store),
-      commit: async (fn) => void store.transaction(fn)(),
-      clock: new ManualClock(),
-      config: { scryptN: 1024, rateLimitPerMinute: 0, retryUnitMs: 60_000, allowWebhookHosts: [], bootId: 't', resourcesDir: 'resources' },
-      log: silentLogger,
-      secrets: createNodeSecretBox(otherDir),
-    };
-    expect(sealPlainWebhookSecrets(deps)).toEqual({ sealed: 0, prefixed: 0, unreadable: 1 });
+    const deps = testDeps({ db: store, secrets: createNodeSecretBox(otherDir) });
+    expect(await sealPlainWebhookSecrets(deps)).toEqual({ sealed: 0, prefixed: 0, unreadable: 1 });
     expect(() => openWebhookSecret(deps, row.secret)).toThrow();
   });
 

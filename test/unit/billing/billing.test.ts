@@ -12,30 +12,18 @@ import {
   setWalletStatus,
   topUp,
 } from '../../../src-main/core/billing/billing';
-import { ManualClock } from '../../../src-main/core/clock';
-import { silentLogger, type CoreDeps } from '../../../src-main/core/context';
-import { createServicePort } from '../../../src-main/store/service-port';
-import { openDatabase } from '../../../src-main/store/database';
+import type { CoreDeps } from '../../../src-main/core/context';
+import { testDeps } from '../../helpers/core-deps';
 
 function setup(): { deps: CoreDeps; org: string } {
-  const db = openDatabase(':memory:');
-  const deps: CoreDeps = {
-    db,
-    sql: createServicePort(db),
-    commit: async (fn) => {
-      db.transaction(fn)();
-    },
-    clock: new ManualClock(),
-    log: silentLogger,
-    config: { scryptN: 1024, rateLimitPerMinute: 0, retryUnitMs: 60_000, allowWebhookHosts: [], bootId: 'test', resourcesDir: 'resources' },
-  };
-  db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'Org', '2026-01-01T00:00:00.000Z')").run();
+  const deps = testDeps();
+  deps.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'Org', '2026-01-01T00:00:00.000Z')").run();
   return { deps, org: 'org_1' };
 }
 
-function code(fn: () => unknown): string | undefined {
+async function code(fn: () => Promise<unknown>): Promise<string | undefined> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     if (e instanceof AppError) return e.code;
     throw e;
@@ -44,83 +32,84 @@ function code(fn: () => unknown): string | undefined {
 }
 
 const charge = (deps: CoreDeps, org: string, verificationId = `ver_${Math.random()}`) =>
-  deps.db.transaction(() => chargeVerification(deps.db, { organizationId: org, service: 'account:NG', verificationId, nowMs: deps.clock.now() }))();
+  deps.sql.transaction((tx) => chargeVerification(tx, { organizationId: org, service: 'account:NG', verificationId, nowMs: deps.clock.now() }));
 
 describe('gates, in order', () => {
-  it('not enabled → price → suspended → funds → charged', () => {
+  it('not enabled → price → suspended → funds → charged', async () => {
     const { deps, org } = setup();
-    expect(code(() => charge(deps, org))).toBe('SERVICE_NOT_ENABLED');
-    enableService(deps, org, 'account:NG');
-    expect(code(() => charge(deps, org))).toBe('SERVICE_PRICE_NOT_CONFIGURED');
-    setPrice(deps, org, 'account:NG', 150, 'USD');
-    setWalletStatus(deps, org, 'suspended');
-    expect(code(() => charge(deps, org))).toBe('WALLET_SUSPENDED');
-    setWalletStatus(deps, org, 'active');
-    expect(code(() => charge(deps, org))).toBe('INSUFFICIENT_FUNDS');
-    topUp(deps, org, 149, 'USD');
-    expect(code(() => charge(deps, org))).toBe('INSUFFICIENT_FUNDS');
-    topUp(deps, org, 1, 'USD');
-    expect(charge(deps, org)).toEqual({ amount: 150, currency: 'USD', status: 'charged' });
-    expect(getWallet(deps, org).balance).toBe(0);
-    expect(ledgerSum(deps, org)).toBe(0);
+    expect(await code(() => charge(deps, org))).toBe('SERVICE_NOT_ENABLED');
+    await enableService(deps, org, 'account:NG');
+    expect(await code(() => charge(deps, org))).toBe('SERVICE_PRICE_NOT_CONFIGURED');
+    await setPrice(deps, org, 'account:NG', 150, 'USD');
+    await setWalletStatus(deps, org, 'suspended');
+    expect(await code(() => charge(deps, org))).toBe('WALLET_SUSPENDED');
+    await setWalletStatus(deps, org, 'active');
+    expect(await code(() => charge(deps, org))).toBe('INSUFFICIENT_FUNDS');
+    await topUp(deps, org, 149, 'USD');
+    expect(await code(() => charge(deps, org))).toBe('INSUFFICIENT_FUNDS');
+    await topUp(deps, org, 1, 'USD');
+    expect(await charge(deps, org)).toEqual({ amount: 150, currency: 'USD', status: 'charged' });
+    expect((await getWallet(deps, org)).balance).toBe(0);
+    expect(await ledgerSum(deps, org)).toBe(0);
   });
 
-  it('the earlier gate wins when several fail', () => {
+  it('the earlier gate wins when several fail', async () => {
     const { deps, org } = setup();
-    setWalletStatus(deps, org, 'suspended');
-    expect(code(() => charge(deps, org))).toBe('SERVICE_NOT_ENABLED');
-    enableService(deps, org, 'account:NG');
-    expect(code(() => charge(deps, org))).toBe('SERVICE_PRICE_NOT_CONFIGURED');
+    await setWalletStatus(deps, org, 'suspended');
+    expect(await code(() => charge(deps, org))).toBe('SERVICE_NOT_ENABLED');
+    await enableService(deps, org, 'account:NG');
+    expect(await code(() => charge(deps, org))).toBe('SERVICE_PRICE_NOT_CONFIGURED');
   });
 
-  it('refuses malformed service keys and amounts', () => {
+  it('refuses malformed service keys and amounts', async () => {
     const { deps, org } = setup();
-    expect(code(() => enableService(deps, org, 'account:nigeria'))).toBe('VALIDATION_ERROR');
-    expect(code(() => setPrice(deps, org, 'face', 1.5, 'USD'))).toBe('VALIDATION_ERROR');
-    expect(code(() => topUp(deps, org, 0, 'USD'))).toBe('VALIDATION_ERROR');
-    expect(code(() => topUp(deps, 'org_missing', 10, 'USD'))).toBe('NOT_FOUND');
+    expect(await code(() => enableService(deps, org, 'account:nigeria'))).toBe('VALIDATION_ERROR');
+    expect(await code(() => setPrice(deps, org, 'face', 1.5, 'USD'))).toBe('VALIDATION_ERROR');
+    expect(await code(() => topUp(deps, org, 0, 'USD'))).toBe('VALIDATION_ERROR');
+    expect(await code(() => topUp(deps, 'org_missing', 10, 'USD'))).toBe('NOT_FOUND');
   });
 });
 
 describe('ledger', () => {
-  it('reverses a charge exactly once, as a new entry referring to it', () => {
+  it('reverses a charge exactly once, as a new entry referring to it', async () => {
     const { deps, org } = setup();
-    enableService(deps, org, 'account:NG');
-    setPrice(deps, org, 'account:NG', 100, 'USD');
-    topUp(deps, org, 1000, 'USD');
-    charge(deps, org, 'ver_a');
-    expect(getWallet(deps, org).balance).toBe(900);
-    expect(deps.db.transaction(() => reverseCharge(deps.db, 'ver_a', deps.clock.now()))()).toBe(true);
-    expect(deps.db.transaction(() => reverseCharge(deps.db, 'ver_a', deps.clock.now()))()).toBe(false);
-    expect(getWallet(deps, org).balance).toBe(1000);
-    expect(ledgerSum(deps, org)).toBe(1000);
-    const usage = listUsage(deps, org, { limit: 10, offset: 0, verificationId: 'ver_a' });
+    await enableService(deps, org, 'account:NG');
+    await setPrice(deps, org, 'account:NG', 100, 'USD');
+    await topUp(deps, org, 1000, 'USD');
+    await charge(deps, org, 'ver_a');
+    expect((await getWallet(deps, org)).balance).toBe(900);
+    expect(await deps.sql.transaction((tx) => reverseCharge(tx, 'ver_a', deps.clock.now()))).toBe(true);
+    expect(await deps.sql.transaction((tx) => reverseCharge(tx, 'ver_a', deps.clock.now()))).toBe(false);
+    expect((await getWallet(deps, org)).balance).toBe(1000);
+    expect(await ledgerSum(deps, org)).toBe(1000);
+    const usage = await listUsage(deps, org, { limit: 10, offset: 0, verificationId: 'ver_a' });
     expect(usage.data.map((u) => [u.kind, u.amount]).sort()).toEqual([
       ['charge', -100],
       ['reversal', 100],
     ]);
-    expect(reverseCharge(deps.db, 'ver_never_charged', deps.clock.now())).toBe(false);
+    // Nothing to reverse: it only reads, so it may even run outside a transaction.
+    expect(await reverseCharge(deps.sql, 'ver_never_charged', deps.clock.now())).toBe(false);
   });
 
-  it('is append-only', () => {
+  it('is append-only', async () => {
     const { deps, org } = setup();
-    topUp(deps, org, 10, 'USD');
+    await topUp(deps, org, 10, 'USD');
     expect(() => deps.db.prepare('UPDATE ledger_entries SET amount = 1000').run()).toThrow(/append-only/);
     expect(() => deps.db.prepare('DELETE FROM ledger_entries').run()).toThrow(/append-only/);
   });
 
-  it('the balance CHECK makes an overdraft impossible even without the gate', () => {
+  it('the balance CHECK makes an overdraft impossible even without the gate', async () => {
     const { deps, org } = setup();
-    topUp(deps, org, 10, 'USD');
+    await topUp(deps, org, 10, 'USD');
     expect(() => deps.db.prepare("UPDATE wallets SET balance = balance - 11 WHERE organization_id = 'org_1'").run()).toThrow(/CHECK/);
-    expect(getWallet(deps, org).balance).toBe(10);
+    expect((await getWallet(deps, org)).balance).toBe(10);
   });
 
-  it('a wallet keeps its currency once funded', () => {
+  it('a wallet keeps its currency once funded', async () => {
     const { deps, org } = setup();
-    topUp(deps, org, 10, 'NGN');
-    expect(getWallet(deps, org).currency).toBe('NGN');
-    expect(code(() => topUp(deps, org, 10, 'USD'))).toBe('VALIDATION_ERROR');
-    expect(code(() => setPrice(deps, org, 'face', 10, 'USD'))).toBe('VALIDATION_ERROR');
+    await topUp(deps, org, 10, 'NGN');
+    expect((await getWallet(deps, org)).currency).toBe('NGN');
+    expect(await code(() => topUp(deps, org, 10, 'USD'))).toBe('VALIDATION_ERROR');
+    expect(await code(() => setPrice(deps, org, 'face', 10, 'USD'))).toBe('VALIDATION_ERROR');
   });
 });

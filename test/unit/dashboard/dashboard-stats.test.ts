@@ -3,28 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import { topUp } from '../../../src-main/core/billing/billing';
 import { ManualClock } from '../../../src-main/core/clock';
-import { silentLogger, type CoreDeps } from '../../../src-main/core/context';
+import type { CoreDeps } from '../../../src-main/core/context';
 import { dashboardSummary, rates, resolveSince } from '../../../src-main/core/dashboard/dashboard-stats';
-import { createServicePort } from '../../../src-main/store/service-port';
-import { openDatabase } from '../../../src-main/store/database';
 import { DashboardSummarySchema } from '../../../src-shared/schemas/dashboard';
+import { testDeps } from '../../helpers/core-deps';
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
 
 function setup(): CoreDeps {
-  const db = openDatabase(':memory:');
-  const deps: CoreDeps = {
-    db,
-    sql: createServicePort(db),
-    commit: async (fn) => {
-      db.transaction(fn)();
-    },
-    clock: new ManualClock(NOW),
-    log: silentLogger,
-    config: { scryptN: 1024, rateLimitPerMinute: 0, retryUnitMs: 60_000, allowWebhookHosts: [], bootId: 'test', resourcesDir: 'resources' },
-  };
+  const deps = testDeps({ clock: new ManualClock(NOW) });
   for (const id of ['org_1', 'org_2']) {
-    db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'Org', '2026-01-01T00:00:00.000Z')").run(id);
+    deps.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'Org', '2026-01-01T00:00:00.000Z')").run(id);
   }
   return deps;
 }
@@ -81,7 +70,7 @@ describe('resolveSince', () => {
 });
 
 describe('dashboardSummary', () => {
-  it('counts today by status and by country, in this organization and environment only', () => {
+  it('counts today by status and by country, in this organization and environment only', async () => {
     const deps = setup();
     verification(deps, { status: 'success', country: 'NG' });
     verification(deps, { status: 'success', country: 'NG' });
@@ -92,7 +81,7 @@ describe('dashboardSummary', () => {
     verification(deps, { status: 'success', country: 'NG', env: 'live' });
     verification(deps, { status: 'failed', country: 'NG', org: 'org_2' });
 
-    const s = dashboardSummary(deps, 'org_1', 'sandbox');
+    const s = await dashboardSummary(deps, 'org_1', 'sandbox');
     expect(DashboardSummarySchema.parse(s)).toEqual(s);
     expect(s.since).toBe('2026-11-21T00:00:00.000Z');
     expect(s.verifications.total).toBe(5);
@@ -106,21 +95,21 @@ describe('dashboardSummary', () => {
     expect(s.verifications.successRate).toBeCloseTo(2 / 3);
     expect(s.verifications.errorRate).toBeCloseTo(1 / 4);
 
-    const live = dashboardSummary(deps, 'org_1', 'live');
+    const live = await dashboardSummary(deps, 'org_1', 'live');
     expect(live.verifications.byStatus).toEqual({ pending: 0, success: 1, failed: 0, error: 0 });
     expect(live.verifications.successRate).toBe(1);
   });
 
-  it('a wider period includes the earlier checks', () => {
+  it('a wider period includes the earlier checks', async () => {
     const deps = setup();
     verification(deps, { status: 'success', at: '2026-11-19T12:00:00.000Z' });
     verification(deps, { status: 'failed' });
-    expect(dashboardSummary(deps, 'org_1', 'sandbox').verifications.total).toBe(1);
-    expect(dashboardSummary(deps, 'org_1', 'sandbox', '2026-11-19').verifications.byStatus).toEqual({ pending: 0, success: 1, failed: 1, error: 0 });
+    expect((await dashboardSummary(deps, 'org_1', 'sandbox')).verifications.total).toBe(1);
+    expect((await dashboardSummary(deps, 'org_1', 'sandbox', '2026-11-19')).verifications.byStatus).toEqual({ pending: 0, success: 1, failed: 1, error: 0 });
   });
 
-  it('an empty installation reads as zeros with no rates', () => {
-    const s = dashboardSummary(setup(), 'org_1', 'sandbox');
+  it('an empty installation reads as zeros with no rates', async () => {
+    const s = await dashboardSummary(setup(), 'org_1', 'sandbox');
     expect(s.verifications).toEqual({
       total: 0,
       byStatus: { pending: 0, success: 0, failed: 0, error: 0 },
@@ -133,7 +122,7 @@ describe('dashboardSummary', () => {
     expect(s.webhooks.lastFailures).toEqual([]);
   });
 
-  it('reports webhook delivery health of the period and the latest failures, newest first', () => {
+  it('reports webhook delivery health of the period and the latest failures, newest first', async () => {
     const deps = setup();
     webhook(deps, 'wh_a');
     webhook(deps, 'wh_b', { status: 'failed' });
@@ -146,17 +135,17 @@ describe('dashboardSummary', () => {
     delivery(deps, 'wh_b', 'failed', Date.parse('2026-11-20T12:00:00.000Z')); // yesterday
     delivery(deps, 'wh_live', 'failed', today);
 
-    const s = dashboardSummary(deps, 'org_1', 'sandbox');
+    const s = await dashboardSummary(deps, 'org_1', 'sandbox');
     expect(s.webhooks.endpoints).toEqual({ active: 1, inactive: 0, failed: 1 });
     expect(s.webhooks.deliveries).toEqual({ success: 1, failed: 2, pending: 1 });
     expect(s.webhooks.lastFailures.map((f) => f.id)).toEqual([newer, older]);
     expect(s.webhooks.lastFailures[0]).toMatchObject({ webhookId: 'wh_b', url: 'https://hooks.example.com/wh_b', lastStatusCode: 500, lastError: 'HTTP 500' });
   });
 
-  it('shows the wallet with the low-balance flag of the wallet page', () => {
+  it('shows the wallet with the low-balance flag of the wallet page', async () => {
     const deps = setup();
-    expect(dashboardSummary(deps, 'org_1', 'sandbox').wallet).toEqual({ balance: 0, currency: 'USD', status: 'active', low: true });
-    topUp(deps, 'org_1', 5_000, 'USD');
-    expect(dashboardSummary(deps, 'org_1', 'live').wallet).toEqual({ balance: 5_000, currency: 'USD', status: 'active', low: false });
+    expect((await dashboardSummary(deps, 'org_1', 'sandbox')).wallet).toEqual({ balance: 0, currency: 'USD', status: 'active', low: true });
+    await topUp(deps, 'org_1', 5_000, 'USD');
+    expect((await dashboardSummary(deps, 'org_1', 'live')).wallet).toEqual({ balance: 5_000, currency: 'USD', status: 'active', low: false });
   });
 });

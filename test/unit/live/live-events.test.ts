@@ -1,11 +1,16 @@
 // The live event hub and its change notes: events only for committed changes (a rolled-back savepoint announces
 // nothing), published after the commit, ids increasing, a bounded replay buffer whose overflow means "reset".
+import type { WebContents } from 'electron';
 import { describe, expect, it } from 'vitest';
 import { attachLiveEvents, LiveEventHub } from '../../../src-main/core/events/live-events';
 import { sseComment, sseFrame, sseRetry } from '../../../src-main/console/sse';
+import { forwardLiveEvents } from '../../../src-main/electron/live-events';
+import type { RunningService } from '../../../src-main/service';
 import { openDatabase } from '../../../src-main/store/database';
 import { GroupCommitter } from '../../../src-main/store/group-commit';
+import { createServicePort } from '../../../src-main/store/service-port';
 import type { LiveMessage } from '../../../src-shared/live-events';
+import { testDeps } from '../../helpers/core-deps';
 
 const ev = (n: number, org = 'org_a') => ({ organizationId: org, environment: 'sandbox' as const, kind: 'verification.created' as const, ids: { verificationId: `ver_${n}` } });
 
@@ -80,6 +85,45 @@ describe('change notes', () => {
   });
 });
 
+describe('change notes of writes through the SQL port', () => {
+  // The core writes through the port: its transactions span awaits, so a note's drain (a microtask after the
+  // statement) comes while the transaction is still open. It must wait for the commit, with or without a group commit.
+  for (const grouped of [true, false]) {
+    it(`publishes only what committed, after the commit (${grouped ? 'group commit' : 'a transaction of its own'})`, async () => {
+      const db = openDatabase(':memory:');
+      const committer = grouped ? new GroupCommitter(db) : null;
+      const sql = createServicePort(db, committer ? (fn) => committer.commit(fn) : undefined);
+      const hub = attachLiveEvents(db, undefined, new LiveEventHub(100, 't'));
+      db.prepare(`INSERT INTO organizations (id, name, created_at) VALUES ('org_a', 'A', '2026-01-01T00:00:00Z')`).run();
+      const got: LiveMessage[] = [];
+      hub.subscribe('org_a', (m) => got.push(m));
+      const ids = () => got.map((m) => (m.type === 'event' ? m.event.ids.verificationId : 'reset'));
+      const turns = async (n: number) => {
+        for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+      };
+      const insert = `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode, request, result, created_at)
+         VALUES (?, 'org_a', 'sandbox', 'account', 'bank_account', 'NG', '0123456789', 'pending', 'async', '{}', '{}', '2026-01-01T00:00:00Z')`;
+      const refused = sql.transaction(async (tx) => {
+        await tx.run(insert, ['ver_rolled_back']);
+        // (A test may wait inside a transaction; the core never does.)
+        await turns(3);
+        throw new Error('refused');
+      });
+      await expect(refused).rejects.toThrow('refused');
+      await sql.transaction(async (tx) => {
+        await tx.run(insert, ['ver_kept']);
+        await turns(3);
+        expect(got).toEqual([]);
+      });
+      await turns(4);
+      expect(ids()).toEqual(['ver_kept']);
+      expect(db.prepare('SELECT count(*) AS n FROM temp.vc_live_notes').get()).toEqual({ n: 0 });
+      await committer?.close();
+      db.close();
+    });
+  }
+});
+
 describe('recording on demand', () => {
   it('records nothing without a subscriber (after the linger), and a resume across that gap is a reset', async () => {
     const db = openDatabase(':memory:');
@@ -125,5 +169,58 @@ describe('SSE framing', () => {
     expect(sseFrame({ id: 'a\n-1\0', event: 'x\ry', data: '' })).toBe('event: xy\nid: a-1\ndata: \n\n');
     expect(sseComment('keep\nalive')).toBe(': keepalive\n\n');
     expect(sseRetry(1500.7)).toBe('retry: 1500\n\n');
+  });
+});
+
+describe('forwarding to the desktop window', () => {
+  const insertVer = (db: ReturnType<typeof openDatabase>, id: string, org = 'org_a') =>
+    db
+      .prepare(
+        `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode, request, result, created_at)
+         VALUES (?, ?, 'sandbox', 'account', 'bank_account', 'NG', '0123456789', 'pending', 'async', '{}', '{}', '2026-01-01T00:00:00Z')`,
+      )
+      .run(id, org);
+  const turns = async (n = 4) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  function desktop(withOrg: boolean) {
+    const db = openDatabase(':memory:');
+    const committer = new GroupCommitter(db);
+    attachLiveEvents(db, undefined, new LiveEventHub(100, 't'));
+    if (withOrg) db.prepare(`INSERT INTO organizations (id, name, created_at) VALUES ('org_a', 'A', '2026-01-01T00:00:00Z')`).run();
+    const sent: LiveMessage[] = [];
+    const contents = { isDestroyed: () => false, send: (_channel: string, m: LiveMessage) => void sent.push(m) };
+    const service = { deps: testDeps({ db }) } as unknown as RunningService;
+    const stop = forwardLiveEvents(service, () => contents as unknown as WebContents);
+    const seen = () => sent.map((m) => (m.type === 'event' ? m.event.ids.verificationId : 'reset'));
+    return { db, committer, seen, stop };
+  }
+
+  it("forwards the console organization's events, and only its own", async () => {
+    const { db, committer, seen, stop } = desktop(true);
+    db.prepare(`INSERT INTO organizations (id, name, created_at) VALUES ('org_b', 'B', '2026-01-02T00:00:00Z')`).run();
+    await turns();
+    await committer.commit(() => {
+      insertVer(db, 'ver_b', 'org_b');
+      insertVer(db, 'ver_a');
+    });
+    await turns();
+    expect(seen()).toEqual(['ver_a']);
+    stop();
+    db.close();
+  });
+
+  it('finds an organization set up after start; what came before it is known is a reset, not a loss', async () => {
+    const { db, committer, seen, stop } = desktop(false);
+    await turns();
+    db.prepare(`INSERT INTO organizations (id, name, created_at) VALUES ('org_a', 'A', '2026-01-01T00:00:00Z')`).run();
+    await committer.commit(() => insertVer(db, 'ver_first'));
+    await turns();
+    await committer.commit(() => insertVer(db, 'ver_second'));
+    await turns();
+    expect(seen()).toEqual(['reset', 'ver_second']);
+    stop();
+    db.close();
   });
 });

@@ -16,6 +16,7 @@ import { JobWorker } from '../../../src-main/jobs/worker';
 import { createCore } from '../../../src-main/service';
 import { openDatabase, type Db } from '../../../src-main/store/database';
 import { commitThrough, GroupCommitter, onWork, signalWork } from '../../../src-main/store/group-commit';
+import { createServicePort } from '../../../src-main/store/service-port';
 
 function memDb(): Db {
   const db = openDatabase(':memory:');
@@ -104,7 +105,8 @@ describe('work signals', () => {
 describe('JobWorker through the group commit', () => {
   it('completes jobs, and a run whose lease was taken over is refused completion', async () => {
     const db = openDatabase(':memory:');
-    new GroupCommitter(db);
+    const committer = new GroupCommitter(db);
+    const sql = createServicePort(db, (fn) => committer.commit(fn));
     const clock = new ManualClock();
     const warnings: string[] = [];
     const log: Logger = { info() {}, debug() {}, error() {}, warn: (_o, msg) => void warnings.push(String(msg)) };
@@ -112,7 +114,7 @@ describe('JobWorker through the group commit', () => {
     const gate = new Promise<void>((r) => (release = r));
     let runs = 0;
     const worker = new JobWorker({
-      db,
+      sql,
       clock,
       log,
       leaseMs: 1_000,
@@ -126,8 +128,8 @@ describe('JobWorker through the group commit', () => {
       },
     });
     const now = clock.now();
-    const slow = enqueue(db, now, 'slow', {});
-    const quick = enqueue(db, now, 'quick', {});
+    const slow = await enqueue(sql, now, 'slow', {});
+    const quick = await enqueue(sql, now, 'quick', {});
     worker.start();
     worker.wake();
     const state = (id: string) => db.prepare('SELECT state, lease_token FROM jobs WHERE id = ?').get(id) as { state: string; lease_token: string | null };
@@ -135,12 +137,12 @@ describe('JobWorker through the group commit', () => {
 
     // The lease expires and another claimer takes the job over; the first run's completion must be refused.
     clock.advance(5_000);
-    const [stolen] = claim(db, clock.now(), ['slow'], 60_000, 1);
+    const [stolen] = await claim(sql, clock.now(), ['slow'], 60_000, 1);
     expect(stolen?.id).toBe(slow);
     release();
     await until(() => warnings.includes('job completion refused: lease lost'));
     expect(state(slow)).toEqual({ state: 'leased', lease_token: stolen!.leaseToken });
-    expect(complete(db, clock.now(), stolen!)).toBe(true);
+    expect(await complete(sql, clock.now(), stolen!)).toBe(true);
     expect(state(slow).state).toBe('done');
     await worker.stop();
     db.close();
@@ -150,7 +152,7 @@ describe('JobWorker through the group commit', () => {
 describe('WebhookDispatcher wake-up', () => {
   it('fans out an outbox event when the commit that wrote it signals, long before its poll', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vc-perf-'));
-    const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
+    const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
     try {
       const org = await bootstrap(core.deps, { email: 'perf@example.com', password: 'correct horse battery staple' });
       const d = new WebhookDispatcher(core.rt, { pollMs: 600_000 });
@@ -159,14 +161,13 @@ describe('WebhookDispatcher wake-up', () => {
       await new Promise((r) => setTimeout(r, 50));
       const dispatched = () =>
         (core.deps.db.prepare(`SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NOT NULL`).get() as { n: number }).n;
-      await core.deps.commit(() => {
-        core.deps.db
-          .prepare(
-            `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
-             VALUES ('evt_wake', ?, 'sandbox', 'verification.completed', 'ver_wake', '{}', ?)`,
-          )
-          .run(org.organizationId, new Date().toISOString());
-        signalWork(core.deps.db, 'outbox');
+      await core.deps.sql.transaction(async (tx) => {
+        await tx.run(
+          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
+           VALUES ('evt_wake', ?, 'sandbox', 'verification.completed', 'ver_wake', '{}', ?)`,
+          [org.organizationId, new Date().toISOString()],
+        );
+        signalWork(tx, 'outbox');
       });
       await until(() => dispatched() === 1);
       await d.stop();
@@ -192,7 +193,7 @@ describe('WebhookDispatcher slots and chained claims', () => {
         },
       });
       const dir = mkdtempSync(join(tmpdir(), 'vc-perf-'));
-      const core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024, allowWebhookHosts: [`127.0.0.1:${receiver.port}`] });
+      const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024, allowWebhookHosts: [`127.0.0.1:${receiver.port}`] });
       try {
         const org = await bootstrap(core.deps, { email: 'slots@example.com', password: 'correct horse battery staple' });
         const scope = { kind: 'console' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'OWNER' as const };

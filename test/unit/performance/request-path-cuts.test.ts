@@ -76,7 +76,7 @@ describe('with a store', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vc-cuts-'));
-    core = createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
+    core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
     org = (await bootstrap(core.deps, { email: 'owner@example.com', password: 'a-long-password' })).organizationId;
   });
 
@@ -85,25 +85,25 @@ describe('with a store', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a cached API key is refused at once after a revocation here or by another connection; the principal carries its name', () => {
-    const a = insertKey(core.deps, org, 'first key', 'sandbox');
-    const b = insertKey(core.deps, org, 'second key', 'sandbox');
-    const p = authenticateApiKey(core.deps, a.key);
+  it('a cached API key is refused at once after a revocation here or by another connection; the principal carries its name', async () => {
+    const a = await insertKey(core.deps, org, 'first key', 'sandbox');
+    const b = await insertKey(core.deps, org, 'second key', 'sandbox');
+    const p = await authenticateApiKey(core.deps, a.key);
     expect([p.keyId, p.keyName]).toEqual([a.id, 'first key']);
-    authenticateApiKey(core.deps, b.key);
-    revokeKey(core.deps, org, a.id);
-    expect(() => authenticateApiKey(core.deps, a.key)).toThrow(expect.objectContaining({ code: 'API_KEY_REVOKED' }));
+    await authenticateApiKey(core.deps, b.key);
+    await revokeKey(core.deps, org, a.id);
+    await expect(authenticateApiKey(core.deps, a.key)).rejects.toThrow(expect.objectContaining({ code: 'API_KEY_REVOKED' }));
     // Another process (the CLI) revokes b: the next lookup here must not trust the cache.
     const other = new Database(join(dir, 'verification-console.sqlite'));
     other.pragma('busy_timeout = 5000');
     other.prepare("UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ?").run(new Date().toISOString(), b.id);
     other.close();
-    expect(() => authenticateApiKey(core.deps, b.key)).toThrow(expect.objectContaining({ code: 'API_KEY_REVOKED' }));
+    await expect(authenticateApiKey(core.deps, b.key)).rejects.toThrow(expect.objectContaining({ code: 'API_KEY_REVOKED' }));
   });
 
   it('records the key name as the actor of a check', async () => {
-    const k = insertKey(core.deps, org, 'named key', 'sandbox');
-    const p = authenticateApiKey(core.deps, k.key);
+    const k = await insertKey(core.deps, org, 'named key', 'sandbox');
+    const p = await authenticateApiKey(core.deps, k.key);
     const res = await submitOnce(core.rt.verification, p, 'account', SYNC_NG);
     const id = (JSON.parse(res.body) as { id: string }).id;
     expect(core.deps.db.prepare('SELECT actor_id, actor_label FROM verifications WHERE id = ?').get(id)).toEqual({ actor_id: k.id, actor_label: 'named key' });
@@ -121,23 +121,23 @@ describe('with a store', () => {
   });
 
   it('a verification job is completed in the write that stores its result', async () => {
-    const k = insertKey(core.deps, org, 'k', 'sandbox');
-    const p = authenticateApiKey(core.deps, k.key);
+    const k = await insertKey(core.deps, org, 'k', 'sandbox');
+    const p = await authenticateApiKey(core.deps, k.key);
     const res = await submitOnce(core.rt.verification, p, 'account', ASYNC_NG);
     const id = (JSON.parse(res.body) as { id: string }).id;
     const seen: { status: string; job: string }[] = [];
     const worker = new JobWorker({
-      db: core.deps.db,
+      sql: core.deps.sql,
       clock: core.deps.clock,
       log: core.deps.log,
       handlers: {
         'verification.process': (job) =>
           processVerification(core.rt.verification, id, (write) =>
-            job.completeWith!(() => {
-              write();
+            job.completeWith!(async (tx) => {
+              await write(tx);
               seen.push({
-                status: core.deps.db.prepare('SELECT status FROM verifications WHERE id = ?').pluck().get(id) as string,
-                job: core.deps.db.prepare('SELECT state FROM jobs WHERE id = ?').pluck().get(`job_${id}`) as string,
+                status: (await tx.get<{ status: string }>('SELECT status FROM verifications WHERE id = ?', [id]))!.status,
+                job: (await tx.get<{ state: string }>('SELECT state FROM jobs WHERE id = ?', [`job_${id}`]))!.state,
               });
             }),
           ),
@@ -153,27 +153,27 @@ describe('with a store', () => {
 
   it('a job whose write fails stays leased to be retried, and one whose lease was lost is not completed', async () => {
     const now = core.deps.clock.now();
-    enqueue(core.deps.db, now, 'k.fail', {}, { id: 'job_fail' });
-    enqueue(core.deps.db, now, 'k.stale', {}, { id: 'job_stale' });
+    await enqueue(core.deps.sql, now, 'k.fail', {}, { id: 'job_fail' });
+    await enqueue(core.deps.sql, now, 'k.stale', {}, { id: 'job_stale' });
     const warnings: string[] = [];
     const log: Logger = { info: () => undefined, debug: () => undefined, error: () => undefined, warn: (_o, m) => void warnings.push(String(m)) };
     const worker = new JobWorker({
-      db: core.deps.db,
+      sql: core.deps.sql,
       clock: core.deps.clock,
       log,
       retryDelayMs: () => 3_600_000,
       handlers: {
         'k.fail': (job) =>
-          core.deps.commit(
+          core.deps.sql.transaction(
             job.completeWith!(() => {
               throw new Error('the write failed');
             }),
           ),
         // Another holder takes the lease over before this write completes the job.
         'k.stale': (job) =>
-          core.deps.commit(
-            job.completeWith!(() => {
-              core.deps.db.prepare("UPDATE jobs SET lease_token = 'someone-else' WHERE id = ?").run(job.id);
+          core.deps.sql.transaction(
+            job.completeWith!(async (tx) => {
+              await tx.run("UPDATE jobs SET lease_token = 'someone-else' WHERE id = ?", [job.id]);
             }),
           ),
       },
@@ -191,8 +191,8 @@ describe('with a store', () => {
   });
 
   it('an async completion re-reads the record when its stored text changed while the provider answered', async () => {
-    const k = insertKey(core.deps, org, 'k', 'sandbox');
-    const p = authenticateApiKey(core.deps, k.key);
+    const k = await insertKey(core.deps, org, 'k', 'sandbox');
+    const p = await authenticateApiKey(core.deps, k.key);
     const res = await submitOnce(core.rt.verification, p, 'account', ASYNC_NG);
     const id = (JSON.parse(res.body) as { id: string }).id;
     let answer!: (a: ProviderAnswer) => void;

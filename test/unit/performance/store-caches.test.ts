@@ -9,6 +9,8 @@ import type { VerificationRecord } from '../../../src-shared/schemas/verificatio
 import { insertVerification, listVerifications, updateVerification } from '../../../src-main/core/verification/records';
 import { openDatabase, type Db } from '../../../src-main/store/database';
 import { ListFilter, listPage } from '../../../src-main/store/list-query';
+import { createServicePort } from '../../../src-main/store/service-port';
+import type { SqlQueries } from '../../../src-main/store/sql-port';
 
 function record(id: string, status: VerificationRecord['status'], createdAt: string): VerificationRecord {
   return {
@@ -26,25 +28,29 @@ function record(id: string, status: VerificationRecord['status'], createdAt: str
   } as VerificationRecord;
 }
 
-function seed(db: Db, n: number, from = 0): void {
+/** Inserts `n` records, each in its own transaction (or in the caller's `tx`), as the core does. */
+async function seed(q: SqlQueries, n: number, from = 0): Promise<void> {
   for (let i = from; i < from + n; i++) {
     const rec = record(`ver_${String(i).padStart(4, '0')}`, i % 2 ? 'failed' : 'success', new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString());
-    insertVerification(db, { kind: 'account', organizationId: 'org_a', request: {}, record: rec });
+    const v = { kind: 'account' as const, organizationId: 'org_a', request: {}, record: rec };
+    if (q.inTransaction) await insertVerification(q, v);
+    else await q.transaction((tx) => insertVerification(tx, v));
   }
 }
 
-function open(file = ':memory:'): Db {
+/** A store and the SQL port over it (no group commit: each transaction is its own). */
+function open(file = ':memory:'): { db: Db; q: SqlQueries } {
   const db = openDatabase(file);
   db.prepare("INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES ('org_a', 'A', '2026-01-01T00:00:00.000Z')").run();
-  return db;
+  return { db, q: createServicePort(db) };
 }
 
 const q = (extra: Partial<{ status: 'success' | 'failed' }> = {}) => ({ limit: 5, offset: 0, ...extra }) as Parameters<typeof listVerifications>[3];
 
 describe('prepared statement cache', () => {
-  it('returns one statement per SQL text, and a fresh one while the cached one is iterating', () => {
-    const db = open();
-    seed(db, 3);
+  it('returns one statement per SQL text, and a fresh one while the cached one is iterating', async () => {
+    const { db, q: port } = open();
+    await seed(port, 3);
     const sql = 'SELECT id FROM verifications ORDER BY id';
     const a = db.prepare(sql);
     expect(db.prepare(sql)).toBe(a);
@@ -57,9 +63,9 @@ describe('prepared statement cache', () => {
     db.close();
   });
 
-  it('resets result modes so a cached statement answers like a fresh one', () => {
-    const db = open();
-    seed(db, 2);
+  it('resets result modes so a cached statement answers like a fresh one', async () => {
+    const { db, q: port } = open();
+    await seed(port, 2);
     const sql = 'SELECT id FROM verifications ORDER BY id';
     expect(db.prepare(sql).pluck().all()).toEqual(['ver_0000', 'ver_0001']);
     expect(db.prepare(sql).all()).toEqual([{ id: 'ver_0000' }, { id: 'ver_0001' }]);
@@ -70,57 +76,58 @@ describe('prepared statement cache', () => {
 });
 
 describe('list totals', () => {
-  it('follows inserts, status updates and deletes on the same connection', () => {
-    const db = open();
-    seed(db, 7);
-    expect(listVerifications(db, 'org_a', 'sandbox', q()).total).toBe(7);
-    expect(listVerifications(db, 'org_a', 'sandbox', q({ status: 'success' })).total).toBe(4);
-    seed(db, 1, 100);
-    expect(listVerifications(db, 'org_a', 'sandbox', q()).total).toBe(8);
-    updateVerification(db, record('ver_0001', 'success', new Date(Date.UTC(2026, 0, 1, 0, 0, 1)).toISOString()));
-    expect(listVerifications(db, 'org_a', 'sandbox', q({ status: 'success' })).total).toBe(6);
+  it('follows inserts, status updates and deletes on the same connection', async () => {
+    const { db, q: sql } = open();
+    const total = async (extra: Parameters<typeof q>[0] = {}) => (await listVerifications(sql, 'org_a', 'sandbox', q(extra))).total;
+    await seed(sql, 7);
+    expect(await total()).toBe(7);
+    expect(await total({ status: 'success' })).toBe(4);
+    await seed(sql, 1, 100);
+    expect(await total()).toBe(8);
+    await sql.transaction((tx) => updateVerification(tx, record('ver_0001', 'success', new Date(Date.UTC(2026, 0, 1, 0, 0, 1)).toISOString())));
+    expect(await total({ status: 'success' })).toBe(6);
     db.prepare("DELETE FROM verifications WHERE id = 'ver_0000'").run();
-    expect(listVerifications(db, 'org_a', 'sandbox', q()).total).toBe(7);
-    expect(listVerifications(db, 'org_a', 'sandbox', q({ status: 'success' })).total).toBe(5);
+    expect(await total()).toBe(7);
+    expect(await total({ status: 'success' })).toBe(5);
     db.close();
   });
 
-  it('sees a commit made by another connection (another process, e.g. the CLI)', () => {
+  it('sees a commit made by another connection (another process, e.g. the CLI)', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'vc-cache-')), 'store.sqlite');
-    const db = open(file);
-    seed(db, 3);
-    expect(listVerifications(db, 'org_a', 'sandbox', q()).total).toBe(3);
+    const { db, q: sql } = open(file);
+    await seed(sql, 3);
+    expect((await listVerifications(sql, 'org_a', 'sandbox', q())).total).toBe(3);
     const other = new Database(file);
-    seed(other, 2, 50);
+    await seed(createServicePort(other), 2, 50);
     other.close();
-    expect(listVerifications(db, 'org_a', 'sandbox', q()).total).toBe(5);
+    expect((await listVerifications(sql, 'org_a', 'sandbox', q())).total).toBe(5);
     db.close();
   });
 
-  it('is not fooled by rows counted inside a transaction that rolled back', () => {
-    const db = open();
-    seed(db, 2);
-    expect(listVerifications(db, 'org_a', 'sandbox', q()).total).toBe(2);
-    expect(() =>
-      db.transaction(() => {
-        seed(db, 1, 10);
-        expect(listVerifications(db, 'org_a', 'sandbox', q()).total).toBe(3);
+  it('is not fooled by rows counted inside a transaction that rolled back', async () => {
+    const { db, q: sql } = open();
+    await seed(sql, 2);
+    expect((await listVerifications(sql, 'org_a', 'sandbox', q())).total).toBe(2);
+    await expect(
+      sql.transaction(async (tx) => {
+        await seed(tx, 1, 10);
+        expect((await listVerifications(tx, 'org_a', 'sandbox', q())).total).toBe(3);
         throw new Error('roll back');
-      })(),
-    ).toThrow('roll back');
-    seed(db, 1, 20);
+      }),
+    ).rejects.toThrow('roll back');
+    await seed(sql, 1, 20);
     const f = new ListFilter().eq('organization_id', 'org_a').eq('status', 'failed');
-    expect(listPage(db, { select: 'id', from: 'verifications', filter: f, orderBy: 'id', limit: 10, offset: 0 }).total).toBe(1);
-    expect(listVerifications(db, 'org_a', 'sandbox', q()).total).toBe(3);
+    expect((await listPage(sql, { select: 'id', from: 'verifications', filter: f, orderBy: 'id', limit: 10, offset: 0 })).total).toBe(1);
+    expect((await listVerifications(sql, 'org_a', 'sandbox', q())).total).toBe(3);
     db.close();
   });
 
-  it('counts tables without a write counter every time', () => {
-    const db = open();
-    const f = () => listPage(db, { select: 'id', from: 'organizations', filter: new ListFilter(), orderBy: 'id', limit: 10, offset: 0 }).total;
-    expect(f()).toBe(1);
+  it('counts tables without a write counter every time', async () => {
+    const { db, q: sql } = open();
+    const f = async () => (await listPage(sql, { select: 'id', from: 'organizations', filter: new ListFilter(), orderBy: 'id', limit: 10, offset: 0 })).total;
+    expect(await f()).toBe(1);
     db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_b', 'B', '2026-01-01T00:00:00.000Z')").run();
-    expect(f()).toBe(2);
+    expect(await f()).toBe(2);
     db.close();
   });
 });

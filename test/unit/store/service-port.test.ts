@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../../src-main/store/database';
 import { GroupCommitter, onWork, signalWork } from '../../../src-main/store/group-commit';
-import { createServicePort } from '../../../src-main/store/service-port';
+import { createServicePort, outsideTransaction } from '../../../src-main/store/service-port';
 import type { SqlQueries } from '../../../src-main/store/sql-port';
 
 const dirs: string[] = [];
@@ -64,6 +64,26 @@ describe('the service port on SQLite', () => {
     // The connection is left clean: the next transaction works.
     await sql.transaction(async (tx) => void (await tx.run("INSERT INTO t VALUES ('x', 1)")));
     expect(count(db)).toBe(1);
+  });
+
+  it('a read from another flow while a transaction is open waits for its end, and never sees a write that rolls back', async () => {
+    const db = store();
+    const committer = new GroupCommitter(db, {});
+    for (const sql of [createServicePort(db), createServicePort(db, (fn) => committer.commit(fn))]) {
+      const reads: Promise<unknown>[] = [];
+      await expect(
+        sql.transaction(async (tx) => {
+          await tx.run("INSERT INTO t VALUES ('dirty', 1)");
+          // Another request's continuation, running between two awaited statements of this transaction.
+          reads.push(outsideTransaction(() => sql.get("SELECT k FROM t WHERE k = 'dirty'")));
+          await tx.get('SELECT 1');
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await Promise.all(reads)).toEqual([undefined]);
+      expect(count(db)).toBe(0);
+    }
+    await committer.close();
   });
 
   it('a handle used after its transaction ended is refused', async () => {

@@ -26,7 +26,7 @@ beforeEach(async () => {
   clock = new ManualClock();
   reply = { status: 500 };
   receiver = await startTestReceiver({ responder: () => reply });
-  core = createCore({ dataDir: dir, clock, logLevel: 'silent', scryptN: 1024, startWorker: false, allowWebhookHosts: [`127.0.0.1:${receiver.port}`] });
+  core = await createCore({ dataDir: dir, clock, logLevel: 'silent', scryptN: 1024, startWorker: false, allowWebhookHosts: [`127.0.0.1:${receiver.port}`] });
   const org = await bootstrap(core.deps, { email: 'sched@example.com', password: 'correct horse battery' });
   scope = { organizationId: org.organizationId, environment: 'sandbox' };
 });
@@ -60,7 +60,7 @@ function delivery(id: string) {
 }
 
 async function step(): Promise<string[]> {
-  const ids = claimDue(core.deps, 10);
+  const ids = await claimDue(core.deps, 10);
   for (const id of ids) await runScheduledAttempt(core.rt, id);
   return ids;
 }
@@ -70,8 +70,8 @@ describe('retry schedule', () => {
     const hook = await createWebhook(core.rt, scope, { url: `${receiver.url}/h`, events: ['verification.completed'] });
     const t0 = clock.now();
     emit();
-    expect(fanOut(core.deps)).toBe(1);
-    expect(fanOut(core.deps)).toBe(0);
+    expect(await fanOut(core.deps)).toBe(1);
+    expect(await fanOut(core.deps)).toBe(0);
     const [id] = await step();
     expect(id).toMatch(/^del_/);
     for (const minute of [1, 4, 13, 40]) {
@@ -98,7 +98,7 @@ describe('retry schedule', () => {
   it('stops after the first 2xx', async () => {
     await createWebhook(core.rt, scope, { url: `${receiver.url}/h`, events: ['verification.completed'] });
     emit();
-    fanOut(core.deps);
+    await fanOut(core.deps);
     const [id] = await step();
     reply = { status: 204 };
     clock.advance(MIN);
@@ -119,7 +119,7 @@ describe('retry schedule', () => {
     reply = { status, headers: { 'retry-after': retryAfter } };
     const t0 = clock.now();
     emit();
-    fanOut(core.deps);
+    await fanOut(core.deps);
     const [id] = await step();
     expect(delivery(id!).next_attempt_at_ms).toBe(t0 + wait);
   });
@@ -135,13 +135,13 @@ describe('secret rotation', () => {
     expect(Date.parse(String((rotated as { previousSecretExpiresAt?: string | null }).previousSecretExpiresAt))).toBe(clock.now() + 24 * 60 * MIN);
 
     emit();
-    fanOut(core.deps);
+    await fanOut(core.deps);
     await step();
     expect(String(receiver.requests.at(-1)!.headers['webhook-signature']).split(' ')).toHaveLength(2);
 
     clock.advance(24 * 60 * MIN + 1000);
     emit();
-    fanOut(core.deps);
+    await fanOut(core.deps);
     await step();
     expect(String(receiver.requests.at(-1)!.headers['webhook-signature']).split(' ')).toHaveLength(1);
   });
@@ -156,7 +156,7 @@ describe('fan-out', () => {
     const live = await createWebhook(core.rt, { ...scope, environment: 'live' }, { url: `${receiver.url}/d`, events: ['verification.completed'] });
     clock.advance(1000);
     emit('verification.completed');
-    fanOut(core.deps);
+    await fanOut(core.deps);
     const count = (id: string) => (core.deps.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?').get(id) as { n: number }).n;
     expect([count(both.id), count(failedOnly.id), count(paused.id), count(live.id)]).toEqual([1, 0, 0, 0]);
 
@@ -164,18 +164,18 @@ describe('fan-out', () => {
     emit('verification.completed');
     clock.advance(1000);
     await updateWebhook(core.rt, scope, paused.id, { status: 'active' });
-    fanOut(core.deps);
+    await fanOut(core.deps);
     expect(count(paused.id)).toBe(0);
     clock.advance(1000);
     emit('verification.completed');
-    fanOut(core.deps);
+    await fanOut(core.deps);
     expect(count(paused.id)).toBe(1);
   });
 
   it('cancels pending deliveries when the webhook is paused', async () => {
     const hook = await createWebhook(core.rt, scope, { url: `${receiver.url}/h`, events: ['verification.completed'] });
     emit();
-    fanOut(core.deps);
+    await fanOut(core.deps);
     const [id] = await step();
     await updateWebhook(core.rt, scope, hook.id, { status: 'inactive' });
     expect(delivery(id!)).toMatchObject({ status: 'failed', attempts: 1, next_attempt_at_ms: null });
