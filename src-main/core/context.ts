@@ -41,9 +41,9 @@ export interface CoreDeps {
   /**
    * The SQLite connection under `sql`, for what only SQLite has (backups with VACUUM INTO, the live-events
    * triggers, the API-key cache's PRAGMA data_version, storage health); each use is marked "SQLite engine only".
-   * Never for the core's reads and writes: those go through `sql`.
+   * Never for the core's reads and writes: those go through `sql`. Absent when the store is PostgreSQL.
    */
-  db: Db;
+  db?: Db;
   /**
    * Resolves once every write committed so far is durable: the barrier for answers built from reads (the HTTP
    * door awaits it before each response). Absent where every commit is durable when it returns (deps built by a

@@ -147,8 +147,8 @@ export function attachStorageHealth(db: Db, health: StorageHealth): void {
 }
 
 /** The health of a store opened by createCore (null for stores opened otherwise, e.g. in unit tests). */
-export function storageHealthOf(db: Db): StorageHealth | null {
-  return healths.get(db) ?? null;
+export function storageHealthOf(db: Db | undefined): StorageHealth | null {
+  return (db && healths.get(db)) ?? null;
 }
 
 /** Seconds a client is told to wait before retrying a write refused for a storage fault. */
@@ -158,7 +158,7 @@ export const STORAGE_RETRY_AFTER_SECONDS = 30;
  * The AppError a door answers for an error that is a storage fault (recording it in the store's health), or null
  * for any other error.
  */
-export function storageAppError(db: Db, err: unknown): AppError | null {
+export function storageAppError(db: Db | undefined, err: unknown): AppError | null {
   const reason = storageFault(err);
   if (!reason) return null;
   const health = storageHealthOf(db);

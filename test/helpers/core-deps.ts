@@ -15,7 +15,7 @@ export const TEST_CONFIG: CoreConfig = {
   resourcesDir: 'resources',
 };
 
-export function testDeps(o: { db?: Db; clock?: CoreDeps['clock']; config?: Partial<CoreConfig> } & Partial<Omit<CoreDeps, 'config'>> = {}): CoreDeps & { clock: CoreDeps['clock'] } {
+export function testDeps(o: { db?: Db; clock?: CoreDeps['clock']; config?: Partial<CoreConfig> } & Partial<Omit<CoreDeps, 'config'>> = {}): CoreDeps & { db: Db; clock: CoreDeps['clock'] } {
   const db = o.db ?? openDatabase(':memory:');
   const sql = o.sql ?? createServicePort(db);
   return {

@@ -45,7 +45,7 @@ describe('keychain locked on a later launch', () => {
       breakerCooldownMs: 30_000,
     });
     expect(set).toMatchObject({ ok: true });
-    const row = env.ts.service.deps.db.prepare("SELECT secret_sealed FROM provider_configs WHERE id = 'sim'").get() as { secret_sealed: string };
+    const row = env.ts.service.deps.db!.prepare("SELECT secret_sealed FROM provider_configs WHERE id = 'sim'").get() as { secret_sealed: string };
     expect(row.secret_sealed.startsWith('ss1:')).toBe(true);
 
     unlocked = false;

@@ -63,7 +63,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     const again = await startTestService({ dataDir: ts.dataDir, bootstrap: false });
     try {
       for (const id of beforeBackup) expect((await api(again.url, 'GET', `/verify/${id}`, { key: ts.sandboxKey })).status, id).toBe(200);
-      const check = checkStore(again.service.deps.db);
+      const check = checkStore(again.service.deps.db!);
       expect(check).toMatchObject({ integrity: 'ok', ledgerMismatches: [], negativeBalances: 0, chargeAnomalies: [], recordLedgerMismatches: [] });
     } finally {
       await again.stop();
@@ -114,7 +114,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     const dir = tempDir('vc-backup-kill-');
     const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
     // About 40 MB, so that a backup takes long enough to be interrupted.
-    core.deps.db.exec(`CREATE TABLE filler (b BLOB);
+    core.deps.db!.exec(`CREATE TABLE filler (b BLOB);
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 640) INSERT INTO filler SELECT randomblob(65536) FROM n;`);
     await core.close();
     const outcomes: string[] = [];

@@ -78,7 +78,7 @@ describe('acknowledged writes are on disk before anything built on them leaves',
       durabilityObserver: watch,
     });
     stops.push(() => ts.stop());
-    watch.db = ts.service.deps.db;
+    watch.db = ts.service.deps.db!;
     const hook = await api(ts.url, 'POST', '/client/webhooks', {
       key: ts.sandboxKey,
       body: { url: `${receiver.url}/hook`, events: ['verification.completed', 'verification.failed'] },

@@ -71,7 +71,7 @@ afterAll(async () => {
   );
 });
 
-const db = () => ts.service.deps.db;
+const db = () => ts.service.deps.db!;
 const org = () => ts.org!.organizationId;
 const count = (sql: string, ...args: unknown[]) => (db().prepare(sql).get(...args) as { n: number }).n;
 

@@ -26,7 +26,7 @@ describe('storage faults while running', { timeout: 120_000 }, () => {
 
   it('a full store answers 503 STORAGE_UNAVAILABLE, health is degraded, one log line a minute, and writes resume once there is room', async () => {
     ts = await startTestService({ clock, logLevel: 'warn', logStream: { write: (l: string) => void lines.push(l) } });
-    const db = ts.service.deps.db;
+    const db = ts.service.deps.db!;
     const acknowledged: string[] = [];
     const first = await api(ts.url, 'POST', '/verify/account', { key: ts.sandboxKey, idem: 'before-full', body: NG_OK });
     expect(first.status).toBe(200);
@@ -82,7 +82,7 @@ describe('storage faults while running', { timeout: 120_000 }, () => {
   });
 
   it('a read-only store answers 503 naming it read-only, and recovers by itself', async () => {
-    const db = ts.service.deps.db;
+    const db = ts.service.deps.db!;
     db.pragma('query_only = ON');
     const res = await api(ts.url, 'POST', '/verify/account', { key: ts.sandboxKey, idem: 'read-only', body: NG_OK });
     expect(res.status).toBe(503);

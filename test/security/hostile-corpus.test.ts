@@ -56,7 +56,7 @@ beforeAll(async () => {
   userId = l.user.id;
   orgId = l.user.organizationId;
   sessionId = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).sid;
-  const row = ts.service.deps.db.prepare("SELECT value FROM settings WHERE key = 'jwt_secret'").get() as { value: string };
+  const row = ts.service.deps.db!.prepare("SELECT value FROM settings WHERE key = 'jwt_secret'").get() as { value: string };
   realSecret = Buffer.from(row.value, 'hex');
 });
 

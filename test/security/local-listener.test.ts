@@ -75,7 +75,7 @@ describe('the Host check', () => {
   ];
 
   it('every foreign Host → 403 FORBIDDEN on the API and the console, before anything runs', async () => {
-    const before = ts.service.deps.db.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number };
+    const before = ts.service.deps.db!.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number };
     for (const host of foreign(ts.port)) {
       for (const [method, path, headers, body] of paths) {
         const h = { ...headers, Host: host, 'X-API-Key': headers['X-API-Key'] ?? ts.sandboxKey, Origin: `http://${host}` };
@@ -85,7 +85,7 @@ describe('the Host check', () => {
         expect(corsHeaders(r)).toEqual([]);
       }
     }
-    const after = ts.service.deps.db.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number };
+    const after = ts.service.deps.db!.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number };
     expect(after.n).toBe(before.n);
   });
 
@@ -155,7 +155,7 @@ describe('the console bridge', () => {
   }
 
   function keyCount(): number {
-    return (ts.service.deps.db.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
+    return (ts.service.deps.db!.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
   }
 
   it('the entry token works once, from the console’s own origin only, and sets an HttpOnly SameSite=Strict cookie', async () => {

@@ -101,7 +101,12 @@ function defaultBackupFile(dataDir: string, now: number, auto: boolean): string 
  * the data folder's backups/ folder. SQLite engine only: SQLite's online backup API on the store's connection (a
  * PostgreSQL team database is backed up with its own tools, docs/team-server.md).
  */
-export async function createBackup(db: Db, dataDir: string, o: { out?: string; auto?: boolean; includeKey?: boolean; now?: number } = {}): Promise<BackupResult> {
+export async function createBackup(db: Db | undefined, dataDir: string, o: { out?: string; auto?: boolean; includeKey?: boolean; now?: number } = {}): Promise<BackupResult> {
+  if (!db) {
+    throw new AppError('VALIDATION_ERROR', {
+      message: 'This service stores its data in PostgreSQL: back it up with pg_dump or the server\'s point-in-time recovery (docs/team-server.md, "Backups"), not from the console.',
+    });
+  }
   const now = o.now ?? Date.now();
   const dest = resolve(o.out ?? defaultBackupFile(dataDir, now, !!o.auto));
   if (existsSync(dest)) throw new AppError('VALIDATION_ERROR', { message: `${dest} exists already; choose another name.`, details: [{ field: 'out', message: 'exists already' }] });

@@ -53,7 +53,8 @@ export async function backupsOverview(rt: CoreRuntime): Promise<BackupsOverview>
  */
 export async function runDueBackup(rt: CoreRuntime, now = Date.now()): Promise<string | null> {
   const { everyHours, keep } = await backupSchedule(rt);
-  if (everyHours <= 0) return null;
+  // SQLite engine only: a PostgreSQL store is backed up by its server (pg_dump, point-in-time recovery).
+  if (everyHours <= 0 || !rt.deps.db) return null;
   const dataDir = rt.info().dataDir;
   const newest = listBackups(dataDir).find((b) => b.auto);
   if (newest && now - Date.parse(newest.createdAt) < everyHours * 3_600_000) return null;

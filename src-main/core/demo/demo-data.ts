@@ -270,6 +270,8 @@ export async function loadDemo(rt: CoreRuntime, openCore: OpenLoaderCore, opts: 
       throw err;
     }
     const { db, sql } = loader.rt.deps;
+    // SQLite engine only: the demo is a desktop story (a team server on PostgreSQL has no demo data).
+    if (!db) throw new AppError('VALIDATION_ERROR', { message: 'Demo data is for the desktop store; this service stores its data in PostgreSQL.' });
     installTagTriggers(db, Date.now() + 3_600_000);
     try {
       const sandbox: Principal = { kind: 'console', organizationId, environment: 'sandbox' as Environment, role: 'OWNER' };

@@ -156,8 +156,8 @@ export class LiveEventHub {
 const hubs = new WeakMap<Db, LiveEventHub>();
 
 /** The hub of a store, if live events were attached to it (a service process); CLI processes have none. */
-export function liveEventsOf(db: Db): LiveEventHub | null {
-  return hubs.get(db) ?? null;
+export function liveEventsOf(db: Db | undefined): LiveEventHub | null {
+  return (db && hubs.get(db)) ?? null;
 }
 
 /**

@@ -132,7 +132,7 @@ describe('what is recorded', () => {
 
 describe('integrity', () => {
   it('the store refuses UPDATE and DELETE of entries', () => {
-    const db = ts.service.deps.db;
+    const db = ts.service.deps.db!;
     expect(() => db.prepare("UPDATE audit_events SET action = 'x' WHERE seq = 1").run()).toThrow(/append-only/);
     expect(() => db.prepare('DELETE FROM audit_events WHERE seq = 1').run()).toThrow(/append-only/);
   });
@@ -142,7 +142,7 @@ describe('integrity', () => {
       const dir = mkdtempSync(join(tmpdir(), 'vc-tamper-'));
       try {
         const copy = join(dir, 'verification-console.sqlite');
-        await ts.service.deps.db.backup(copy);
+        await ts.service.deps.db!.backup(copy);
         const db = new Database(copy);
         db.exec(`DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete; ${sql}`);
         const r = (await verifyStore(createServicePort(db))).find((x) => x.organizationId === ts.org!.organizationId)!;

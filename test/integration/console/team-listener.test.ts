@@ -191,7 +191,7 @@ describe('behind a reverse proxy (--trust-proxy)', () => {
       const viaProxy = await login(trusted, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '203.0.113.9' });
       expect(viaProxy.status).toBe(401);
       const lastIp = (ts: TestService) =>
-        (JSON.parse((ts.service.deps.db.prepare("SELECT detail FROM audit_events WHERE action = 'auth.login_failed' ORDER BY seq DESC LIMIT 1").get() as { detail: string }).detail) as { ip: string }).ip;
+        (JSON.parse((ts.service.deps.db!.prepare("SELECT detail FROM audit_events WHERE action = 'auth.login_failed' ORDER BY seq DESC LIMIT 1").get() as { detail: string }).detail) as { ip: string }).ip;
       expect(lastIp(trusted)).toBe('203.0.113.9');
       // Plain HTTP reported by the proxy: pages are redirected to https, sign-in is refused.
       const page = await http(trusted.port, 'GET', '/console/', { Host: 'team.test', 'X-Forwarded-Proto': 'http' });

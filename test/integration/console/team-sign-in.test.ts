@@ -90,7 +90,7 @@ async function session(role: Role): Promise<string> {
 }
 
 function audit(action: string): { actor: { label: string; type: string }; door: string; detail: Record<string, unknown> }[] {
-  const rows = ts.service.deps.db
+  const rows = ts.service.deps.db!
     .prepare('SELECT actor_type, actor_label, door, detail FROM audit_events WHERE action = ? ORDER BY seq')
     .all(action) as { actor_type: string; actor_label: string; door: string; detail: string }[];
   return rows.map((r) => ({ actor: { type: r.actor_type, label: r.actor_label }, door: r.door, detail: JSON.parse(r.detail) as Record<string, unknown> }));
@@ -131,7 +131,7 @@ describe('signing in', () => {
     expect(set).not.toMatch(/Secure/);
     // Only a digest of the cookie is stored.
     const token = cookieOf(r).split('=')[1]!;
-    const stored = ts.service.deps.db.prepare('SELECT token_hash FROM console_sessions').all() as { token_hash: string }[];
+    const stored = ts.service.deps.db!.prepare('SELECT token_hash FROM console_sessions').all() as { token_hash: string }[];
     expect(stored.some((s) => s.token_hash === token)).toBe(false);
     // The session works: app:info names the signed-in user and the way in.
     const info = await bridge('app:info', {}, cookieOf(r));
@@ -361,7 +361,7 @@ describe('roles in every console channel', () => {
     forgetFailures();
     const dev = await session('DEVELOPER');
     const admin = await session('ADMIN');
-    const keys = () => (ts.service.deps.db.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
+    const keys = () => (ts.service.deps.db!.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
     const before = keys();
     const refused = await bridge('keys:create', { name: 'from a developer', environment: 'sandbox' }, dev);
     expect(refused.body).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
@@ -373,12 +373,12 @@ describe('roles in every console channel', () => {
     expect(keys()).toBe(before + 1);
     expect(audit('key.created').at(-1)).toMatchObject({ door: 'console', actor: { type: 'user', label: emails.ADMIN } });
     // The core's finer rules still apply: an admin cannot make someone an owner.
-    const devId = (ts.service.deps.db.prepare('SELECT id FROM users WHERE email = ?').get(emails.DEVELOPER) as { id: string }).id;
+    const devId = (ts.service.deps.db!.prepare('SELECT id FROM users WHERE email = ?').get(emails.DEVELOPER) as { id: string }).id;
     const promote = await bridge('users:setRole', { id: devId, role: 'OWNER' }, admin);
     expect(promote.body.error.code).toBe('FORBIDDEN');
     const verified = await bridge('verify:account', { environment: 'sandbox', request: { country: 'NG', accountNumber: '0123456789', bankCode: '058' } }, dev);
     expect(verified.body.ok, verified.text).toBe(true);
-    const row = ts.service.deps.db.prepare('SELECT actor_type, actor_label, door FROM verifications WHERE id = ?').get(verified.body.value.id) as Record<string, string>;
+    const row = ts.service.deps.db!.prepare('SELECT actor_type, actor_label, door FROM verifications WHERE id = ?').get(verified.body.value.id) as Record<string, string>;
     expect(row).toMatchObject({ actor_type: 'user', actor_label: emails.DEVELOPER, door: 'console' });
   });
 
@@ -499,7 +499,7 @@ describe('signing out and session expiry', () => {
   it('a role change ends the user’s console sessions (their rights were decided at the old role)', async () => {
     forgetFailures();
     const admin = await session('ADMIN');
-    const adminId = (ts.service.deps.db.prepare('SELECT id FROM users WHERE email = ?').get(emails.ADMIN) as { id: string }).id;
+    const adminId = (ts.service.deps.db!.prepare('SELECT id FROM users WHERE email = ?').get(emails.ADMIN) as { id: string }).id;
     await setUserRole(ts.service.deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, adminId, 'DEVELOPER');
     expect((await bridge('app:info', {}, admin)).status).toBe(401);
     await setUserRole(ts.service.deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, adminId, 'ADMIN');

@@ -49,7 +49,7 @@ async function userBatch(name: string, environment: 'sandbox' | 'live'): Promise
 
 /** Row counts of every table but the audit trail's own (its entries of the two actions are expected to stay). */
 function counts(): Record<string, number> {
-  const db = ts.service.deps.db;
+  const db = ts.service.deps.db!;
   const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'verification_search%'`).all() as { name: string }[])
     .map((t) => t.name)
     .filter((n) => n !== 'audit_events');
@@ -62,7 +62,7 @@ async function call<T = any>(channel: string, input: unknown = {}): Promise<T> {
   return r.value as T;
 }
 
-const db0 = () => ts.service.deps.db;
+const db0 = () => ts.service.deps.db!;
 const ids = { liveKey: '', sandboxCheck: '', userWebhook: '', user: '', sandboxBatch: '', liveBatch: '' };
 
 beforeAll(async () => {
@@ -108,7 +108,7 @@ describe('demo data', () => {
     const routingRows = db0().prepare(`SELECT environment FROM routing_checks WHERE id IN (SELECT record_id FROM demo_records WHERE table_name = 'routing_checks')`).all() as { environment: string }[];
     expect(routingRows).toHaveLength(loaded.routingChecks);
     expect(routingRows.every((r) => r.environment === 'sandbox')).toBe(true);
-    const db = ts.service.deps.db;
+    const db = ts.service.deps.db!;
     const demoIds = (db.prepare(`SELECT record_id FROM demo_records WHERE table_name = 'verifications'`).all() as { record_id: string }[]).map((r) => r.record_id);
     expect(demoIds).toHaveLength(loaded.checks);
     const rows = db

@@ -25,7 +25,7 @@ function b64url(o: object): string {
 }
 
 function jwtSecret(): Uint8Array {
-  const row = ts.service.deps.db.prepare("SELECT value FROM settings WHERE key = 'jwt_secret'").get() as { value: string };
+  const row = ts.service.deps.db!.prepare("SELECT value FROM settings WHERE key = 'jwt_secret'").get() as { value: string };
   return Buffer.from(row.value, 'hex');
 }
 

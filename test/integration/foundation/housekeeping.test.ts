@@ -19,7 +19,7 @@ afterAll(async () => {
   await ts?.stop();
 });
 
-const count = (sql: string, ...params: unknown[]) => (ts.service.deps.db.prepare(sql).get(...params) as { n: number }).n;
+const count = (sql: string, ...params: unknown[]) => (ts.service.deps.db!.prepare(sql).get(...params) as { n: number }).n;
 const KIND = 'housekeeping-test';
 
 describe('housekeeping', () => {

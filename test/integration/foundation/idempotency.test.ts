@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 function verificationCount(t: TestService = ts): number {
-  return (t.service.deps.db.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number }).n;
+  return (t.service.deps.db!.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number }).n;
 }
 
 function rawPost(port: number, key: string, idem: string | undefined, body: unknown) {
@@ -174,7 +174,7 @@ describe('a key left in progress by a crashed process', () => {
     const key = newKey();
     const now = clock2.now();
     // What a process that died mid-request leaves behind: the key held, no response stored.
-    first.service.deps.db
+    first.service.deps.db!
       .prepare(
         `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, state, owner, created_at_ms, expires_at_ms)
          VALUES (?, ?, ?, 'in_progress', 'crashed-process', ?, ?)`,

@@ -55,7 +55,7 @@ describe('provider secrets', () => {
       expect(sim.requests()[0]!.headers['authorization']).toBeDefined();
       await expectBilling(env, rec['id'], false);
 
-      const row = env.ts.service.deps.db.prepare("SELECT secret_sealed FROM provider_configs WHERE id = 'sim'").get() as { secret_sealed: string };
+      const row = env.ts.service.deps.db!.prepare("SELECT secret_sealed FROM provider_configs WHERE id = 'sim'").get() as { secret_sealed: string };
       expect(row.secret_sealed).not.toContain(SECRET);
       expect(liveProviders(env.ts.service.rt).config.box.open(row.secret_sealed)).toBe(SECRET);
       expect(dbBytes(env.ts.dataDir)).not.toContain(SECRET);

@@ -99,10 +99,10 @@ async function populate(): Promise<string> {
     }
   }
   // Everything settles: async checks done, every event fanned out, every delivery answered.
-  await until(() => (deps.db.prepare("SELECT count(*) AS n FROM verifications WHERE status = 'pending'").get() as { n: number }).n === 0, 'async checks');
-  await until(() => (deps.db.prepare('SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL').get() as { n: number }).n === 0, 'outbox');
+  await until(() => (deps.db!.prepare("SELECT count(*) AS n FROM verifications WHERE status = 'pending'").get() as { n: number }).n === 0, 'async checks');
+  await until(() => (deps.db!.prepare('SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL').get() as { n: number }).n === 0, 'outbox');
   await until(() => {
-    const d = deps.db.prepare("SELECT count(*) AS n, sum(status = 'success') AS ok FROM webhook_deliveries").get() as { n: number; ok: number | null };
+    const d = deps.db!.prepare("SELECT count(*) AS n, sum(status = 'success') AS ok FROM webhook_deliveries").get() as { n: number; ok: number | null };
     return d.n > 0 && d.n === d.ok;
   }, 'deliveries');
   expect(asyncCount).toBe(6);
@@ -277,7 +277,7 @@ describe('vconsole db copy beside a running service', () => {
       // The copy's own checks passed (the ledger sums to the balance, chains verify): a torn read would have failed
       // them. It holds a prefix of the writes: some made before it, none of those made after it finished.
       const copied = (await port.get<{ n: number }>('SELECT count(*) AS n FROM verifications'))!.n;
-      const now = (ts.service.deps.db.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number }).n;
+      const now = (ts.service.deps.db!.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number }).n;
       expect(copied).toBeGreaterThanOrEqual(5);
       expect(copied).toBeLessThan(now);
       expect((await checkStoreInvariants(port)).problems).toEqual([]);

@@ -97,7 +97,7 @@ describe('configuration export and import', () => {
     expect(target.service.deps.config.rateLimitPerMinute).toBe(900);
 
     // New secrets, never the source's.
-    const rows = target.service.deps.db.prepare('SELECT secret FROM webhooks WHERE organization_id = ?').all(tOrg) as { secret: string }[];
+    const rows = target.service.deps.db!.prepare('SELECT secret FROM webhooks WHERE organization_id = ?').all(tOrg) as { secret: string }[];
     expect(rows).toHaveLength(2);
     for (const r of rows) {
       // Sealed at rest, like every webhook secret; opened, a fresh one.
@@ -111,7 +111,7 @@ describe('configuration export and import', () => {
     const again = await importConfig(target.service.rt, tOrg, file, { dryRun: false });
     expect(again.changes.every((c) => c.action === 'unchanged')).toBe(true);
     expect(again.newWebhookSecrets).toBe(0);
-    const rows2 = target.service.deps.db.prepare('SELECT secret FROM webhooks WHERE organization_id = ?').all(tOrg) as { secret: string }[];
+    const rows2 = target.service.deps.db!.prepare('SELECT secret FROM webhooks WHERE organization_id = ?').all(tOrg) as { secret: string }[];
     expect(rows2).toEqual(rows);
     expect(comparable(await exportConfig(target.service.rt, tOrg))).toEqual(comparable(file));
   });
@@ -129,7 +129,7 @@ describe('configuration export and import', () => {
     const plan = await importConfig(ts.service.rt, org, file, { dryRun: false });
     expect(plan.changes.find((c) => c.kind === 'webhook')).toMatchObject({ action: 'update', detail: expect.stringContaining('secret kept') });
     expect(plan.restartRequired).toBe(true);
-    const secret = (ts.service.deps.db.prepare('SELECT secret FROM webhooks WHERE id = ?').get(hook.id) as { secret: string }).secret;
+    const secret = (ts.service.deps.db!.prepare('SELECT secret FROM webhooks WHERE id = ?').get(hook.id) as { secret: string }).secret;
     expect(openWebhookSecret(ts.service.deps, secret)).toBe(hook.secret);
     expect((await exportConfig(ts.service.rt, org)).webhooks).toEqual(file.webhooks);
     expect((await exportConfig(ts.service.rt, org)).settings).toEqual({ port: 4321 });

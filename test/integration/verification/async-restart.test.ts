@@ -37,7 +37,7 @@ describe('async verification across a restart', () => {
     const rec = (await r.json()) as { status: string; accountName?: string };
     expect(rec.status).toBe('success');
     expect(rec.accountName).toBe('ADAEZE OKAFOR');
-    const events = service.deps.db.prepare('SELECT event_type FROM outbox_events WHERE verification_id = ?').all(id) as { event_type: string }[];
+    const events = service.deps.db!.prepare('SELECT event_type FROM outbox_events WHERE verification_id = ?').all(id) as { event_type: string }[];
     expect(events).toEqual([{ event_type: 'verification.completed' }]);
   });
 });

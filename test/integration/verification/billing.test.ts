@@ -157,7 +157,7 @@ describe('async and recovery', () => {
     const ok = await post('/verify/account', { ...NG_OK, mode: 'async' });
     const inconclusive = await post('/verify/account', { ...NG_OK, accountNumber: '0999999995', mode: 'async' });
     expect([ok.status, inconclusive.status]).toEqual([202, 202]);
-    const charges = service.deps.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'").get() as { n: number };
+    const charges = service.deps.db!.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'").get() as { n: number };
     expect(charges.n).toBe(2);
     await service.worker.drain();
     expect((await get(`/verify/${ok.body['id']}`)).body['charge'].status).toBe('charged');
@@ -169,9 +169,9 @@ describe('async and recovery', () => {
     await processVerification(service.rt.verification, id);
     expect((await getWallet(service.deps, org)).balance).toBe(200);
     expect(await ledgerSum(service.deps, org)).toBe(200);
-    const reversals = service.deps.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal' AND verification_id = ?").get(id) as { n: number };
+    const reversals = service.deps.db!.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal' AND verification_id = ?").get(id) as { n: number };
     expect(reversals.n).toBe(1);
-    const events = service.deps.db.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(id) as { n: number };
+    const events = service.deps.db!.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(id) as { n: number };
     expect(events.n).toBe(1);
   });
 
@@ -196,7 +196,7 @@ describe('async and recovery', () => {
     let row: { id: string } | undefined;
     for (let i = 0; i < 200 && !row; i++) {
       await new Promise((r) => setTimeout(r, 10));
-      row = service.deps.db.prepare("SELECT id FROM verifications WHERE status = 'pending'").get() as { id: string } | undefined;
+      row = service.deps.db!.prepare("SELECT id FROM verifications WHERE status = 'pending'").get() as { id: string } | undefined;
     }
     expect(row).toBeDefined();
     service.rt.verification.providers = original;
@@ -213,7 +213,7 @@ describe('async and recovery', () => {
     expect((await late).status).toBe(200);
     expect((await get(`/verify/${row!.id}`)).body['error'].code).toBe('VERIFICATION_ERROR');
     expect((await getWallet(service.deps, org)).balance).toBe(100);
-    const reversals = service.deps.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal'").get() as { n: number };
+    const reversals = service.deps.db!.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal'").get() as { n: number };
     expect(reversals.n).toBe(1);
   });
 });
@@ -232,7 +232,7 @@ describe('face payloads', () => {
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]).toString('base64');
     r = await post('/verify/face', { country: 'GH', idNumber: 'GHA-123456789-0', selfieImage: jpeg }, sandbox);
     expect(r.body['status']).toBe('success');
-    const stored = service.deps.db.prepare('SELECT request FROM verifications WHERE id = ?').get(r.body['id']) as { request: string };
+    const stored = service.deps.db!.prepare('SELECT request FROM verifications WHERE id = ?').get(r.body['id']) as { request: string };
     expect(stored.request).not.toContain(jpeg);
   });
 });

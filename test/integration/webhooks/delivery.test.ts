@@ -90,7 +90,7 @@ describe('delivery of verification events', () => {
     await until(() => deliveryRows(ts, failedOnly.id)[0]?.status === 'success', 'success');
     expect(deliveryRows(ts, completedOnly.id)).toEqual([]);
     expect(receiver.requests).toHaveLength(1);
-    const outbox = ts.service.deps.db.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(sync.body.id) as { n: number };
+    const outbox = ts.service.deps.db!.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(sync.body.id) as { n: number };
     expect(outbox.n).toBe(0);
   });
 

@@ -42,14 +42,14 @@ export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs
 
 /** True once every outbox event of the verification has been fanned out. */
 export function eventDispatched(ts: TestService, verificationId: string): boolean {
-  const row = ts.service.deps.db
+  const row = ts.service.deps.db!
     .prepare('SELECT count(*) AS n, count(dispatched_at) AS d FROM outbox_events WHERE verification_id = ?')
     .get(verificationId) as { n: number; d: number };
   return row.n > 0 && row.n === row.d;
 }
 
 export function deliveryRows(ts: TestService, webhookId: string) {
-  return ts.service.deps.db.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms').all(webhookId) as {
+  return ts.service.deps.db!.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms').all(webhookId) as {
     id: string;
     status: string;
     attempts: number;

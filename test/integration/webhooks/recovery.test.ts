@@ -37,11 +37,11 @@ interface Row {
 }
 
 function rows(ts: TestService, webhookId: string): Row[] {
-  return ts.service.deps.db.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms, rowid').all(webhookId) as Row[];
+  return ts.service.deps.db!.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms, rowid').all(webhookId) as Row[];
 }
 
 function eventOf(ts: TestService, verificationId: string): { id: string; payload: string; created_at: string } {
-  return ts.service.deps.db.prepare('SELECT id, payload, created_at FROM outbox_events WHERE verification_id = ?').get(verificationId) as {
+  return ts.service.deps.db!.prepare('SELECT id, payload, created_at FROM outbox_events WHERE verification_id = ?').get(verificationId) as {
     id: string;
     payload: string;
     created_at: string;
@@ -165,7 +165,7 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
       expect(q.standardSignatureValid).toBe(true);
     }
     for (const r of recovered) okPerDelivery.set(r.id, 0);
-    for (const d of ts.service.deps.db.prepare(`SELECT delivery_id FROM webhook_attempts WHERE status_code = 200 AND kind = 'scheduled'`).all() as { delivery_id: string }[]) {
+    for (const d of ts.service.deps.db!.prepare(`SELECT delivery_id FROM webhook_attempts WHERE status_code = 200 AND kind = 'scheduled'`).all() as { delivery_id: string }[]) {
       if (okPerDelivery.has(d.delivery_id)) okPerDelivery.set(d.delivery_id, okPerDelivery.get(d.delivery_id)! + 1);
     }
     expect([...okPerDelivery.values()]).toEqual([1, 1, 1, 1]);

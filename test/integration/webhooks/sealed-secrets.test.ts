@@ -66,7 +66,7 @@ describe('webhook secrets sealed at rest', () => {
     const shown = [hook.secret, newSecret, live.secret];
 
     // Stored sealed with the key-file box, the shown prefix unchanged.
-    const row = ts.service.deps.db.prepare('SELECT secret, previous_secret, secret_prefix FROM webhooks WHERE id = ?').get(hook.id) as StoredSecrets;
+    const row = ts.service.deps.db!.prepare('SELECT secret, previous_secret, secret_prefix FROM webhooks WHERE id = ?').get(hook.id) as StoredSecrets;
     expect(row.secret.startsWith(SEALED_PREFIX)).toBe(true);
     expect(row.previous_secret?.startsWith(SEALED_PREFIX)).toBe(true);
     expect(row.secret_prefix).toBe(newSecret.slice(0, 10));
@@ -134,7 +134,7 @@ describe('webhook secrets sealed at rest', () => {
 
     const { ts } = await receiverAndService({ dataDir, receiver });
     cleanup.push(() => ts.stop({ keepDir: true }));
-    const rows = ts.service.deps.db.prepare("SELECT id, secret, previous_secret, secret_prefix FROM webhooks WHERE id LIKE 'whk_legacy%' ORDER BY id").all() as (StoredSecrets & { id: string })[];
+    const rows = ts.service.deps.db!.prepare("SELECT id, secret, previous_secret, secret_prefix FROM webhooks WHERE id LIKE 'whk_legacy%' ORDER BY id").all() as (StoredSecrets & { id: string })[];
     expect(rows.map((r) => [isSealed(r.secret), r.previous_secret === null || isSealed(r.previous_secret), r.secret_prefix])).toEqual([
       [true, true, plainCurrent.slice(0, 10)],
       [true, true, plainOther.slice(0, 10)],
@@ -145,7 +145,7 @@ describe('webhook secrets sealed at rest', () => {
 
     // Idempotent: a second pass changes nothing.
     expect(await sealPlainWebhookSecrets(ts.service.deps)).toEqual({ sealed: 0, prefixed: 0, unreadable: 0 });
-    const again = ts.service.deps.db.prepare("SELECT id, secret, previous_secret, secret_prefix FROM webhooks WHERE id LIKE 'whk_legacy%' ORDER BY id").all();
+    const again = ts.service.deps.db!.prepare("SELECT id, secret, previous_secret, secret_prefix FROM webhooks WHERE id LIKE 'whk_legacy%' ORDER BY id").all();
     expect(again).toEqual(rows);
 
     const got = await api(ts.url, 'GET', '/client/webhooks/whk_legacy1', { key: sandboxKey });
@@ -179,7 +179,7 @@ describe('webhook secrets sealed at rest', () => {
     v7.close();
 
     const core = await createCore({ dataDir, logLevel: 'silent', startWorker: false });
-    let row = core.deps.db.prepare("SELECT secret, previous_secret, previous_secret_expires_at_ms, secret_prefix FROM webhooks WHERE id = 'whk_old'").get() as StoredSecrets;
+    let row = core.deps.db!.prepare("SELECT secret, previous_secret, previous_secret_expires_at_ms, secret_prefix FROM webhooks WHERE id = 'whk_old'").get() as StoredSecrets;
     expect(isSealed(row.secret)).toBe(true);
     expect(row.secret_prefix).toBe(plain.slice(0, 10));
     expect(signingSecrets(core.deps, row, 0)).toEqual([plain]);
@@ -187,7 +187,7 @@ describe('webhook secrets sealed at rest', () => {
 
     // A restart seals nothing more and opens the same value (same key file).
     const core2 = await createCore({ dataDir, logLevel: 'silent', startWorker: false });
-    row = core2.deps.db.prepare("SELECT secret, previous_secret, previous_secret_expires_at_ms, secret_prefix FROM webhooks WHERE id = 'whk_old'").get() as StoredSecrets;
+    row = core2.deps.db!.prepare("SELECT secret, previous_secret, previous_secret_expires_at_ms, secret_prefix FROM webhooks WHERE id = 'whk_old'").get() as StoredSecrets;
     expect(signingSecrets(core2.deps, row, 0)).toEqual([plain]);
     await core2.close();
 
@@ -210,7 +210,7 @@ describe('webhook secrets sealed at rest', () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'vc-seal-other-'));
     cleanup.push(() => rmSync(otherDir, { recursive: true, force: true }));
     const foreign = createNodeSecretBox(otherDir).seal(hook.secret);
-    ts.service.deps.db.prepare('UPDATE webhooks SET secret = ? WHERE id = ?').run(foreign, hook.id);
+    ts.service.deps.db!.prepare('UPDATE webhooks SET secret = ? WHERE id = ?').run(foreign, hook.id);
 
     await verifyAsync(ts, ts.sandboxKey);
     const [first] = await until(() => {

@@ -94,14 +94,14 @@ describe('ledger', () => {
   it('is append-only', async () => {
     const { deps, org } = setup();
     await topUp(deps, org, 10, 'USD');
-    expect(() => deps.db.prepare('UPDATE ledger_entries SET amount = 1000').run()).toThrow(/append-only/);
-    expect(() => deps.db.prepare('DELETE FROM ledger_entries').run()).toThrow(/append-only/);
+    expect(() => deps.db!.prepare('UPDATE ledger_entries SET amount = 1000').run()).toThrow(/append-only/);
+    expect(() => deps.db!.prepare('DELETE FROM ledger_entries').run()).toThrow(/append-only/);
   });
 
   it('the balance CHECK makes an overdraft impossible even without the gate', async () => {
     const { deps, org } = setup();
     await topUp(deps, org, 10, 'USD');
-    expect(() => deps.db.prepare("UPDATE wallets SET balance = balance - 11 WHERE organization_id = 'org_1'").run()).toThrow(/CHECK/);
+    expect(() => deps.db!.prepare("UPDATE wallets SET balance = balance - 11 WHERE organization_id = 'org_1'").run()).toThrow(/CHECK/);
     expect((await getWallet(deps, org)).balance).toBe(10);
   });
 

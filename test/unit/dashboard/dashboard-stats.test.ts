@@ -21,7 +21,7 @@ function setup(): CoreDeps {
 let seq = 0;
 function verification(deps: CoreDeps, o: { status: string; country?: string; at?: string; env?: string; org?: string }) {
   seq += 1;
-  deps.db
+  deps.db!
     .prepare(
       `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode, request, created_at)
        VALUES (?, ?, ?, 'account', 'BANK_ACCOUNT', ?, '0123456789', ?, 'sync', '{}', ?)`,
@@ -30,7 +30,7 @@ function verification(deps: CoreDeps, o: { status: string; country?: string; at?
 }
 
 function webhook(deps: CoreDeps, id: string, o: { status?: string; env?: string; url?: string } = {}) {
-  deps.db
+  deps.db!
     .prepare(
       `INSERT INTO webhooks (id, organization_id, environment, url, events, status, secret, active_since_ms, created_at, updated_at)
        VALUES (?, 'org_1', ?, ?, '["verification.completed"]', ?, 's', 0, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`,
@@ -40,7 +40,7 @@ function webhook(deps: CoreDeps, id: string, o: { status?: string; env?: string;
 
 function delivery(deps: CoreDeps, webhookId: string, status: string, atMs: number, lastError: string | null = null) {
   seq += 1;
-  deps.db
+  deps.db!
     .prepare(
       `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type, verification_id, payload, status,
          attempts, last_status_code, last_error, last_attempt_at, created_at_ms, created_at, updated_at)

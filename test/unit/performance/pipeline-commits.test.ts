@@ -160,7 +160,7 @@ describe('WebhookDispatcher wake-up', () => {
       // Let the first pass run and the loop go to sleep for the (long) poll.
       await new Promise((r) => setTimeout(r, 50));
       const dispatched = () =>
-        (core.deps.db.prepare(`SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NOT NULL`).get() as { n: number }).n;
+        (core.deps.db!.prepare(`SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NOT NULL`).get() as { n: number }).n;
       await core.deps.sql.transaction(async (tx) => {
         await tx.run(
           `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
@@ -199,7 +199,7 @@ describe('WebhookDispatcher slots and chained claims', () => {
         const scope = { kind: 'console' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'OWNER' as const };
         await createWebhook(core.rt, scope, { url: `${receiver.url}/hook`, events: ['verification.completed'] });
         const n = 40;
-        const insert = core.deps.db.prepare(
+        const insert = core.deps.db!.prepare(
           `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
            VALUES (?, ?, 'sandbox', 'verification.completed', ?, '{}', ?)`,
         );
@@ -207,7 +207,7 @@ describe('WebhookDispatcher slots and chained claims', () => {
         const d = new WebhookDispatcher(core.rt, { concurrency, pollMs: 600_000 });
         d.start();
         const counts = () =>
-          core.deps.db.prepare(`SELECT status, count(*) AS n, sum(attempts) AS attempts FROM webhook_deliveries GROUP BY status`).all() as {
+          core.deps.db!.prepare(`SELECT status, count(*) AS n, sum(attempts) AS attempts FROM webhook_deliveries GROUP BY status`).all() as {
             status: string;
             n: number;
             attempts: number;
@@ -220,7 +220,7 @@ describe('WebhookDispatcher slots and chained claims', () => {
         expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(n);
         expect(maxOpen).toBeLessThanOrEqual(concurrency);
         expect(maxOpen).toBeGreaterThanOrEqual(1);
-        const logged = core.deps.db.prepare(`SELECT count(*) AS n FROM webhook_attempts`).get() as { n: number };
+        const logged = core.deps.db!.prepare(`SELECT count(*) AS n FROM webhook_attempts`).get() as { n: number };
         expect(logged.n).toBe(n);
       } finally {
         await core.close();

@@ -106,9 +106,9 @@ describe('with a store', () => {
     const p = await authenticateApiKey(core.deps, k.key);
     const res = await submitOnce(core.rt.verification, p, 'account', SYNC_NG);
     const id = (JSON.parse(res.body) as { id: string }).id;
-    expect(core.deps.db.prepare('SELECT actor_id, actor_label FROM verifications WHERE id = ?').get(id)).toEqual({ actor_id: k.id, actor_label: 'named key' });
+    expect(core.deps.db!.prepare('SELECT actor_id, actor_label FROM verifications WHERE id = ?').get(id)).toEqual({ actor_id: k.id, actor_label: 'named key' });
     // The answer sent is the record stored.
-    expect(res.body).toBe(core.deps.db.prepare('SELECT result FROM verifications WHERE id = ?').pluck().get(id));
+    expect(res.body).toBe(core.deps.db!.prepare('SELECT result FROM verifications WHERE id = ?').pluck().get(id));
   });
 
   it('an opened webhook secret is the value sealed, per sealed value (a rotation opens the new one)', () => {
@@ -148,7 +148,7 @@ describe('with a store', () => {
     await worker.stop();
     // Inside the write: the result is stored and the job still leased; completed by the same transaction after it.
     expect(seen).toEqual([{ status: 'success', job: 'leased' }]);
-    expect(core.deps.db.prepare('SELECT state, lease_token FROM jobs WHERE id = ?').get(`job_${id}`)).toEqual({ state: 'done', lease_token: null });
+    expect(core.deps.db!.prepare('SELECT state, lease_token FROM jobs WHERE id = ?').get(`job_${id}`)).toEqual({ state: 'done', lease_token: null });
   });
 
   it('a job whose write fails stays leased to be retried, and one whose lease was lost is not completed', async () => {
@@ -181,12 +181,12 @@ describe('with a store', () => {
     worker.start();
     await worker.drain();
     await worker.stop();
-    expect(core.deps.db.prepare('SELECT state, attempts, last_error FROM jobs WHERE id = ?').get('job_fail')).toEqual({
+    expect(core.deps.db!.prepare('SELECT state, attempts, last_error FROM jobs WHERE id = ?').get('job_fail')).toEqual({
       state: 'queued',
       attempts: 1,
       last_error: 'the write failed',
     });
-    expect(core.deps.db.prepare('SELECT state, lease_token FROM jobs WHERE id = ?').get('job_stale')).toEqual({ state: 'leased', lease_token: 'someone-else' });
+    expect(core.deps.db!.prepare('SELECT state, lease_token FROM jobs WHERE id = ?').get('job_stale')).toEqual({ state: 'leased', lease_token: 'someone-else' });
     expect(warnings).toContain('job completion refused: lease lost');
   });
 
@@ -204,14 +204,14 @@ describe('with a store', () => {
     await new Promise((r) => setTimeout(r, 10));
     // Meanwhile another run completes it (at-least-once queue): one result, one event.
     await processVerification(core.rt.verification, id);
-    const stored = core.deps.db.prepare('SELECT result FROM verifications WHERE id = ?').pluck().get(id) as string;
+    const stored = core.deps.db!.prepare('SELECT result FROM verifications WHERE id = ?').pluck().get(id) as string;
     answer({ outcome: 'error', errorCode: 'VERIFICATION_ERROR' });
     await late;
-    expect(core.deps.db.prepare('SELECT result FROM verifications WHERE id = ?').pluck().get(id)).toBe(stored);
+    expect(core.deps.db!.prepare('SELECT result FROM verifications WHERE id = ?').pluck().get(id)).toBe(stored);
     expect((JSON.parse(stored) as { status: string }).status).toBe('success');
-    expect(core.deps.db.prepare('SELECT count(*) FROM outbox_events WHERE verification_id = ?').pluck().get(id)).toBe(1);
+    expect(core.deps.db!.prepare('SELECT count(*) FROM outbox_events WHERE verification_id = ?').pluck().get(id)).toBe(1);
     // The event carries exactly the stored record.
-    const payload = JSON.parse(core.deps.db.prepare('SELECT payload FROM outbox_events WHERE verification_id = ?').pluck().get(id) as string) as { data: unknown };
+    const payload = JSON.parse(core.deps.db!.prepare('SELECT payload FROM outbox_events WHERE verification_id = ?').pluck().get(id) as string) as { data: unknown };
     expect(payload.data).toEqual(JSON.parse(stored));
   });
 });

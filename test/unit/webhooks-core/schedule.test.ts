@@ -42,7 +42,7 @@ const PAYLOAD = '{"event":"verification.completed",  "verificationId":"ver_1","o
 
 function emit(eventType = 'verification.completed'): string {
   const id = `evt_${Math.random().toString(16).slice(2)}`;
-  core.deps.db
+  core.deps.db!
     .prepare(
       `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
        VALUES (?, ?, 'sandbox', ?, 'ver_1', ?, ?)`,
@@ -52,7 +52,7 @@ function emit(eventType = 'verification.completed'): string {
 }
 
 function delivery(id: string) {
-  return core.deps.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as {
+  return core.deps.db!.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as {
     status: string;
     attempts: number;
     next_attempt_at_ms: number | null;
@@ -82,7 +82,7 @@ describe('retry schedule', () => {
     }
     expect(receiver.requests).toHaveLength(5);
     expect(delivery(id!)).toMatchObject({ status: 'failed', attempts: 5, next_attempt_at_ms: null });
-    const status = core.deps.db.prepare('SELECT status FROM webhooks WHERE id = ?').get(hook.id) as { status: string };
+    const status = core.deps.db!.prepare('SELECT status FROM webhooks WHERE id = ?').get(hook.id) as { status: string };
     expect(status.status).toBe('failed');
     clock.advance(1000 * MIN);
     expect(await step()).toEqual([]);
@@ -157,7 +157,7 @@ describe('fan-out', () => {
     clock.advance(1000);
     emit('verification.completed');
     await fanOut(core.deps);
-    const count = (id: string) => (core.deps.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?').get(id) as { n: number }).n;
+    const count = (id: string) => (core.deps.db!.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?').get(id) as { n: number }).n;
     expect([count(both.id), count(failedOnly.id), count(paused.id), count(live.id)]).toEqual([1, 0, 0, 0]);
 
     // An event emitted while paused but fanned out after re-activation is not delivered.
