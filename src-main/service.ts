@@ -22,13 +22,14 @@ import { sealPlainWebhookSecrets } from './core/webhooks/secret-sealing';
 import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir } from './paths';
 import { createProviderRegistry } from './providers/registry';
 import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
-import { openDatabase, type Db } from './store/database';
+import { openDatabase, StoreError, type Db } from './store/database';
 import { applyPendingRestore } from './core/backups/backups';
 import { appendInstallationAudit } from './core/audit/audit-log';
 import { explainOpenError, openStoreForService, storeFile } from './store/store-open';
 import { attachStorageHealth, StorageHealth, storageFault } from './store/storage-faults';
 import { GroupCommitter } from './store/group-commit';
 import { createServicePort } from './store/service-port';
+import type { SqlQueries } from './store/sql-port';
 import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
 import { attachLiveEvents, liveEventsOf } from './core/events/live-events';
 import type { DurabilityObserver, WritePort } from './store/write-port';
@@ -73,6 +74,11 @@ export interface ServiceConfig {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Proxy addresses whose X-Forwarded-* headers are trusted (never by default). */
   trustProxy?: string[];
+  /**
+   * A team server's store (docs/team-server.md): postgres://… instead of the data folder's SQLite file. The data
+   * folder still holds this instance's lock, uploads, batch files and `secret.key` (the same key on every instance).
+   */
+  databaseUrl?: string;
 }
 
 export interface RunningService {
@@ -128,10 +134,26 @@ export async function createCore(cfg: ServiceConfig & { startWorker?: boolean })
   }
 }
 
+/** The store the core runs on, whatever the engine. */
+interface ServiceStore {
+  sql: SqlQueries;
+  /** SQLite only: the connection (deps.db). */
+  db?: Db;
+  /** SQLite only: the barrier for answers built from reads (a PostgreSQL commit is durable when it returns). */
+  durable?: () => Promise<void>;
+  /**
+   * True when this process is the store's only user (SQLite: the data folder's lock): at start it releases what a
+   * crashed predecessor held. On PostgreSQL other instances may be alive: leases expire instead.
+   */
+  soleUser: boolean;
+  close(): Promise<void>;
+}
+
 async function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: DataFolderLock | null): Promise<Core> {
   const clock = cfg.clock ?? systemClock;
   // Credentials never reach a log line, whatever object carries them (docs/providers.md).
   const log: Logger = cfg.logger ?? pino({ level: cfg.logLevel ?? 'info', redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, cfg.logStream);
+  if (cfg.databaseUrl) return assembleCore(cfg, lock, { clock, log }, await openPostgresStore(cfg, log));
   // A restore scheduled from the console happens here: the lock is held and the store is not open yet.
   if (lock) applyPendingRestore(cfg.dataDir, lock, log);
   const db = openStoreForService(cfg.dataDir, openDatabase);
@@ -143,28 +165,50 @@ async function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: D
     warn: (message) => log.warn(message),
     ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}),
   });
-  try {
-    return await assembleCore(cfg, lock, { clock, log, db, storage, committer });
-  } catch (err) {
-    // A start that failed (the store refused a read or write of the start-up steps): end the sync thread and close
-    // the store before the lock goes (createCore releases it).
-    await committer.close().catch(() => undefined);
-    db.close();
-    throw err;
-  }
+  const store: ServiceStore = {
+    sql: createServicePort(db, healthWatchedCommit(db, storage, committer)),
+    db,
+    durable: () => committer.durable(),
+    soleUser: true,
+    async close() {
+      await committer.close();
+      db.close();
+    },
+  };
+  // Change events for the console, published after the commits that make them true (docs/console-live.md).
+  attachLiveEvents(db, log);
+  return assembleCore(cfg, lock, { clock, log }, store);
 }
 
-async function assembleCore(
-  cfg: ServiceConfig & { startWorker?: boolean },
-  lock: DataFolderLock | null,
-  { clock, log, db, storage, committer }: { clock: Clock; log: Logger; db: Db; storage: StorageHealth; committer: GroupCommitter },
-): Promise<Core> {
-  // Every commit tells the store's health whether the disk took it (docs/reliability.md, "Storage faults"). While a
-  // fault lasts, only a commit that changed rows shows that writes resumed: the idle polls of the job worker and the
-  // dispatcher commit empty transactions every 200 ms, and would clear the fault (and restart its log lines) at
-  // once. SQLite engine only: total_changes(), read only while the store is degraded.
+/**
+ * A team server's store: migrations first (under the advisory lock: one instance applies them, the others wait),
+ * then the port and this instance's LISTEN connection for other instances' work signals.
+ */
+async function openPostgresStore(cfg: ServiceConfig & { startWorker?: boolean }, log: Logger): Promise<ServiceStore> {
+  // Loaded on use: a desktop or SQLite service never loads the PostgreSQL driver (docs/performance.md, "Cold start").
+  const [{ createPgServicePort }, { migratePostgres }] = await Promise.all([import('./store/pg/pg-service'), import('./store/pg/migrate')]);
+  const port = createPgServicePort(cfg.databaseUrl!, { warn: (m) => log.warn(m), listen: cfg.startWorker !== false });
+  try {
+    const m = await migratePostgres(port, { onWait: () => log.info('another instance is migrating the database; waiting for it') });
+    if (m.applied.length > 0) log.info({ from: m.from, to: m.to }, 'database migrated');
+    await port.startListening();
+  } catch (err) {
+    await port.close().catch(() => undefined);
+    // One line that names the server (never its password) and what it said.
+    throw new StoreError(`Could not open the PostgreSQL database at ${port.where}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { sql: port, soleUser: false, close: () => port.close() };
+}
+
+/**
+ * Every commit tells the store's health whether the disk took it (docs/reliability.md, "Storage faults"). While a
+ * fault lasts, only a commit that changed rows shows that writes resumed: the idle polls of the job worker and the
+ * dispatcher commit empty transactions every 200 ms, and would clear the fault (and restart its log lines) at
+ * once. SQLite engine only: total_changes(), read only while the store is degraded.
+ */
+function healthWatchedCommit(db: Db, storage: StorageHealth, committer: GroupCommitter): WritePort['commit'] {
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
-  const commit: WritePort['commit'] = (fn) => {
+  return (fn) => {
     let wrote = false;
     const measured = !storage.degraded
       ? fn
@@ -189,7 +233,31 @@ async function assembleCore(
       },
     );
   };
-  const sql = createServicePort(db, commit);
+}
+
+async function assembleCore(
+  cfg: ServiceConfig & { startWorker?: boolean },
+  lock: DataFolderLock | null,
+  { clock, log }: { clock: Clock; log: Logger },
+  store: ServiceStore,
+): Promise<Core> {
+  try {
+    return await assemble(cfg, lock, { clock, log }, store);
+  } catch (err) {
+    // A start that failed (the store refused a read or write of the start-up steps): close the store (and the WAL
+    // sync thread) before the lock goes (createCore releases it).
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function assemble(
+  cfg: ServiceConfig & { startWorker?: boolean },
+  lock: DataFolderLock | null,
+  { clock, log }: { clock: Clock; log: Logger },
+  store: ServiceStore,
+): Promise<Core> {
+  const { sql, db } = store;
   // Saved settings (docs/settings.md) fill in what the caller did not give explicitly.
   const effective = effectiveSettings(await readPersistedSettings(sql), cfg);
   const config: CoreConfig = {
@@ -201,11 +269,9 @@ async function assembleCore(
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
     ...(cfg.backups ? { backups: cfg.backups } : {}),
   };
-  // Change events for the console, published after the commits that make them true (docs/console-live.md).
-  attachLiveEvents(db, log);
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
-  const deps: CoreDeps = { sql, db, clock, config, log, durable: () => committer.durable(), secrets: dataBox };
+  const deps: CoreDeps = { sql, ...(db ? { db } : {}), clock, config, log, ...(store.durable ? { durable: store.durable } : {}), secrets: dataBox };
   await sealPlainWebhookSecrets(deps);
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const
@@ -240,10 +306,13 @@ async function assembleCore(
   const loops: { stop(): Promise<void> }[] = [];
   if (cfg.startWorker !== false) {
     // Only a process that runs the queue may release what a crashed predecessor held: idempotency keys, job
-    // leases and delivery-attempt leases (one service per data folder; docs/reliability.md).
-    await recoverIdempotency(deps);
-    await releaseLeases(deps.sql, deps.clock.now());
-    await releaseDeliveryLeases(deps);
+    // leases and delivery-attempt leases (one service per data folder; docs/reliability.md). On PostgreSQL other
+    // instances may be alive and hold them: their leases expire instead (docs/team-server.md).
+    if (store.soleUser) {
+      await recoverIdempotency(deps);
+      await releaseLeases(deps.sql, deps.clock.now());
+      await releaseDeliveryLeases(deps);
+    }
     worker.start();
     for (const f of FEATURES) {
       const loop = f.start?.(featureRt);
@@ -267,8 +336,7 @@ async function assembleCore(
         for (const l of loops) await l.stop();
         await w.stop();
         await (verification.providers as { close?: () => Promise<void> }).close?.();
-        await committer.close();
-        db.close();
+        await store.close();
       } finally {
         lock?.release();
       }

@@ -6,8 +6,8 @@ import { ListenError, startService, VERSION } from '../service';
 import { DataFolderLockedError } from '../store/data-folder-lock';
 import { readFileSync } from 'node:fs';
 import { parsePublicUrl } from '../http/public-url';
-import { DATABASE_URL_ENV } from '../store/pg/url';
-import { dataDir, parse, PG_NOT_YET, UsageError, type Values } from './kit';
+import { DATABASE_URL_ENV, isPostgresUrl, redactUrl } from '../store/pg/url';
+import { dataDir, parse, UsageError, type Values } from './kit';
 
 export async function serve(args: string[]): Promise<number> {
   const { values } = parse(args, {
@@ -25,11 +25,10 @@ export async function serve(args: string[]): Promise<number> {
     'tls-key': { type: 'string' },
     'trust-proxy': { type: 'string' },
   });
-  const database = typeof values['database'] === 'string' ? values['database'] : typeof values['data-dir'] === 'string' ? undefined : process.env[DATABASE_URL_ENV];
-  if (database) {
-    process.stderr.write(`vconsole: serving from PostgreSQL is not available in this version yet; ${PG_NOT_YET}. Without --database (and ${DATABASE_URL_ENV} unset) serve uses the SQLite data folder.\n`);
-    return 1;
-  }
+  // A team server's store (docs/team-server.md): --database, else VCONSOLE_DATABASE_URL; without either, the data
+  // folder's SQLite file. The data folder is used either way (this instance's lock, uploads, batch files, secret.key).
+  const database = typeof values['database'] === 'string' ? values['database'] : process.env[DATABASE_URL_ENV] || undefined;
+  if (database !== undefined && !isPostgresUrl(database)) throw new UsageError(`--database expects a postgres:// or postgresql:// URL (${DATABASE_URL_ENV} likewise)`);
   const team = teamOptions(values);
   // An absent flag leaves the choice to the saved settings (docs/settings.md), then the default.
   const backupEvery = values['backup-every'] === undefined ? undefined : Number(values['backup-every']);
@@ -48,7 +47,7 @@ export async function serve(args: string[]): Promise<number> {
   const hostFlag = typeof values['host'] === 'string' ? values['host'] : undefined;
   let service;
   try {
-    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn', backups, ...team });
+    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn', backups, ...team, ...(database ? { databaseUrl: database } : {}) });
   } catch (e) {
     if (e instanceof ListenError || e instanceof DataFolderLockedError) {
       process.stderr.write(`${e.message}\n`);
@@ -63,6 +62,7 @@ export async function serve(args: string[]): Promise<number> {
   if (consoleUrl && team.publicUrl) out.write(`  Console:   ${consoleUrl}\n             (team sign-in: console users sign in with their email and password)\n`);
   else if (consoleUrl) out.write(`  Console:   ${consoleUrl}\n             (a one-time link: open it once; restart to get a new one)\n`);
   out.write(`  Data:      ${dataDir(values)}\n`);
+  if (database) out.write(`  Store:     PostgreSQL ${redactUrl(database)}\n`);
   const host = runningListener(service.deps)?.host ?? hostFlag ?? '127.0.0.1';
   const listening = runningListener(service.deps);
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') out.write(`  Listening: ${host}:${listening?.port ?? '?'} (beyond loopback; answers only Host ${new URL(team.publicUrl!).host})\n`);
