@@ -14,11 +14,10 @@
 //   (AsyncLocalStorage), so it finds calls made through any depth of functions.
 // - `fn` awaits only the store's statements, never other I/O (a provider call, a password hash, a timer): the
 //   group holds the connection until `fn` ends.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import type { GroupCommitter } from './group-commit';
-import { insideTransaction, inTransactionContext } from './tx-context';
+import { captureCallerContext, insideTransaction, inTransactionContext } from './tx-context';
 import { belongsToStore } from './work-signals';
 import {
   isNamedParams,
@@ -219,7 +218,7 @@ class ServicePort extends Queries {
     let out!: T;
     // The group commit runs `fn` later, from its own flush: in the async context of the code that asked for it, so
     // what that context carries (the door and actor of the audit trail) is this caller's, not the flush's.
-    const inCaller = AsyncLocalStorage.snapshot();
+    const inCaller = captureCallerContext();
     await this.committer(async () => {
       const tx = new Queries(this.db, 1);
       try {

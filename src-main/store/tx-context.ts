@@ -15,6 +15,33 @@ export function insideTransaction(): boolean {
   return current.getStore() !== undefined;
 }
 
+/**
+ * Contexts a transaction body must see as its caller set them (the audit trail's door and actor, the console's
+ * user): the group commit runs bodies later, from its own flush, so the port captures these when a transaction is
+ * asked for and restores them around its body. Cheaper than AsyncLocalStorage.snapshot() (an AsyncResource and a
+ * deprecated bind per call), which showed in the request path's profile.
+ */
+const carried: AsyncLocalStorage<unknown>[] = [];
+
+export function carryIntoTransactions(storage: AsyncLocalStorage<never> | AsyncLocalStorage<unknown>): void {
+  carried.push(storage as AsyncLocalStorage<unknown>);
+}
+
+/** The carried contexts of the calling code, as a function that runs `fn` inside them. */
+export function captureCallerContext(): <T>(fn: () => T) => T {
+  const values = carried.map((s) => s.getStore());
+  return <T>(fn: () => T): T => {
+    let run = fn;
+    for (let i = carried.length - 1; i >= 0; i--) {
+      const s = carried[i]!;
+      const v = values[i];
+      const inner = run;
+      run = v === undefined ? inner : () => s.run(v, inner);
+    }
+    return run();
+  };
+}
+
 /** Runs `fn` outside any transaction's async context (a wake-up signalled from inside one, for instance). */
 export function outsideTransaction<T>(fn: () => T): T {
   return current.exit(fn);

@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditEvent } from '../../../src-shared/schemas/audit';
 import type { Principal } from '../principal';
+import { carryIntoTransactions } from '../../store/tx-context';
 
 /** The door and the actor of an entry, as the contract describes them (src-shared/schemas/audit.ts). */
 export type AuditDoor = AuditEvent['door'];
@@ -19,6 +20,8 @@ export interface AuditContext {
 }
 
 const storage = new AsyncLocalStorage<AuditContext>();
+// A transaction's body sees the door and actor of the code that asked for it (store/tx-context.ts).
+carryIntoTransactions(storage);
 
 export function runWithAudit<T>(ctx: AuditContext, fn: () => T): T {
   return storage.run(ctx, fn);
