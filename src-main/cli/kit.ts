@@ -32,8 +32,6 @@ export function print(values: Values, json: unknown, text: string): void {
   process.stdout.write(values['json'] ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
 }
 
-/** Issue 17: on PostgreSQL only `migrate`, `db check` and `db copy` exist yet; nothing falls back to SQLite silently. */
-export const PG_NOT_YET = 'with a PostgreSQL database this version can run `vconsole migrate`, `vconsole db check` and `vconsole db copy` (docs/team-server.md)';
 
 /** Runs a command and turns what it throws into its message on stderr and the exit code. */
 export async function runCommand(run: () => Promise<number>): Promise<number> {

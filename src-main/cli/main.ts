@@ -6,11 +6,11 @@ import type { Principal } from '../core/principal';
 import { defaultDataDir } from '../paths';
 import { createCore, VERSION, type Core } from '../service';
 import { extraCommands } from './extra-commands';
-import { dataDir, need, parse, PG_NOT_YET, print, runCommand, UsageError, type Values } from './kit';
+import { dataDir, need, parse, print, runCommand, UsageError, type Values } from './kit';
 import { serve } from './serve-command';
 import { userInfo } from 'node:os';
 import { runWithAudit } from '../core/audit/audit-context';
-import { DATABASE_URL_ENV } from '../store/pg/url';
+import { DATABASE_URL_ENV, isPostgresUrl } from '../store/pg/url';
 
 export { UsageError } from './kit';
 export { teamOptions } from './serve-command';
@@ -78,10 +78,11 @@ export function helpFor(argv: string[]): string | null {
 }
 
 export async function withCore<T>(values: Values, fn: (core: Core) => Promise<T> | T): Promise<T> {
-  if (typeof values['data-dir'] !== 'string' && process.env[DATABASE_URL_ENV]) {
-    throw new UsageError(`${DATABASE_URL_ENV} is set, but this command works only on a SQLite data folder in this version; pass --data-dir DIR to use one, or unset it (${PG_NOT_YET}).`);
-  }
-  const core = await createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent' });
+  // A team server's commands act on its database when VCONSOLE_DATABASE_URL is set (docs/team-server.md); an explicit
+  // --data-dir names a SQLite data folder instead. The data folder is used either way (secret.key seals webhook secrets).
+  const databaseUrl = typeof values['data-dir'] !== 'string' ? process.env[DATABASE_URL_ENV] || undefined : undefined;
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) throw new UsageError(`${DATABASE_URL_ENV} must be a postgres:// or postgresql:// URL`);
+  const core = await createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent', ...(databaseUrl ? { databaseUrl } : {}) });
   // Changes made by a command are audited as the command line's, with the operating-system user (docs/audit.md).
   const actor = { type: 'cli' as const, id: null, label: `${cliUser()} (command line)` };
   try {

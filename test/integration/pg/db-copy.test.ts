@@ -323,10 +323,13 @@ describe('vconsole db check and migrate on both engines', () => {
     expect((await cli(['db', 'check', '--database', db.url])).code).toBe(0);
   });
 
-  it('with VCONSOLE_DATABASE_URL set, SQLite-only commands refuse instead of using a data folder silently', async () => {
+  it('with VCONSOLE_DATABASE_URL set, the admin commands act on that database (never silently on a data folder)', async () => {
     const r = await cli(['keys', 'list'], { VCONSOLE_DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x' });
-    expect(r.code).toBe(2);
-    expect(r.err).toContain('VCONSOLE_DATABASE_URL is set, but this command works only on a SQLite data folder in this version');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/Could not open the PostgreSQL database at postgres:\/\/u:\*+@127\.0\.0\.1:1\/x: .*ECONNREFUSED/);
+    const notPg = await cli(['keys', 'list'], { VCONSOLE_DATABASE_URL: 'mysql://x' });
+    expect(notPg.code).toBe(2);
+    expect(notPg.err).toContain('VCONSOLE_DATABASE_URL must be a postgres:// or postgresql:// URL');
     const bad = await cli(['migrate', '--database', 'mysql://x']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--database expects a postgres:// (or postgresql://) URL');
