@@ -58,8 +58,9 @@ async function tableVersion(q: SqlQueries, table: string): Promise<number | null
 async function countRows(q: SqlQueries, from: string, where: string, args: Value[]): Promise<number> {
   const sql = `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
   const count = async () => (await q.get<{ n: number }>(sql, args))!.n;
-  // Inside a transaction the counter may yet roll back with the rows it counted: count afresh.
-  const version = q.inTransaction ? null : await tableVersion(q, from);
+  // Inside a transaction the counter may yet roll back with the rows it counted: count afresh. PostgreSQL keeps no
+  // counter (migration 19: one row updated by every insert would serialise the instances): count every time.
+  const version = q.inTransaction || q.engine !== 'sqlite' ? null : await tableVersion(q, from);
   if (version === null) return count();
   let cache = countCaches.get(q);
   if (!cache) {

@@ -7,12 +7,17 @@
 //   charge, a refresh token before its rotation, an idempotency key before its execution) keep the meaning they
 //   have on SQLite without a lock written into each of them. A transaction body may therefore run more than once:
 //   it does nothing but the store's statements (the port's rule, docs/team-server.md "The SQL port").
-// - Work signals (store/work-signals.ts) become `pg_notify('vc_work', topic)` inside the raising transaction —
-//   delivered only if it commits, to every instance — and one LISTEN connection per instance calls the local
-//   listeners. The connection comes back by itself after a failure; the loops' polls cover the gap.
+// - Work signals (store/work-signals.ts) become `pg_notify('vc_work', topic)` sent once the raising transaction has
+//   committed (never for a rollback), to every instance — and one LISTEN connection per instance calls the local
+//   listeners. Not inside the transaction: PostgreSQL serialises the commits of every transaction that sent a NOTIFY
+//   (a cluster-wide lock held through the commit), which would put every job and outbox write of every instance in
+//   one line. The topics of the transactions committed in one turn go in one statement. The connection comes back by
+//   itself after a failure; the loops' polls cover a lost signal.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { SqlQueries, TransactionOptions } from '../sql-port';
 import { announceWorkThrough, deliverWork, type WorkTopic } from '../work-signals';
+import { outsideTransaction } from '../tx-context';
 import { isRetryableTransactionError, PgPort, type PgPortOptions } from './pg-port';
 
 export const WORK_CHANNEL = 'vc_work';
@@ -27,7 +32,13 @@ export interface PgServiceOptions extends PgPortOptions {
   listen?: boolean;
 }
 
+/** The topics raised by the transaction running in this async context (sent after its commit). */
+const raisedInTransaction = new AsyncLocalStorage<Set<WorkTopic>>();
+
 export class PgServicePort extends PgPort {
+  /** Topics whose NOTIFY is due (committed, not yet sent), sent together on the next turn. */
+  private dueTopics = new Set<WorkTopic>();
+  private sending = false;
   private readonly maxAttempts: number;
   /** Transactions run again after a serialization failure, since start (for the bench and the logs). */
   retries = 0;
@@ -42,17 +53,21 @@ export class PgServicePort extends PgPort {
   ) {
     super(url, o);
     this.maxAttempts = o.maxAttempts ?? 12;
-    announceWorkThrough(this, (handle, topic) => {
-      // Queued on the transaction's connection before its COMMIT (a client runs its queries in order); a NOTIFY
-      // repeated in one transaction is delivered once. Outside a transaction it is sent at once.
-      void (handle as SqlQueries).run('SELECT pg_notify(?, ?)', [WORK_CHANNEL, topic]).catch(() => undefined);
+    announceWorkThrough(this, (_handle, topic) => {
+      const raised = raisedInTransaction.getStore();
+      if (raised) raised.add(topic);
+      else this.notifySoon([topic]);
     });
   }
 
   override async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const raised = new Set<WorkTopic>();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await super.transaction(fn, { isolation: options.isolation ?? 'serializable' });
+        raised.clear();
+        const out = await raisedInTransaction.run(raised, () => super.transaction(fn, { isolation: options.isolation ?? 'serializable' }));
+        if (raised.size > 0) this.notifySoon(raised);
+        return out;
       } catch (e) {
         if (!isRetryableTransactionError(e) || attempt >= this.maxAttempts) throw e;
         this.retries++;
@@ -61,6 +76,24 @@ export class PgServicePort extends PgPort {
         await new Promise((r) => setTimeout(r, pause));
       }
     }
+  }
+
+  /** Sends the topics' NOTIFY on the next turn, with whatever else became due meanwhile (one statement). */
+  private notifySoon(topics: Iterable<WorkTopic>): void {
+    for (const t of topics) this.dueTopics.add(t);
+    if (this.sending || this.stopped) return;
+    this.sending = true;
+    setImmediate(() => {
+      const due = [...this.dueTopics];
+      this.dueTopics.clear();
+      const sql = due.map(() => 'pg_notify(?, ?)').join(', ');
+      void outsideTransaction(() => this.query(`SELECT ${sql}`, due.flatMap((t) => [WORK_CHANNEL, t])))
+        .catch(() => undefined)
+        .finally(() => {
+          this.sending = false;
+          if (this.dueTopics.size > 0) this.notifySoon([]);
+        });
+    });
   }
 
   /** Starts the LISTEN connection (idempotent); resolves once it listens. */

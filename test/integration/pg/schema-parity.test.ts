@@ -12,6 +12,10 @@ const TRIGGER_COUNTERPARTS: Record<string, string> = {
   verification_search_insert: 'index verifications_search (an expression index is kept by PostgreSQL itself)',
   verification_search_update: 'index verifications_search',
   verification_search_delete: 'index verifications_search',
+  // Migration 19: a counter row updated by every insert serialises concurrent writers; PostgreSQL counts instead.
+  verifications_version_insert: 'none: list pages count their rows (store/list-query.ts)',
+  verifications_version_delete: 'none: list pages count their rows',
+  verifications_version_update: 'none: list pages count their rows',
 };
 /** PostgreSQL-only objects, and why. */
 const PG_ONLY_TRIGGERS = new Set(['ledger_no_truncate', 'audit_events_no_truncate']); // TRUNCATE does not exist in SQLite
