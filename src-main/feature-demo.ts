@@ -35,8 +35,7 @@ export function demoLoaderFor(rt: CoreRuntime): (clock: ManualClock, opts: { all
  */
 async function announce(rt: CoreRuntime): Promise<void> {
   const organizationId = await firstOrganizationId(rt.deps);
-  // SQLite engine only: the live-event hub belongs to the connection whose TEMP triggers feed it.
-  const hub = liveEventsOf(rt.deps.db);
+  const hub = liveEventsOf(rt.deps);
   if (!organizationId || !hub) return;
   hub.publish([
     { organizationId, environment: 'sandbox', kind: 'verification.updated', ids: {} },

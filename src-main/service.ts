@@ -31,7 +31,9 @@ import { GroupCommitter } from './store/group-commit';
 import { createServicePort } from './store/service-port';
 import type { SqlQueries } from './store/sql-port';
 import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
-import { attachLiveEvents, liveEventsOf } from './core/events/live-events';
+import { attachLiveEvents, attachNotifiedLiveEvents, liveEventsOf } from './core/events/live-events';
+import type { NotificationSource } from './store/notifications';
+import { followSettings } from './core/settings/settings-sync';
 import type { DurabilityObserver, WritePort } from './store/write-port';
 import { effectiveSettings, noteRunningListener, readPersistedSettings } from './core/settings/settings-store';
 
@@ -146,6 +148,8 @@ interface ServiceStore {
    * crashed predecessor held. On PostgreSQL other instances may be alive: leases expire instead.
    */
   soleUser: boolean;
+  /** PostgreSQL, a serving instance: the changes other instances commit (live events, settings) are heard here. */
+  notifications?: NotificationSource;
   close(): Promise<void>;
 }
 
@@ -197,7 +201,7 @@ async function openPostgresStore(cfg: ServiceConfig & { startWorker?: boolean },
     // One line that names the server (never its password) and what it said.
     throw new StoreError(`Could not open the PostgreSQL database at ${port.where}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return { sql: port, soleUser: false, close: () => port.close() };
+  return { sql: port, soleUser: false, ...(cfg.startWorker !== false ? { notifications: port } : {}), close: () => port.close() };
 }
 
 /**
@@ -259,7 +263,8 @@ async function assemble(
 ): Promise<Core> {
   const { sql, db } = store;
   // Saved settings (docs/settings.md) fill in what the caller did not give explicitly.
-  const effective = effectiveSettings(await readPersistedSettings(sql), cfg);
+  const persisted = await readPersistedSettings(sql);
+  const effective = effectiveSettings(persisted, cfg);
   const config: CoreConfig = {
     scryptN: cfg.scryptN ?? 2 ** 17,
     rateLimitPerMinute: effective.rateLimitPerMinute,
@@ -273,6 +278,12 @@ async function assemble(
   const dataBox = createNodeSecretBox(cfg.dataDir);
   const deps: CoreDeps = { sql, ...(db ? { db } : {}), clock, config, log, ...(store.durable ? { durable: store.durable } : {}), secrets: dataBox };
   await sealPlainWebhookSecrets(deps);
+  if (store.notifications) {
+    // A team server (docs/team-server.md): the changes any instance commits reach this one's consoles, and a setting
+    // saved anywhere applies here too. Both listen before this instance serves anything.
+    await attachNotifiedLiveEvents(sql, store.notifications, log);
+    await followSettings(deps, store.notifications, persisted);
+  }
   // Assigned below; the runtime's wake() needs the worker that needs the runtime.
   // eslint-disable-next-line prefer-const
   let worker: JobWorker | undefined;
@@ -373,7 +384,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
   if (cfg.listen !== false) {
     const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
     if (cfg.webConsole) {
-      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads'), live: liveEventsOf(deps.db),
+      bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads'), live: liveEventsOf(deps),
         ...(publicUrl ? { team: { publicUrl, deps } } : {}),
         onSessionOpened: ({ userAgent }) =>
           deps.sql.transaction((tx) =>

@@ -304,9 +304,6 @@ export function createWebBridge(opts: {
           else res.write(sseFrame({ event: 'change', id: m.event.id, data: JSON.stringify(m.event) }));
         };
         const unsubscribe = hub.subscribe(organizationId, send, lastEventId);
-        // A fresh stream starts at "now" (after subscribing: the first subscriber starts a recording period): its
-        // id lets the next reconnect resume from here.
-        if (!lastEventId) res.write(sseFrame({ event: 'hello', id: hub.lastId, data: '{}' }));
         const token = team ? cookie(req, cookieName) : undefined;
         const heartbeat = setInterval(() => {
           // A team session may have ended elsewhere (expired, idle, revoked by a role change, signed out on another
@@ -329,6 +326,13 @@ export function createWebBridge(opts: {
         streams.set(end, caller?.user.sessionId ?? null);
         req.raw.on('close', end);
         res.on('close', end);
+        // A fresh stream starts at "now" (after subscribing: the first subscriber starts a recording period, which
+        // on a team server is in effect once the database knows it is wanted): its id lets the next reconnect
+        // resume from here.
+        if (!lastEventId) {
+          await hub.recording();
+          if (streams.has(end)) res.write(sseFrame({ event: 'hello', id: hub.lastId, data: '{}' }));
+        }
       });
       // The upload takes the raw body as a stream: its own scope, so no JSON parser or 1 MiB body limit applies.
       await app.register(async (scope) => {

@@ -15,8 +15,8 @@ import type { RunningService } from '../service';
  * organization was known are not forwarded, and once it is known the window gets a reset (it fetches afresh).
  */
 export function forwardLiveEvents(service: RunningService, target: () => WebContents | null): () => void {
-  // SQLite engine only: the live events are the service connection's (core/events/live-events.ts).
-  const hub = liveEventsOf(service.deps.db);
+  // The store's hub, whatever the engine (core/events/live-events.ts).
+  const hub = liveEventsOf(service.deps);
   if (!hub) return () => {};
   const send = (m: LiveMessage) => {
     const contents = target();

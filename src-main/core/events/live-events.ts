@@ -6,11 +6,16 @@
 //
 // SQLite engine only: TEMP triggers, a SQL function and a TEMP table of the service's own connection (`deps.db`).
 // The writes they note are the core's, made through the SQL port (its transactions run on that connection).
+//
+// On PostgreSQL (a team server, several instances) the database's own triggers (PostgreSQL migration 18) send the
+// changes with NOTIFY in the changing transaction; each instance hears them at commit on its LISTEN connection and
+// publishes them to its hub (attachNotifiedLiveEvents), so a console connected to any instance sees every change.
 import type { Environment } from '../../../src-shared/schemas/common';
-import type { LiveEvent, LiveEventKind, LiveMessage } from '../../../src-shared/live-events';
+import { LIVE_EVENT_KINDS, type LiveEvent, type LiveEventKind, type LiveMessage } from '../../../src-shared/live-events';
 import type { Db } from '../../store/database';
 import { commitThrough, committerOf } from '../../store/group-commit';
-import type { Logger } from '../context';
+import { LIVE_EVENTS_CHANNEL, type NotificationSource } from '../../store/notifications';
+import type { CoreDeps, Logger } from '../context';
 
 /** Events kept for resuming subscribers (Last-Event-ID); an older resume gets a reset. */
 export const REPLAY_CAPACITY = 2000;
@@ -77,8 +82,12 @@ export class LiveEventHub {
    * subscribers. A resume from another period is a reset, since changes between periods were not recorded.
    */
   boot: string;
-  /** Called when the first subscriber arrives (start recording) and when the last one leaves (stop). */
-  onDemand: { start(): void; stop(): void } | null = null;
+  /**
+   * Called when the first subscriber arrives (start recording; a promise when recording begins a little later) and
+   * when the last one leaves (stop).
+   */
+  onDemand: { start(): void | Promise<void>; stop(): void } | null = null;
+  private starting: Promise<void> = Promise.resolve();
   private seq = 0;
   private readonly buffer: LiveEvent[] = [];
   private readonly listeners = new Map<Listener, () => string | null>();
@@ -94,6 +103,12 @@ export class LiveEventHub {
   newPeriod(): void {
     this.boot = newPeriod();
     this.buffer.length = 0;
+  }
+
+  /** Changes may have gone unannounced (the source lost them): a new period, and every subscriber gets a reset. */
+  reset(): void {
+    this.newPeriod();
+    for (const fn of [...this.listeners.keys()]) fn({ type: 'reset' });
   }
 
   /** The id of the newest event published, or of none yet (`<boot>-0`). */
@@ -123,7 +138,7 @@ export class LiveEventHub {
    */
   subscribe(organizationId: string | (() => string | null), fn: Listener, lastEventId?: string | null): () => void {
     const org = typeof organizationId === 'string' ? () => organizationId : organizationId;
-    if (this.listeners.size === 0) this.onDemand?.start();
+    if (this.listeners.size === 0) this.starting = this.onDemand?.start() ?? Promise.resolve();
     if (lastEventId !== undefined && lastEventId !== null && lastEventId !== '') {
       const missed = this.since(lastEventId);
       if (missed === 'reset') fn({ type: 'reset' });
@@ -148,16 +163,22 @@ export class LiveEventHub {
     return this.buffer.slice(after + 1 - oldest);
   }
 
+  /** Resolves once the recording started by the first subscriber is in effect (every change from then on is announced). */
+  recording(): Promise<void> {
+    return this.starting;
+  }
+
   get subscribers(): number {
     return this.listeners.size;
   }
 }
 
-const hubs = new WeakMap<Db, LiveEventHub>();
+/** store (SQLite: the service's connection; PostgreSQL: the service's port) → its hub. */
+const hubs = new WeakMap<object, LiveEventHub>();
 
-/** The hub of a store, if live events were attached to it (a service process); CLI processes have none. */
-export function liveEventsOf(db: Db | undefined): LiveEventHub | null {
-  return (db && hubs.get(db)) ?? null;
+/** The hub of a service's store, whatever the engine, if live events were attached to it; CLI processes have none. */
+export function liveEventsOf(deps: Pick<CoreDeps, 'sql' | 'db'>): LiveEventHub | null {
+  return (deps.db && hubs.get(deps.db)) ?? hubs.get(deps.sql) ?? null;
 }
 
 /**
@@ -231,6 +252,116 @@ export function attachLiveEvents(db: Db, log?: Logger, hub = new LiveEventHub(),
       stopTimer.unref();
     },
   };
+  return hub;
+}
+
+/** A row event as the database's triggers send it (PostgreSQL migration 18). */
+interface NotifiedRow {
+  o?: unknown;
+  e?: unknown;
+  k?: unknown;
+  v?: unknown;
+  d?: unknown;
+  w?: unknown;
+}
+
+const KINDS = new Set<string>(LIVE_EVENT_KINDS);
+const str = (x: unknown): string | null => (typeof x === 'string' && x !== '' ? x : null);
+
+/** The rows of one notification (a JSON array); anything malformed is left out. */
+function parseNotified(payload: string): NoteRow[] {
+  let rows: unknown;
+  try {
+    rows = JSON.parse(payload);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(rows)) return [];
+  const out: NoteRow[] = [];
+  for (const r of rows as NotifiedRow[]) {
+    const org = str(r?.o);
+    const kind = str(r?.k);
+    const env = str(r?.e);
+    if (!org || !kind || !KINDS.has(kind) || (env !== null && env !== 'sandbox' && env !== 'live')) continue;
+    out.push({ seq: 0, organization_id: org, environment: env, kind: kind as LiveEventKind, verification_id: str(r.v), delivery_id: str(r.d), webhook_id: str(r.w) });
+  }
+  return out;
+}
+
+/**
+ * A team server's live events (PostgreSQL): the database's triggers NOTIFY every change on `vc_events` inside the
+ * transaction that makes it, delivered at its commit to every instance; this instance's LISTEN connection hands
+ * them here and they are published to its hub. Notifications that arrive together (the statements of one commit)
+ * are published as one batch, identical events once. Registered under `store` (the service's port), for
+ * liveEventsOf(). Resolves once this instance listens, so a console subscribed after it misses nothing.
+ *
+ * The instance listens for as long as it runs, but records only while someone subscribes and for `lingerMs` after the
+ * last one left, like the SQLite path: while it records it holds the demand lock, and the triggers of every instance
+ * send changes only while some instance holds it (a NOTIFY has a cluster-wide cost at commit). A time without
+ * recording is a new period (a resume from before it is a reset). When the LISTEN connection was lost, what was sent meanwhile is lost too: once it
+ * listens again every subscriber gets a reset.
+ */
+export async function attachNotifiedLiveEvents(
+  store: object,
+  source: NotificationSource,
+  log?: Logger,
+  hub = new LiveEventHub(),
+  lingerMs = LIVE_LINGER_MS,
+): Promise<LiveEventHub> {
+  const existing = hubs.get(store);
+  if (existing) return existing;
+  hubs.set(store, hub);
+  let recording = false;
+  let stopTimer: ReturnType<typeof setTimeout> | null = null;
+  let pending: NoteRow[] = [];
+  let flushing: ReturnType<typeof setImmediate> | null = null;
+  const flush = () => {
+    flushing = null;
+    const rows = pending;
+    pending = [];
+    if (recording && rows.length > 0) hub.publish(toEvents(rows));
+  };
+  hub.onDemand = {
+    start() {
+      if (stopTimer) clearTimeout(stopTimer);
+      stopTimer = null;
+      if (recording) return;
+      recording = true;
+      hub.newPeriod();
+      // The triggers send only while some instance wants the events (store/notifications.ts LIVE_DEMAND_LOCK).
+      return source.demandLiveEvents?.(true);
+    },
+    stop() {
+      if (stopTimer) clearTimeout(stopTimer);
+      stopTimer = setTimeout(() => {
+        stopTimer = null;
+        if (hub.subscribers > 0) return;
+        recording = false;
+        pending = [];
+        void source.demandLiveEvents?.(false);
+      }, lingerMs);
+      stopTimer.unref();
+    },
+  };
+  await source.listenTo(LIVE_EVENTS_CHANNEL, {
+    notify(payload) {
+      if (!recording) return;
+      const rows = parseNotified(payload);
+      if (rows.length === 0) {
+        if (payload !== '[]') log?.warn({ bytes: payload.length }, 'live events: a notification that is not a list of changes was ignored');
+        return;
+      }
+      for (const r of rows) pending.push(r);
+      // The other notifications of the same commit are read from the same network chunk: one batch.
+      flushing ??= setImmediate(flush);
+    },
+    resumed() {
+      if (!recording) return;
+      if (flushing) clearImmediate(flushing);
+      flush();
+      hub.reset();
+    },
+  });
   return hub;
 }
 

@@ -13,8 +13,11 @@
 //   (a cluster-wide lock held through the commit), which would put every job and outbox write of every instance in
 //   one line. The topics of the transactions committed in one turn go in one statement. The connection comes back by
 //   itself after a failure; the loops' polls cover a lost signal.
+// - The same connection listens to the channels of the database's own triggers (store/notifications.ts: live change
+//   events and settings changes, PostgreSQL migration 18) for whoever asked (`listenTo`); one connection per instance.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { LIVE_DEMAND_LOCK, type ChannelListener, type NotificationSource } from '../notifications';
 import type { SqlQueries, TransactionOptions } from '../sql-port';
 import { announceWorkThrough, deliverWork, type WorkTopic } from '../work-signals';
 import { outsideTransaction } from '../tx-context';
@@ -35,7 +38,7 @@ export interface PgServiceOptions extends PgPortOptions {
 /** The topics raised by the transaction running in this async context (sent after its commit). */
 const raisedInTransaction = new AsyncLocalStorage<Set<WorkTopic>>();
 
-export class PgServicePort extends PgPort {
+export class PgServicePort extends PgPort implements NotificationSource {
   /** Topics whose NOTIFY is due (committed, not yet sent), sent together on the next turn. */
   private dueTopics = new Set<WorkTopic>();
   private sending = false;
@@ -46,6 +49,14 @@ export class PgServicePort extends PgPort {
   private listening = false;
   private reconnect: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The connection being made (listenTo waits for it: its LISTEN is issued by the connection). */
+  private connecting: Promise<void> | null = null;
+  /** Channels listened to beside the work signals, and who listens to each (listenTo). */
+  private readonly channels = new Map<string, Set<ChannelListener>>();
+  /** Live events wanted (demandLiveEvents), and the connection that holds the demand lock for it, if any. */
+  private liveDemand = false;
+  private demandHeldBy: pg.Client | null = null;
+  private demandChain: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly url: string,
@@ -103,22 +114,97 @@ export class PgServicePort extends PgPort {
     await this.connectListener();
   }
 
-  private async connectListener(): Promise<void> {
+  /**
+   * Listens to `channel` too, on the same connection (store/notifications.ts). Resolves once its LISTEN is in effect;
+   * at once when this port does not listen (`listen: false`, or startListening() not called): nothing is delivered.
+   */
+  async listenTo(channel: string, listener: ChannelListener): Promise<() => void> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel) || channel === WORK_CHANNEL) throw new Error(`not a channel to listen to: ${channel}`);
+    let set = this.channels.get(channel);
+    const fresh = !set;
+    if (!set) this.channels.set(channel, (set = new Set()));
+    set.add(listener);
+    const stop = () => {
+      if (!set.delete(listener) || set.size > 0 || this.channels.get(channel) !== set) return;
+      this.channels.delete(channel);
+      void this.listener?.query(`UNLISTEN ${channel}`).catch(() => undefined);
+    };
+    if (fresh && this.listener) {
+      // A failure here is the connection's (its 'error' handler reconnects, and the new connection listens again).
+      await this.listener.query(`LISTEN ${channel}`).catch(() => undefined);
+    } else if (this.connecting) {
+      // The connection being made issues the LISTEN of every channel known once it is connected.
+      await this.connecting;
+    }
+    return stop;
+  }
+
+  /** Holds or releases the live-event demand lock on the LISTEN connection (store/notifications.ts). */
+  demandLiveEvents(on: boolean): Promise<void> {
+    this.liveDemand = on;
+    const c = this.listener;
+    return c ? this.applyDemand(c) : Promise.resolve();
+  }
+
+  /** Makes the connection's hold of the demand lock match `liveDemand`, one change at a time. */
+  private applyDemand(c: pg.Client): Promise<void> {
+    this.demandChain = this.demandChain.then(async () => {
+      if (this.listener !== c) return;
+      if (this.demandHeldBy !== c) this.demandHeldBy = null;
+      try {
+        if (this.liveDemand && this.demandHeldBy === null) {
+          await c.query('SELECT pg_advisory_lock_shared($1, $2)', [...LIVE_DEMAND_LOCK]);
+          this.demandHeldBy = c;
+        } else if (!this.liveDemand && this.demandHeldBy === c) {
+          this.demandHeldBy = null;
+          await c.query('SELECT pg_advisory_unlock_shared($1, $2)', [...LIVE_DEMAND_LOCK]);
+        }
+      } catch {
+        // The connection failed: its locks went with it, and the next connection takes the lock if still wanted.
+      }
+    });
+    return this.demandChain;
+  }
+
+  private connectListener(): Promise<void> {
+    const p = this.connectOnce().finally(() => {
+      if (this.connecting === p) this.connecting = null;
+    });
+    this.connecting = p;
+    return p;
+  }
+
+  private async connectOnce(): Promise<void> {
     if (this.stopped) return;
     const client = new pg.Client({ connectionString: this.url, application_name: `${this.o.applicationName ?? 'vconsole'} listen` });
     client.on('notification', (n) => {
-      if (n.channel !== WORK_CHANNEL) return;
-      const topic = TOPICS.find((t) => t === n.payload);
-      if (topic) deliverWork(this, topic);
+      if (n.channel === WORK_CHANNEL) {
+        const topic = TOPICS.find((t) => t === n.payload);
+        if (topic) deliverWork(this, topic);
+        return;
+      }
+      for (const l of this.channels.get(n.channel) ?? []) {
+        try {
+          l.notify(n.payload ?? '');
+        } catch (err) {
+          this.o.warn?.(`A listener of ${n.channel} failed: ${(err as Error).message}`);
+        }
+      }
     });
     client.on('error', (e) => this.lost(client, e));
     client.on('end', () => this.lost(client, new Error('connection ended')));
     try {
       await client.connect();
       await client.query(`LISTEN ${WORK_CHANNEL}`);
+      const channels = [...this.channels.keys()];
+      if (channels.length > 0) await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));
+      // From here on listenTo() issues its own LISTEN on this connection.
       this.listener = client;
+      for (const c of [...this.channels.keys()]) if (!channels.includes(c)) await client.query(`LISTEN ${c}`);
+      if (this.liveDemand) await this.applyDemand(client);
       // Whatever was signalled while no connection listened is picked up now.
       for (const t of TOPICS) deliverWork(this, t);
+      for (const c of channels) for (const l of this.channels.get(c) ?? []) l.resumed?.();
     } catch (e) {
       this.lost(client, e as Error);
     }

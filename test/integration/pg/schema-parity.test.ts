@@ -18,7 +18,23 @@ const TRIGGER_COUNTERPARTS: Record<string, string> = {
   verifications_version_update: 'none: list pages count their rows',
 };
 /** PostgreSQL-only objects, and why. */
-const PG_ONLY_TRIGGERS = new Set(['ledger_no_truncate', 'audit_events_no_truncate']); // TRUNCATE does not exist in SQLite
+const PG_ONLY_TRIGGERS = new Set([
+  // TRUNCATE does not exist in SQLite.
+  'ledger_no_truncate',
+  'audit_events_no_truncate',
+  // Changes announced to the other instances with NOTIFY (migration 18). SQLite's counterparts are temporary
+  // triggers of the service's own connection (core/events/live-events.ts), and a SQLite store has one service.
+  'verifications_live_insert',
+  'verifications_live_update',
+  'webhook_deliveries_live_insert',
+  'webhook_deliveries_live_update',
+  'webhook_attempts_live_insert',
+  'webhooks_live_insert',
+  'webhooks_live_update',
+  'wallets_live_insert',
+  'wallets_live_update',
+  'settings_notify',
+]);
 const PG_ONLY_INDEXES = new Set(['verifications_search']); // FTS5's counterpart
 /** SQLite tables that are derived data (FTS5 and its shadow tables): never copied, not mirrored. */
 const isDerived = (t: string) => t === 'verification_search' || t.startsWith('verification_search_');
