@@ -56,7 +56,7 @@ export class GroupCommitter implements WritePort {
    * which showed as 3.5 % of the async pipeline's CPU when done per write.
    */
   private readonly tx: { begin: () => void; commit: () => void; rollback: () => void; savepoint: () => void; release: () => void; rollbackTo: () => void };
-  private readonly syncer: Pick<WalSyncer, 'sync' | 'close'> | null;
+  private readonly syncer: (Pick<WalSyncer, 'sync' | 'close'> & Partial<Pick<WalSyncer, 'afterSync'>>) | null;
   private readonly observe: DurabilityObserver;
   private readonly normal: () => void;
   private readonly full: () => void;
@@ -288,15 +288,19 @@ export class GroupCommitter implements WritePort {
 
   /** Starts a sync unless one is running; when it ends, the next one covers whatever committed meanwhile. */
   private startSync(): void {
-    if (this.syncing || !this.syncer || this.failure) return;
+    const syncer = this.syncer;
+    if (this.syncing || !syncer || this.failure) return;
     const target = this.committedSeq;
-    this.syncing = this.syncer
+    this.syncing = syncer
       .sync()
       .then(() => this.observe.synced?.(target))
       .then(
         () => {
           this.syncedSeq = Math.max(this.syncedSeq, target);
           this.release(target, null);
+          // The answers are released; new writes wait while the syncer needs them to (the short last pass of a
+          // checkpoint cycle, wal-sync.ts).
+          return syncer.afterSync?.();
         },
         (err: unknown) => {
           // fsync failure: the kernel may have dropped the dirty pages, so a later successful sync proves nothing
