@@ -81,6 +81,8 @@ export interface ServiceConfig {
    * folder still holds this instance's lock, uploads, batch files and `secret.key` (the same key on every instance).
    */
   databaseUrl?: string;
+  /** How long a claimed job or webhook attempt is held (CoreConfig.leaseMs; default 60 s). */
+  leaseMs?: number;
 }
 
 export interface RunningService {
@@ -273,6 +275,7 @@ async function assemble(
     bootId: randomBytes(8).toString('hex'),
     resourcesDir: cfg.resourcesDir ?? defaultResourcesDir(),
     ...(cfg.backups ? { backups: cfg.backups } : {}),
+    ...(cfg.leaseMs !== undefined ? { leaseMs: cfg.leaseMs } : {}),
   };
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
@@ -309,6 +312,7 @@ async function assemble(
     sql,
     clock,
     log,
+    ...(config.leaseMs !== undefined ? { leaseMs: config.leaseMs } : {}),
     handlers: {
       [VERIFICATION_JOB]: (job) => processVerification(verification, (job.payload as { verificationId: string }).verificationId, job.completeWith),
       ...Object.assign({}, ...FEATURES.map((f) => f.jobHandlers?.(featureRt) ?? {})),

@@ -15,6 +15,7 @@ export async function serve(args: string[]): Promise<number> {
     host: { type: 'string' },
     'allow-webhook-host': { type: 'string', multiple: true },
     'retry-unit-ms': { type: 'string' },
+    'lease-ms': { type: 'string' },
     'no-console': { type: 'boolean' },
     'rate-limit': { type: 'string' },
     'backup-every': { type: 'string' },
@@ -42,12 +43,14 @@ export async function serve(args: string[]): Promise<number> {
   if (rateLimitPerMinute !== undefined && (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 0)) throw new UsageError('--rate-limit must be a whole number of requests per minute (0 turns the limit off)');
   const retryUnitMs = values['retry-unit-ms'] === undefined ? 60_000 : Number(values['retry-unit-ms']);
   if (!Number.isInteger(retryUnitMs) || retryUnitMs < 1) throw new UsageError('--retry-unit-ms must be a positive integer');
+  const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
+  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100)) throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
   const allow = (values['allow-webhook-host'] as string[] | undefined) ?? [];
   for (const a of allow) if (!/^[^\s/:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(a)) throw new UsageError(`--allow-webhook-host expects HOST:PORT, got ${a}`);
   const hostFlag = typeof values['host'] === 'string' ? values['host'] : undefined;
   let service;
   try {
-    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn', backups, ...team, ...(database ? { databaseUrl: database } : {}) });
+    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn', backups, ...team, ...(database ? { databaseUrl: database } : {}), ...(leaseMs !== undefined ? { leaseMs } : {}) });
   } catch (e) {
     if (e instanceof ListenError || e instanceof DataFolderLockedError) {
       process.stderr.write(`${e.message}\n`);
@@ -71,6 +74,7 @@ export async function serve(args: string[]): Promise<number> {
   }
   if (allow.length > 0) out.write(`  WARNING: webhook URL rules relaxed for ${allow.join(', ')} (--allow-webhook-host).\n`);
   if (retryUnitMs !== 60_000) out.write(`  WARNING: one minute of the retry schedule lasts ${retryUnitMs} ms (--retry-unit-ms).\n`);
+  if (leaseMs !== undefined) out.write(`  WARNING: jobs and webhook attempts are leased for ${leaseMs} ms (--lease-ms; default 60000): one that runs longer may run twice.\n`);
   if (!(await firstOrganizationId(service.deps))) out.write(`  No organization yet: open the console to set it up, or run \`vconsole bootstrap\`.\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

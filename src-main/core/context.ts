@@ -29,6 +29,12 @@ export interface CoreConfig {
   resourcesDir: string;
   /** Automatic backups given on the command line (`serve --backup-every/--backup-keep`); they win over Settings. */
   backups?: { everyHours?: number; keep?: number };
+  /**
+   * How long a claimed job or webhook attempt is held before any instance may claim it again (`serve --lease-ms`;
+   * default 60 s). Longer than any job or attempt runs (an attempt times out after 10 s); shorter only for tests of
+   * a takeover after a crash (docs/team-server.md, "Claims, leases and takeover").
+   */
+  leaseMs?: number;
 }
 
 export interface CoreDeps {

@@ -2,9 +2,14 @@
 // runAt, and dead-lettered after max attempts. A crash at any point loses nothing: an expired lease makes the
 // job claimable again (at-least-once), and a stale worker's token no longer matches, so it cannot complete it.
 // Each write runs in the caller's transaction when given its `tx`, else in a transaction of its own.
+// On PostgreSQL (a team server, several instances on one database) a claim is one UPDATE of rows selected
+// `FOR UPDATE SKIP LOCKED`, so instances claiming together take disjoint jobs; nobody releases leases at start
+// (another instance may be alive): an expired lease is claimed again by any instance. docs/team-server.md,
+// "Claims, leases and takeover".
 import { randomBytes } from 'node:crypto';
-import type { SqlQueries } from '../store/sql-port';
+import type { SqlQueries, TransactionOptions } from '../store/sql-port';
 import { newId } from '../core/ids';
+import { POSTGRES_DIALECT } from '../store/pg/dialect';
 
 export interface Job {
   id: string;
@@ -23,9 +28,17 @@ export interface Job {
 }
 
 /** Runs a write in the caller's transaction, or in one of its own when given the port itself. */
-function write<T>(q: SqlQueries, fn: (tx: SqlQueries) => Promise<T>): Promise<T> {
-  return q.inTransaction ? fn(q) : q.transaction(fn);
+function write<T>(q: SqlQueries, fn: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T> {
+  return q.inTransaction ? fn(q) : q.transaction(fn, options);
 }
+
+/**
+ * For a transaction of its own made of one statement that is safe without serializable isolation: a claim that
+ * locks its rows (SKIP LOCKED re-checks them at their latest version), a completion or retry conditional on its
+ * lease token (the row lock and the re-check of its WHERE do the rest). On PostgreSQL READ COMMITTED spares them
+ * the serializable transactions' predicate tracking and its false conflicts; SQLite ignores the option.
+ */
+const SINGLE_STATEMENT: TransactionOptions = { isolation: 'read committed' };
 
 const ENQUEUE = `INSERT INTO jobs (id, kind, payload, state, run_at_ms, max_attempts, created_at_ms, updated_at_ms)
      VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`;
@@ -48,7 +61,30 @@ export async function enqueue(
  * transaction (the caller's, or one of its own through the store's group commit, as the worker does).
  */
 export function claim(q: SqlQueries, nowMs: number, kinds: readonly string[], leaseMs: number, limit = 1): Promise<Job[]> {
+  if (q.engine === 'postgres') return write(q, (tx) => claimSkipLocked(tx, nowMs, kinds, leaseMs, limit), SINGLE_STATEMENT);
   return write(q, (tx) => claimIn(tx, nowMs, kinds, leaseMs, limit));
+}
+
+/**
+ * PostgreSQL: the claim in one statement. The inner SELECT locks the due rows it returns and passes over rows
+ * other transactions hold (another instance's claim in flight, a completion being written); each row it locks is
+ * re-checked at its latest committed version, so a job claimed and committed by another instance meanwhile is not
+ * taken again. One lease token for the batch: a lease is the pair (job id, token), and every claim draws a new one.
+ */
+async function claimSkipLocked(tx: SqlQueries, nowMs: number, kinds: readonly string[], leaseMs: number, limit: number): Promise<Job[]> {
+  const placeholders = kinds.map(() => '?').join(',');
+  const token = randomBytes(8).toString('hex');
+  const rows = await tx.all<{ id: string; kind: string; payload: string; attempts: number; max_attempts: number; run_at_ms: number }>(
+    `UPDATE jobs SET state = 'leased', lease_token = ?, lease_until_ms = ?, attempts = attempts + 1, updated_at_ms = ?
+       WHERE id IN (SELECT id FROM jobs
+         WHERE kind IN (${placeholders}) AND (
+           (state = 'queued' AND run_at_ms <= ?) OR (state = 'leased' AND lease_until_ms <= ?))
+         ORDER BY run_at_ms ASC LIMIT ?${POSTGRES_DIALECT.skipLocked()})
+       RETURNING id, kind, payload, attempts, max_attempts, run_at_ms`,
+    [token, nowMs + leaseMs, nowMs, ...kinds, nowMs, nowMs, limit],
+  );
+  rows.sort((a, b) => a.run_at_ms - b.run_at_ms);
+  return rows.map((r) => ({ id: r.id, kind: r.kind, payload: JSON.parse(r.payload) as unknown, attempts: r.attempts, maxAttempts: r.max_attempts, leaseToken: token }));
 }
 
 const CLAIM_UPDATE = `UPDATE jobs SET state = 'leased', lease_token = ?, lease_until_ms = ?, attempts = attempts + 1, updated_at_ms = ? WHERE id = ?`;
@@ -80,7 +116,7 @@ const COMPLETE = `UPDATE jobs SET state = 'done', lease_token = NULL, updated_at
 /** Marks a job done; false when the lease was lost (another worker holds it now). */
 export async function complete(q: SqlQueries, nowMs: number, job: Pick<Job, 'id' | 'leaseToken'>): Promise<boolean> {
   const args = [nowMs, job.id, job.leaseToken];
-  return (await write(q, (tx) => tx.run(COMPLETE, args))).changes === 1;
+  return (await write(q, (tx) => tx.run(COMPLETE, args), SINGLE_STATEMENT)).changes === 1;
 }
 
 const RETRY = `UPDATE jobs SET state = ?, run_at_ms = ?, lease_token = NULL, lease_until_ms = NULL, last_error = ?, updated_at_ms = ?
@@ -90,7 +126,7 @@ const RETRY = `UPDATE jobs SET state = ?, run_at_ms = ?, lease_token = NULL, lea
 export async function retry(q: SqlQueries, nowMs: number, job: Job, runAtMs: number, error: string): Promise<'retried' | 'dead' | 'lost'> {
   const dead = job.attempts >= job.maxAttempts;
   const args = [dead ? 'dead' : 'queued', runAtMs, error.slice(0, 2000), nowMs, job.id, job.leaseToken];
-  const res = await write(q, (tx) => tx.run(RETRY, args));
+  const res = await write(q, (tx) => tx.run(RETRY, args), SINGLE_STATEMENT);
   if (res.changes !== 1) return 'lost';
   return dead ? 'dead' : 'retried';
 }
@@ -111,7 +147,8 @@ export async function nextRunAt(q: SqlQueries, kinds: readonly string[]): Promis
 
 /**
  * On start: leases held by a process that died are released, so their claimed jobs run again now instead of after
- * the lease expires. Only the process that runs the queue calls it (one service per data folder).
+ * the lease expires. Only the store's sole user calls it (SQLite: one service per data folder); on PostgreSQL other
+ * instances may be alive and holding these leases, so nobody does: they expire and are claimed again.
  */
 export async function releaseLeases(q: SqlQueries, nowMs: number): Promise<number> {
   const sql = `UPDATE jobs SET state = 'queued', lease_token = NULL, lease_until_ms = NULL, updated_at_ms = ? WHERE state = 'leased'`;

@@ -1,11 +1,15 @@
 // The webhook dispatcher loop: fans new outbox events out into deliveries and makes every due attempt. All of
 // its state is in the store (deliveries with their next attempt time and a lease), so a kill at any moment
-// loses nothing and the schedule resumes after a restart.
+// loses nothing and the schedule resumes after a restart. On PostgreSQL any number of instances run this loop on
+// one database: fan-out and claims lock what they take (`FOR UPDATE SKIP LOCKED`), so they take disjoint events
+// and deliveries; an attempt whose instance died is claimed again by any instance once its lease expires
+// (docs/team-server.md, "Claims, leases and takeover").
 import type { CoreDeps } from '../core/context';
 import type { CoreRuntime } from '../core/runtime';
-import { claimDue, fanOut, nextDueAt, runScheduledAttempt, type AttemptCommit } from '../core/webhooks/deliveries';
+import { claimDue, CLAIM_ISOLATION, fanOut, nextDueAt, runScheduledAttempt, type AttemptCommit } from '../core/webhooks/deliveries';
 import { closeAgents } from '../core/webhooks/sender';
 import { onWork } from '../store/group-commit';
+import type { TransactionOptions } from '../store/sql-port';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
 export interface DispatcherOptions {
@@ -37,20 +41,28 @@ export class WebhookDispatcher {
    * two. That lease reads outbox events other commits wrote; the transaction's promise resolves only once it is
    * durable (after a sync covering them), and the leased attempts start only then, so no webhook carries an event
    * that is not yet on disk.
+   *
+   * On PostgreSQL the log commits at READ COMMITTED (runScheduledAttempt says when), and so does the chained
+   * claim. A log that must be serializable (the attempt may fail the webhook) chains no claim: a serializable
+   * transaction that locks rows another instance changed after its snapshot fails and runs again. The attempt's
+   * end wakes the loop, whose pass claims for the free slot instead.
    */
-  private readonly logCommit: AttemptCommit = async (fn) => {
+  private readonly logCommit: AttemptCommit = async (fn, options) => {
     let next: string[] = [];
     try {
       await this.rt.deps.sql.transaction(async (tx) => {
+        // A body run again (PostgreSQL, after a serialization failure): the previous run's leases were rolled back.
+        this.leasedNotStarted -= next.length;
+        next = [];
         await fn(tx);
-        if (!this.running) return;
+        if (!this.running || !this.chainsClaim(options)) return;
         try {
           next = await this.claimWork({ ...this.rt.deps, sql: tx }, 1);
         } catch (err) {
           // The log above stays: fanOut and claimDue each roll back alone (savepoints).
           this.rt.deps.log.error({ err: String(err) }, 'webhook claim after an attempt failed');
         }
-      });
+      }, options);
     } catch (err) {
       // Rolled back with the transaction: those leases never happened.
       this.leasedNotStarted -= next.length;
@@ -63,6 +75,11 @@ export class WebhookDispatcher {
     private readonly rt: CoreRuntime,
     private readonly o: DispatcherOptions = {},
   ) {}
+
+  /** Whether an attempt's log commit also claims the next due attempt (SQLite: always; PostgreSQL: see logCommit). */
+  private chainsClaim(options: TransactionOptions | undefined): boolean {
+    return this.rt.deps.sql.engine !== 'postgres' || options?.isolation === 'read committed';
+  }
 
   private get concurrency(): number {
     return this.o.concurrency ?? 32;
@@ -97,9 +114,13 @@ export class WebhookDispatcher {
   async tick(): Promise<number> {
     let ids: string[] = [];
     try {
+      // READ COMMITTED on PostgreSQL (CLAIM_ISOLATION): the fan-out and the claim lock what they take.
       await this.rt.deps.sql.transaction(async (tx) => {
+        // A body run again after a transient failure: the previous run's leases were rolled back.
+        this.leasedNotStarted -= ids.length;
+        ids = [];
         ids = await this.claimWork({ ...this.rt.deps, sql: tx }, 0);
-      });
+      }, CLAIM_ISOLATION);
     } catch (err) {
       this.leasedNotStarted -= ids.length;
       throw err;

@@ -15,7 +15,8 @@ import type {
 } from '../../../src-shared/schemas/webhooks';
 import { iso, type Clock } from '../clock';
 import type { CoreDeps } from '../context';
-import type { SqlQueries } from '../../store/sql-port';
+import type { SqlQueries, TransactionOptions } from '../../store/sql-port';
+import { perEngine, POSTGRES_DIALECT } from '../../store/pg/dialect';
 import { newId } from '../ids';
 import type { CoreRuntime } from '../runtime';
 import { deliveryHeaders, isLocalReceiverUrl, localReceiverUrl, send, type SendOutcome, type SentHeaders } from './sender';
@@ -35,8 +36,23 @@ export const MAX_ATTEMPTS = 5;
 export const RETRY_DELAYS_MINUTES = [1, 3, 9, 27] as const;
 /** Longest Retry-After honoured, in "minutes", so one endpoint cannot park a delivery for days. */
 export const MAX_RETRY_AFTER_MINUTES = 60;
-/** An attempt in flight holds its delivery this long; a crash mid-attempt frees it for a repeat after that. */
+/**
+ * An attempt in flight holds its delivery this long (CoreConfig.leaseMs overrides it); a crash mid-attempt frees it
+ * for a repeat after that, by any instance.
+ */
 export const ATTEMPT_LEASE_MS = 60_000;
+
+function attemptLeaseMs(deps: CoreDeps): number {
+  return deps.config.leaseMs ?? ATTEMPT_LEASE_MS;
+}
+
+/**
+ * A fan-out or a claim in a transaction of its own: on PostgreSQL READ COMMITTED is enough — the events and
+ * deliveries it takes are locked (`FOR UPDATE SKIP LOCKED`, re-checked at their latest version) and a delivery's
+ * uniqueness is the (webhook_id, event_id) constraint — and it spares instances that claim together the serializable
+ * transactions' false conflicts. SQLite ignores it. docs/team-server.md, "Claims, leases and takeover".
+ */
+export const CLAIM_ISOLATION: TransactionOptions = { isolation: 'read committed' };
 
 export interface DeliveryRow {
   id: string;
@@ -93,10 +109,11 @@ interface OutboxRow {
  * Turns undispatched outbox events into one pending delivery per subscribed active webhook and marks the events
  * dispatched, all in one transaction (a savepoint when `deps.sql` is a transaction's handle). A webhook only
  * receives events from after it became active, so events of a failed or paused period are never delivered later
- * (interface §3.2).
+ * (interface §3.2). On PostgreSQL the events are taken `FOR UPDATE SKIP LOCKED`: instances fanning out together
+ * take disjoint events, and the (webhook_id, event_id) constraint makes each delivery once whatever happens.
  */
 export async function fanOut(deps: CoreDeps, limit = 100): Promise<number> {
-  return deps.sql.transaction((tx) => fanOutTx(tx, deps.clock, limit));
+  return deps.sql.transaction((tx) => fanOutTx(tx, deps.clock, limit), CLAIM_ISOLATION);
 }
 
 interface SubscribedHook {
@@ -105,17 +122,20 @@ interface SubscribedHook {
   activeSinceMs: number;
 }
 
-const FAN_OUT_EVENTS = `SELECT id, organization_id, environment, event_type, verification_id, payload, created_at FROM outbox_events
-  WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`;
+// PostgreSQL: the events are locked as they are chosen, those another transaction holds passed over.
+const FAN_OUT_EVENTS = perEngine(
+  (d) => `SELECT id, organization_id, environment, event_type, verification_id, payload, created_at FROM outbox_events
+  WHERE dispatched_at IS NULL ORDER BY created_at, ${d.insertionOrder()} LIMIT ?${d.skipLocked()}`,
+);
 const SUBSCRIBED_HOOKS = `SELECT id, events, active_since_ms FROM webhooks
   WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`;
-const INSERT_DELIVERY = `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
+const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
     verification_id, payload, status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 const MARK_DISPATCHED = 'UPDATE outbox_events SET dispatched_at = ? WHERE id = ?';
 
 async function fanOutTx(tx: SqlQueries, clock: Clock, limit: number): Promise<number> {
-  const events = await tx.all<OutboxRow>(FAN_OUT_EVENTS, [limit]);
+  const events = await tx.all<OutboxRow>(FAN_OUT_EVENTS[tx.engine], [limit]);
   if (events.length === 0) return 0;
   const nowMs = clock.now();
   const now = iso(nowMs);
@@ -144,35 +164,53 @@ async function fanOutTx(tx: SqlQueries, clock: Clock, limit: number): Promise<nu
   return events.length;
 }
 
-/** Leases up to `limit` deliveries whose next attempt is due, in one transaction (a savepoint inside one). */
+/**
+ * Leases up to `limit` deliveries whose next attempt is due — never attempted, or whose lease expired (its
+ * instance died or stalled) — in one transaction (a savepoint inside one). The delivery keeps its id: a repeat is
+ * signed with the same webhook-id, and receivers deduplicate on it.
+ */
 export async function claimDue(deps: CoreDeps, limit: number): Promise<string[]> {
-  return deps.sql.transaction((tx) => claimDueTx(tx, deps.clock.now(), limit));
+  return deps.sql.transaction((tx) => claimDueTx(tx, deps.clock.now(), limit, attemptLeaseMs(deps)), CLAIM_ISOLATION);
 }
 
 const DUE_DELIVERIES = `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
   AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?`;
 const LEASE_DELIVERY = 'UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?';
+// PostgreSQL: the same rows in one statement, locked as they are chosen, those another transaction holds passed over.
+const CLAIM_DUE_PG = `UPDATE webhook_deliveries SET lease_until_ms = ?
+  WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
+    AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()})
+  RETURNING id, next_attempt_at_ms`;
 
-async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number): Promise<string[]> {
+async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs: number): Promise<string[]> {
+  if (tx.engine === 'postgres') {
+    const leased = await tx.all<{ id: string; next_attempt_at_ms: number }>(CLAIM_DUE_PG, [nowMs + leaseMs, nowMs, nowMs, limit]);
+    return leased.sort((a, b) => a.next_attempt_at_ms - b.next_attempt_at_ms).map((r) => r.id);
+  }
   const rows = await tx.all<{ id: string }>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
   const ids = rows.map((r) => r.id);
-  for (const id of ids) await tx.run(LEASE_DELIVERY, [nowMs + ATTEMPT_LEASE_MS, id]);
+  for (const id of ids) await tx.run(LEASE_DELIVERY, [nowMs + leaseMs, id]);
   return ids;
 }
 
-/** On start: attempt leases of a process that died are dropped, so those deliveries are attempted now. */
+/**
+ * On start: attempt leases of a process that died are dropped, so those deliveries are attempted now. The store's
+ * sole user only (SQLite); on PostgreSQL the leases expire and any instance claims them again.
+ */
 export async function releaseDeliveryLeases(deps: CoreDeps): Promise<number> {
   return deps.sql.transaction(
     async (tx) => (await tx.run(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE status = 'pending' AND lease_until_ms IS NOT NULL`)).changes,
   );
 }
 
+const NEXT_DUE = perEngine(
+  (d) => `SELECT min(${d.greatest('next_attempt_at_ms', 'coalesce(lease_until_ms, 0)')}) AS t FROM webhook_deliveries
+     WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
+);
+
 /** When the next pending attempt (or an expired lease) is due; null when nothing is pending. */
 export async function nextDueAt(deps: CoreDeps): Promise<number | null> {
-  const row = await deps.sql.get<{ t: number | null }>(
-    `SELECT min(max(next_attempt_at_ms, coalesce(lease_until_ms, 0))) AS t FROM webhook_deliveries
-     WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
-  );
+  const row = await deps.sql.get<{ t: number | null }>(NEXT_DUE[deps.sql.engine]);
   return row?.t ?? null;
 }
 
@@ -291,7 +329,17 @@ function openSigningSecrets(deps: CoreDeps, hook: Pick<WebhookRow, 'id' | 'secre
 }
 
 /** Commits an attempt's bookkeeping: `fn` writes through the transaction's handle it is given. */
-export type AttemptCommit = (fn: (tx: SqlQueries) => Promise<void>) => Promise<void>;
+export type AttemptCommit = (fn: (tx: SqlQueries) => Promise<void>, options?: TransactionOptions) => Promise<void>;
+
+/**
+ * The attempt's bookkeeping reads its delivery locked (`FOR UPDATE` on PostgreSQL) and writes it back by id, so on
+ * PostgreSQL READ COMMITTED is enough for it — a second attempt of the same delivery (a stale holder whose lease
+ * expired) waits for the lock and then reads the committed count — unless the attempt may fail the webhook (its
+ * last scheduled one failed): that also appends to the audit chain, which needs serializable. Serializable
+ * bookkeeping of deliveries whose ids share an index page conflicts needlessly (measured in docs/team-server.md).
+ */
+const BOOKKEEPING_ISOLATION: TransactionOptions = { isolation: 'read committed' };
+const FRESH_DELIVERY = perEngine((d) => `SELECT status, attempts, next_attempt_at_ms FROM webhook_deliveries WHERE id = ?${d.forUpdate()}`);
 
 /**
  * Makes the next scheduled attempt of a leased delivery: POST, record the attempt, then success, the next
@@ -304,7 +352,7 @@ export async function runScheduledAttempt(
   deliveryId: string,
   kind: 'scheduled' | 'manual' = 'scheduled',
   /** How the attempt's bookkeeping is committed (the dispatcher leases the next due delivery in the same transaction). */
-  commit: AttemptCommit = (fn) => rt.deps.sql.transaction(fn),
+  commit: AttemptCommit = (fn, options) => rt.deps.sql.transaction(fn, options),
 ): Promise<void> {
   const { deps } = rt;
   const rows = await attemptRows(deps, deliveryId);
@@ -337,11 +385,13 @@ export async function runScheduledAttempt(
   const endMs = deps.clock.now();
   let failedWebhook = false;
   let failure: WebhookFailedEvent | null = null;
+  // Only a failed last scheduled attempt can fail the webhook (below: `counts` needs fresh.attempts === d.attempts).
+  const mayFailWebhook = kind === 'scheduled' && !outcome.ok && d.attempts + 1 >= MAX_ATTEMPTS;
   await commit(async (tx) => {
-    const fresh = await tx.get<Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at_ms'>>(
-      'SELECT status, attempts, next_attempt_at_ms FROM webhook_deliveries WHERE id = ?',
-      [d.id],
-    );
+    // A body run again after a serialization failure starts from scratch.
+    failedWebhook = false;
+    failure = null;
+    const fresh = await tx.get<Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at_ms'>>(FRESH_DELIVERY[tx.engine], [d.id]);
     if (!fresh) return;
     // A scheduled attempt that lost its delivery meanwhile (cancelled, or a duplicate run) is still logged.
     const counts = kind === 'manual' || (fresh.status === 'pending' && fresh.attempts === d.attempts);
@@ -385,7 +435,7 @@ export async function runScheduledAttempt(
       );
     }
     if (failedWebhook) failure = await markWebhookFailed({ ...deps, sql: tx }, hook.id, { deliveryId: d.id, statusCode: outcome.statusCode, error: outcome.error });
-  });
+  }, mayFailWebhook ? undefined : BOOKKEEPING_ISOLATION);
   if (failure) emitWebhookFailed(deps, failure);
   deps.log.info(
     { deliveryId: d.id, webhookId: hook.id, kind, ok: outcome.ok, statusCode: outcome.statusCode, error: outcome.error },
@@ -483,6 +533,11 @@ export async function getDelivery(deps: CoreDeps, scope: Scope, deliveryId: stri
 // ---------------------------------------------------------------------------------------------------------
 // Developer tools (console and CLI only; decisions §7 last bullet)
 
+const RETRY_NOW_LEASE = perEngine(
+  (d) => `UPDATE webhook_deliveries SET lease_until_ms = ?, next_attempt_at_ms = ${d.least('next_attempt_at_ms', '?')}
+         WHERE id = ? AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= ?)`,
+);
+
 /**
  * Attempts a delivery now. A pending one makes its next scheduled attempt at once (it counts towards the five);
  * a finished one gets one extra manual attempt that can turn it into a success but never fails the webhook.
@@ -495,9 +550,8 @@ export async function retryNow(rt: CoreRuntime, scope: Scope, deliveryId: string
     // The lease is committed before the attempt is sent, as the dispatcher's are.
     const { changes } = await deps.sql.transaction((tx) =>
       tx.run(
-        `UPDATE webhook_deliveries SET lease_until_ms = ?, next_attempt_at_ms = min(next_attempt_at_ms, ?)
-         WHERE id = ? AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= ?)`,
-        [nowMs + ATTEMPT_LEASE_MS, nowMs, d.id, nowMs],
+        RETRY_NOW_LEASE[tx.engine],
+        [nowMs + attemptLeaseMs(deps), nowMs, d.id, nowMs],
       ),
     );
     if (changes === 1) await runScheduledAttempt(rt, d.id, 'scheduled');

@@ -14,11 +14,27 @@
 // | `+column` to keep an index out of a plan     | not valid SQL                                | `noIndex()`                 |
 // | PRAGMA …, temp triggers (demo loader, live events), wal_checkpoint | —                       | engine-specific code paths  |
 // | booleans are 0/1                             | real booleans                                | the port reads them as 1/0  |
-// | one writer at a time (BEGIN IMMEDIATE)       | row locks; SELECT … FOR UPDATE [SKIP LOCKED] | engine-specific claims      |
+// | one writer at a time (BEGIN IMMEDIATE)       | row locks; SELECT … FOR UPDATE [SKIP LOCKED] | `skipLocked()` in the claims |
+//
+// The claims (jobs, outbox fan-out, webhook attempts; docs/team-server.md "Claims, leases and takeover"): on SQLite
+// the one writer makes a SELECT of due rows followed by UPDATEs of them a claim; on PostgreSQL a claim is one
+// `UPDATE … WHERE id IN (SELECT id … WHERE <due> ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED) RETURNING …`, so
+// instances claiming together take disjoint rows instead of waiting for (or failing on) each other's.
 import type { Engine } from '../sql-port';
 
 export interface Dialect {
   readonly engine: Engine;
+  /**
+   * The column that orders a table's rows as they were inserted, for a tie-break after a time column (`created_at
+   * DESC, ${insertionOrder()} DESC`). SQLite: the rowid (every index entry carries it, so the sort stays in the
+   * index). PostgreSQL has no rowid: the primary key `id`, whose ids start with their creation time (core/ids.ts).
+   * Only for tables whose primary key is an `id` made by newId.
+   */
+  insertionOrder(alias?: string): string;
+  /** The larger of non-NULL values (SQLite's scalar max(a, b), PostgreSQL's GREATEST; they differ on NULL). */
+  greatest(...values: string[]): string;
+  /** The smaller of non-NULL values (SQLite's scalar min(a, b), PostgreSQL's LEAST; they differ on NULL). */
+  least(...values: string[]): string;
   /** The elements of a JSON array given as one parameter (`?`), as rows of a column named `value`. */
   jsonArrayValues(param?: string): string;
   /** The text at a path of a JSON text column (`['a', 'b']` → $.a.b), NULL when absent. */
@@ -27,6 +43,14 @@ export interface Dialect {
   readonly caseInsensitiveLike: 'LIKE' | 'ILIKE';
   /** A column reference the planner may not use an index for (SQLite: `+col`; PostgreSQL has no such hint). */
   noIndex(column: string): string;
+  /**
+   * The locking clause that ends a claim's row selection: ` FOR UPDATE SKIP LOCKED` on PostgreSQL (rows another
+   * transaction has locked are passed over, not waited for; each row locked is re-checked at its latest version),
+   * '' on SQLite (one writer at a time: nothing to lock).
+   */
+  skipLocked(): string;
+  /** The locking clause of a read that is about to be written back: ` FOR UPDATE` on PostgreSQL, '' on SQLite. */
+  forUpdate(): string;
 }
 
 const ident = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -34,8 +58,18 @@ function checkPath(path: readonly string[]): void {
   for (const p of path) if (!ident.test(p)) throw new Error(`JSON path element ${JSON.stringify(p)} is not a plain name`);
 }
 
+const qualified = (alias: string | undefined, column: string) => (alias ? `${alias}.${column}` : column);
+
+function twoOrMore(values: string[]): string {
+  if (values.length < 2) throw new Error('greatest/least take two values or more');
+  return values.join(', ');
+}
+
 export const SQLITE_DIALECT: Dialect = {
   engine: 'sqlite',
+  insertionOrder: (alias) => qualified(alias, 'rowid'),
+  greatest: (...values) => `max(${twoOrMore(values)})`,
+  least: (...values) => `min(${twoOrMore(values)})`,
   jsonArrayValues: (param = '?') => `(SELECT value FROM json_each(${param}))`,
   jsonText(column, path) {
     checkPath(path);
@@ -43,10 +77,15 @@ export const SQLITE_DIALECT: Dialect = {
   },
   caseInsensitiveLike: 'LIKE',
   noIndex: (column) => `+${column}`,
+  skipLocked: () => '',
+  forUpdate: () => '',
 };
 
 export const POSTGRES_DIALECT: Dialect = {
   engine: 'postgres',
+  insertionOrder: (alias) => qualified(alias, 'id'),
+  greatest: (...values) => `GREATEST(${twoOrMore(values)})`,
+  least: (...values) => `LEAST(${twoOrMore(values)})`,
   jsonArrayValues: (param = '?') => `(SELECT value FROM json_array_elements_text(${param}::json) AS j(value))`,
   jsonText(column, path) {
     checkPath(path);
@@ -54,8 +93,18 @@ export const POSTGRES_DIALECT: Dialect = {
   },
   caseInsensitiveLike: 'ILIKE',
   noIndex: (column) => column,
+  skipLocked: () => ' FOR UPDATE SKIP LOCKED',
+  forUpdate: () => ' FOR UPDATE',
 };
 
 export function dialectOf(engine: Engine): Dialect {
   return engine === 'postgres' ? POSTGRES_DIALECT : SQLITE_DIALECT;
+}
+
+/**
+ * A statement written once per engine, built at load: `const SQL = perEngine((d) => `… ${d.insertionOrder()}`)`,
+ * then `q.all(SQL[q.engine])` — no text is built per call.
+ */
+export function perEngine(build: (d: Dialect) => string): Readonly<Record<Engine, string>> {
+  return { sqlite: build(SQLITE_DIALECT), postgres: build(POSTGRES_DIALECT) };
 }
