@@ -22,6 +22,7 @@ import { m013Audit } from './migrations/013-audit';
 import { m014DemoData } from './migrations/014-demo-data';
 import { m015ConsoleSessions } from './migrations/015-console-sessions';
 import { m016PartialQueueIndexes } from './migrations/016-partial-queue-indexes';
+import { m017RateLimitWindows } from './migrations/017-rate-limit-windows';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m014DemoData,
   m015ConsoleSessions,
   m016PartialQueueIndexes,
+  m017RateLimitWindows,
 ];

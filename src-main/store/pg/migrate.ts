@@ -23,6 +23,7 @@ import { pg013Audit } from './migrations/013-audit';
 import { pg014DemoData } from './migrations/014-demo-data';
 import { pg015ConsoleSessions } from './migrations/015-console-sessions';
 import { pg016PartialQueueIndexes } from './migrations/016-partial-queue-indexes';
+import { pg017RateLimitWindows } from './migrations/017-rate-limit-windows';
 
 export interface PgMigration {
   version: number;
@@ -47,6 +48,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg014DemoData,
   pg015ConsoleSessions,
   pg016PartialQueueIndexes,
+  pg017RateLimitWindows,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */
