@@ -10,7 +10,7 @@ import type { CoreRuntime } from '../core/runtime';
 import { authHook, type AuthMode } from './auth';
 import { clientErrorHandler, documentDoorErrors, frameworkErrorHandler, installErrorHandling, sendError } from './errors';
 import { openApiDocumentOf, type SchemaCompilers } from './openapi-document';
-import { RateLimiter } from './rate-limit';
+import { requestBudgetFor } from './rate-limit';
 import { registerAuthRoutes } from './routes/auth';
 import { registerKeyRoutes } from './routes/keys';
 import { registerMetaRoutes } from './routes/meta';
@@ -261,7 +261,7 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   // Recorded from here (after documentDoorErrors completed the schemas); the document is built on first request.
   const openApiDocument = openApiDocumentOf(app, o.rt, SCHEMA_COMPILERS);
 
-  const limiter = new RateLimiter(() => o.rt.deps.config.rateLimitPerMinute, () => o.rt.deps.clock.now());
+  const limiter = requestBudgetFor(o.rt.deps);
   await app.register(
     async (api) => {
       const door: HttpDoor = { app: api, rt: o.rt, auth: (mode) => authHook(o.rt, mode, limiter), openApiDocument };

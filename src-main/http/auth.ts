@@ -6,7 +6,7 @@ import { authenticateBearer } from '../core/auth/sessions';
 import { authenticateApiKey, cachedApiKeyPrincipal } from '../core/keys/keys-service';
 import type { Principal } from '../core/principal';
 import type { CoreRuntime } from '../core/runtime';
-import type { RateLimiter } from './rate-limit';
+import type { RequestBudget } from './rate-limit';
 import { currentAuditContext } from '../core/audit/audit-context';
 
 declare module 'fastify' {
@@ -42,16 +42,23 @@ function environmentHeader(req: FastifyRequest): 'sandbox' | 'live' {
 
 export type AuthMode = 'apiKey' | 'bearer' | 'either';
 
-export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RateLimiter) {
-  const admit = (req: FastifyRequest, reply: FastifyReply, p: Principal): void => {
+function refuseOverBudget(reply: FastifyReply, wait: number): void {
+  if (wait > 0) {
+    reply.header('Retry-After', String(wait));
+    throw new AppError('RATE_LIMITED', { retryAfterSeconds: wait });
+  }
+}
+
+export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RequestBudget) {
+  /** Attaches the principal and spends one request of its budget: synchronous when the budget is in memory. */
+  const admit = (req: FastifyRequest, reply: FastifyReply, p: Principal): Promise<void> | undefined => {
     req.principal = p;
     const audit = currentAuditContext();
     if (audit) audit.principal = p;
     const wait = limiter.take(p.keyId ?? p.userId ?? p.organizationId);
-    if (wait > 0) {
-      reply.header('Retry-After', String(wait));
-      throw new AppError('RATE_LIMITED', { retryAfterSeconds: wait });
-    }
+    if (typeof wait !== 'number') return wait.then((w) => refuseOverBudget(reply, w));
+    refuseOverBudget(reply, wait);
+    return undefined;
   };
   // API keys: a callback hook. A key in the cache is answered synchronously (no promise per request); a key the
   // cache does not know (or an engine without the cache) is read from the store first.
@@ -59,31 +66,27 @@ export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RateLimiter) 
     return (req: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void): void => {
       /** The key to look up in the store, when the cache did not know it. */
       let lookUp: string | undefined;
+      let admitted: Promise<void> | undefined;
       try {
         const raw = headerValue(req.headers['x-api-key']);
         const cached = cachedApiKeyPrincipal(rt.deps, raw);
-        if (cached) admit(req, reply, cached);
+        if (cached) admitted = admit(req, reply, cached);
         else lookUp = raw;
       } catch (err) {
         next(err as Error);
         return;
       }
       if (lookUp === undefined) {
-        next();
+        if (admitted) admitted.then(() => next(), (err: unknown) => next(err as Error));
+        else next();
         return;
       }
-      authenticateApiKey(rt.deps, lookUp).then(
-        (p) => {
-          try {
-            admit(req, reply, p);
-          } catch (err) {
-            next(err as Error);
-            return;
-          }
-          next();
-        },
-        (err: unknown) => next(err as Error),
-      );
+      authenticateApiKey(rt.deps, lookUp)
+        .then((p) => admit(req, reply, p))
+        .then(
+          () => next(),
+          (err: unknown) => next(err as Error),
+        );
     };
   }
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -91,11 +94,11 @@ export function authHook(rt: CoreRuntime, mode: AuthMode, limiter: RateLimiter) 
     const token = bearerToken(req);
     if (mode === 'bearer') {
       if (!token) throw new AppError('TOKEN_INVALID', { message: 'Send an access token in the Authorization: Bearer header.' });
-      admit(req, reply, await authenticateBearer(rt.deps, token, environmentHeader(req)));
+      await admit(req, reply, await authenticateBearer(rt.deps, token, environmentHeader(req)));
     } else if (token) {
-      admit(req, reply, await authenticateBearer(rt.deps, token, environmentHeader(req)));
+      await admit(req, reply, await authenticateBearer(rt.deps, token, environmentHeader(req)));
     } else {
-      admit(req, reply, await authenticateApiKey(rt.deps, key));
+      await admit(req, reply, await authenticateApiKey(rt.deps, key));
     }
   };
 }

@@ -22,6 +22,7 @@ import { m013Audit } from './migrations/013-audit';
 import { m014DemoData } from './migrations/014-demo-data';
 import { m015ConsoleSessions } from './migrations/015-console-sessions';
 import { m016PartialQueueIndexes } from './migrations/016-partial-queue-indexes';
+import { m017RateLimitWindows } from './migrations/017-rate-limit-windows';
 import { m018ChangeNotifications } from './migrations/018-change-notifications';
 import { m019PgCounterOff } from './migrations/019-pg-counter-off';
 
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m014DemoData,
   m015ConsoleSessions,
   m016PartialQueueIndexes,
+  m017RateLimitWindows,
   m018ChangeNotifications,
   m019PgCounterOff,
 ];

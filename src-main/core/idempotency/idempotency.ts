@@ -1,6 +1,12 @@
 // Idempotency keys (interface §7.4, decisions §8): scope = organization + environment, fingerprint = method,
 // path and canonical JSON of the body. The first request holds the key while it executes; a duplicate in
 // flight gets 409 IDEMPOTENCY_IN_PROGRESS, a different body 409 IDEMPOTENCY_KEY_CONFLICT, a finished one a replay.
+//
+// Two ways to hold a key, by store:
+// - SQLite (one process per data folder): in memory; only the finished answer is written, with the effects.
+// - PostgreSQL (a team server: any number of instances on one database): a claim row in the database, renewed
+//   while the request runs; the answer is written over it with the effects (docs/team-server.md, "Idempotency and
+//   rate limits across instances").
 import { createHash } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
 import type { CoreDeps } from '../context';
@@ -8,6 +14,13 @@ import { faultPoint } from '../fault-points';
 import type { SqlQueries } from '../../store/sql-port';
 
 export const RETENTION_MS = 24 * 3600 * 1000;
+/**
+ * Shared store: how long a claim holds its key without being renewed. The instance that runs the request renews it
+ * every CLAIM_RENEW_MS, so a request of any length keeps it; a claim of an instance that died (or lost the
+ * database for this long) expires, and the next retry of the key executes.
+ */
+export const CLAIM_LEASE_MS = 60_000;
+export const CLAIM_RENEW_MS = 20_000;
 const KEY_RE = /^[\x20-\x7e]{1,255}$/;
 
 const FIELD = 'Idempotency-Key';
@@ -201,6 +214,7 @@ export async function runIdempotent(
   fp: string,
   exec: (early: EarlyResponse) => Promise<Executed>,
 ): Promise<IdempotentResponse> {
+  if (storeIsShared(deps)) return runClaimed(deps, scope, key, fp, exec);
   const begun = await beginIdempotent(deps, scope, key, fp);
   if (begun.kind === 'replay') return { statusCode: begun.statusCode, body: begun.body, replayed: true };
   let result: Executed;
@@ -225,4 +239,133 @@ export async function runIdempotent(
   }
   faultPoint('after-commit-before-response');
   return { statusCode: result.statusCode, body, replayed: false };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A store shared by several processes (PostgreSQL: a team server's instances). A key in flight must be seen by
+// every instance, so it is a row: the request that inserts the `in_progress` row (its owner: this instance's boot id
+// and a number of its own) executes; a duplicate on any instance reads the row and is answered from it. The answer
+// overwrites the claim — on condition that this request still owns it — in the transaction of the request's
+// effects, so effects and answer commit together as on SQLite, and a transaction run again after a serialization
+// failure writes the same row again. A request that must not be stored deletes its claim. A claim is a lease,
+// renewed while its request runs; one whose instance died expires, and then a retry may take it over.
+
+/** PostgreSQL stores are shared: other instances may be serving from the same database at this moment. */
+function storeIsShared(deps: Pick<CoreDeps, 'sql'>): boolean {
+  return deps.sql.engine === 'postgres';
+}
+
+/** Claims of this process, numbered: with the boot id, each request's claim has an owner of its own. */
+let claimSeq = 0;
+
+// The claim: inserted unless a row exists. Read committed, so an insert that meets a row another transaction is
+// inserting waits for it and, if it committed, does nothing (and the read that follows sees it).
+const CLAIM = `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, state, owner, status_code, body, created_at_ms, expires_at_ms)
+       VALUES (?, ?, ?, 'in_progress', ?, NULL, NULL, ?, ?)
+       ON CONFLICT (scope, idem_key) DO NOTHING`;
+// An expired row (an answer past its retention, or the claim of an instance that stopped renewing it) is taken over
+// by exactly one request: the condition is checked again on the row's latest version.
+const TAKE_OVER = `UPDATE idempotency_keys SET fingerprint = ?, state = 'in_progress', owner = ?, status_code = NULL, body = NULL,
+         created_at_ms = ?, expires_at_ms = ?
+       WHERE scope = ? AND idem_key = ? AND expires_at_ms <= ?`;
+const ANSWER_OVER_CLAIM = `UPDATE idempotency_keys SET state = 'done', status_code = ?, body = ?, created_at_ms = ?, expires_at_ms = ?
+       WHERE scope = ? AND idem_key = ? AND owner = ?`;
+const RENEW_CLAIM = "UPDATE idempotency_keys SET expires_at_ms = ? WHERE scope = ? AND idem_key = ? AND owner = ? AND state = 'in_progress'";
+const RELEASE_CLAIM = "DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND owner = ? AND state = 'in_progress'";
+
+/**
+ * A claim's own short transactions (claim, renewal, release): read committed, and committed without waiting for the
+ * WAL flush. Losing one in a database crash is harmless: the WAL is written in order, so any durable effect of the
+ * request (its charge, its record, its answer: synchronous commits) makes its earlier claim durable too; a claim lost
+ * with nothing after it only lets a retry execute, which is right, and a lost release expires with its lease.
+ */
+function shortWrite<T>(deps: Pick<CoreDeps, 'sql'>, fn: (tx: SqlQueries) => Promise<T>): Promise<T> {
+  return deps.sql.transaction(async (tx) => {
+    await tx.exec('SET LOCAL synchronous_commit = off');
+    return fn(tx);
+  }, { isolation: 'read committed' });
+}
+
+/** Claims the key for this request (its owner string), or answers from the stored row (a replay, or throws). */
+async function claimKey(deps: CoreDeps, scope: string, key: string, fp: string): Promise<{ owner: string } | IdempotentResponse> {
+  const owner = `${deps.config.bootId}.${++claimSeq}`;
+  // A row can vanish between the insert that met it and the read (its request failed and released it): try again.
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const now = deps.clock.now();
+    const seen = await shortWrite(deps, async (tx): Promise<'claimed' | StoredKey | undefined> => {
+      if ((await tx.run(CLAIM, [scope, key, fp, owner, now, now + CLAIM_LEASE_MS])).changes === 1) return 'claimed';
+      const row = await tx.get<StoredKey>(READ_KEY, [scope, key]);
+      if (!row || row.expires_at_ms > now) return row;
+      const took = await tx.run(TAKE_OVER, [fp, owner, now, now + CLAIM_LEASE_MS, scope, key, now]);
+      return took.changes === 1 ? 'claimed' : undefined;
+    });
+    if (seen === 'claimed') return { owner };
+    // Unexpired (read at `now`): a replay, a conflict or in progress.
+    const answer = seen && storedAnswer(seen, fp, now);
+    if (answer?.kind === 'replay') return { statusCode: answer.statusCode, body: answer.body, replayed: true };
+  }
+  throw new AppError('IDEMPOTENCY_IN_PROGRESS');
+}
+
+/**
+ * Writes the answer over this request's claim, in the transaction `tx` of its effects. A claim this request no
+ * longer owns (its lease expired and another request took the key over) fails the transaction: its effects roll
+ * back, and the client is told to retry with the same key (it then gets the other request's answer).
+ */
+async function answerOverClaim(tx: SqlQueries, deps: Pick<CoreDeps, 'clock'>, scope: string, key: string, owner: string, statusCode: number, body: string): Promise<void> {
+  const now = deps.clock.now();
+  const { changes } = await tx.run(ANSWER_OVER_CLAIM, [statusCode, body, now, now + RETENTION_MS, scope, key, owner]);
+  if (changes !== 1) {
+    throw new AppError('IDEMPOTENCY_IN_PROGRESS', { message: 'Another request took over this Idempotency-Key while this one ran. Retry shortly with the same key.' });
+  }
+}
+
+/** Deletes this request's claim (it reached no storable answer); an answer already stored stays. */
+async function releaseClaim(deps: CoreDeps, scope: string, key: string, owner: string): Promise<void> {
+  try {
+    await shortWrite(deps, (tx) => tx.run(RELEASE_CLAIM, [scope, key, owner]));
+  } catch (err) {
+    // The claim then expires with its lease.
+    deps.log.warn({ err: (err as Error).message }, 'could not release an Idempotency-Key claim; it expires with its lease');
+  }
+}
+
+/** Keeps the claim's lease while its request runs. */
+function renewWhileRunning(deps: CoreDeps, scope: string, key: string, owner: string): () => void {
+  const timer = setInterval(() => {
+    const now = deps.clock.now();
+    shortWrite(deps, (tx) => tx.run(RENEW_CLAIM, [now + CLAIM_LEASE_MS, scope, key, owner])).catch((err: unknown) => {
+      deps.log.warn({ err: (err as Error).message }, 'could not renew an Idempotency-Key claim');
+    });
+  }, CLAIM_RENEW_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** runIdempotent on a shared store. */
+async function runClaimed(deps: CoreDeps, scope: string, key: string, fp: string, exec: (early: EarlyResponse) => Promise<Executed>): Promise<IdempotentResponse> {
+  const claimed = await claimKey(deps, scope, key, fp);
+  if (!('owner' in claimed)) return claimed;
+  const { owner } = claimed;
+  const stopRenewing = renewWhileRunning(deps, scope, key, owner);
+  let body = '';
+  let statusCode: number;
+  try {
+    const result = await exec((tx, code, early) => answerOverClaim(tx, deps, scope, key, owner, code, JSON.stringify(early)));
+    statusCode = result.statusCode;
+    await deps.sql.transaction(async (tx) => {
+      if (result.persist) await result.persist(tx);
+      body = result.bodyJson ?? JSON.stringify(result.body);
+      await answerOverClaim(tx, deps, scope, key, owner, result.statusCode, body);
+    });
+  } catch (err) {
+    // Nothing storable (a refusal, a 5xx, a failed commit): the key is free again. An answer committed early (a
+    // live async check's 202, with its charge) is not a claim any more and stays.
+    stopRenewing();
+    await releaseClaim(deps, scope, key, owner);
+    throw err;
+  }
+  stopRenewing();
+  faultPoint('after-commit-before-response');
+  return { statusCode, body, replayed: false };
 }

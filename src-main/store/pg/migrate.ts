@@ -23,6 +23,7 @@ import { pg013Audit } from './migrations/013-audit';
 import { pg014DemoData } from './migrations/014-demo-data';
 import { pg015ConsoleSessions } from './migrations/015-console-sessions';
 import { pg016PartialQueueIndexes } from './migrations/016-partial-queue-indexes';
+import { pg017RateLimitWindows } from './migrations/017-rate-limit-windows';
 import { pg018ChangeNotifications } from './migrations/018-change-notifications';
 import { pg019PgCounterOff } from './migrations/019-pg-counter-off';
 
@@ -49,6 +50,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg014DemoData,
   pg015ConsoleSessions,
   pg016PartialQueueIndexes,
+  pg017RateLimitWindows,
   pg018ChangeNotifications,
   pg019PgCounterOff,
 ];
