@@ -83,13 +83,18 @@ try {
   const idleServiceCpuPct = round2(((idleSvc1[0]! - idleSvc0[0]! + idleSvc1[1]! - idleSvc0[1]!) / 2 / 3000) * 100);
 
   let statements: ReturnType<typeof perRequest> = null;
+  let waits: Record<string, number> | null = null;
   const sync = { baseline: [] as Run[], sqlite: [] as Run[], pg1: [] as Run[], pg2: [] as Run[] };
   for (let i = 0; i < rounds; i++) {
     sync.baseline.push(await load([baseline], null, null));
     sync.sqlite.push(await load([sqlite], sqliteKeys, null));
-    if (i === rounds - 1) await pgb.resetStatements();
-    sync.pg1.push(await load([pgA], pgKeys, pgb));
-    if (i === rounds - 1) statements = perRequest(await pgb.statements(), sync.pg1[i]!.requests);
+    const diagnose = withStatements && i === rounds - 1;
+    if (diagnose) await pgb.resetStatements();
+    sync.pg1.push(await load([pgA], pgKeys, pgb, diagnose));
+    if (diagnose) {
+      statements = perRequest(await pgb.statements(), sync.pg1[i]!.requests);
+      waits = sync.pg1[i]!.connectionStates ?? null;
+    }
     sync.pg2.push(await load([pgA, pgB], pgKeys, pgb));
     console.log(
       `round ${i + 1}: baseline ${sync.baseline[i]!.rps} req/s; SQLite ${sync.sqlite[i]!.rps}; PostgreSQL 1 instance ${sync.pg1[i]!.rps}; 2 instances ${sync.pg2[i]!.rps} (load ${sync.pg2[i]!.load1})`,
@@ -151,7 +156,7 @@ try {
     postgresOneInstance: pg1,
     postgresTwoInstances: pg2,
     async: asyncResult,
-    ...(statements ? { postgresStatementsOneInstance: statements } : {}),
+    ...(statements ? { postgresStatementsOneInstance: statements, postgresConnectionStatesOneInstance: waits } : {}),
     sizing,
   };
   const row = (name: string, s: ReturnType<typeof summary>) => ({
@@ -174,6 +179,7 @@ try {
       `PostgreSQL statements per request (1 instance, last round): ${statements.perRequest} from the service, ${statements.nestedPerRequest} inside them (pg_stat_statements; the figures above include its overhead)`,
     );
     console.table(statements.top);
+    console.log(`the instance's PostgreSQL connections on an average sample (of the 10 in its pool): ${JSON.stringify(waits)}`);
   }
   console.log(`sizing: ${JSON.stringify(sizing)}`);
   if (!asyncResult.ran) console.log(`async: ${JSON.stringify(asyncResult)}`);
@@ -216,6 +222,8 @@ interface Run {
   xactsPerRequest?: number;
   rollbacks?: number;
   load1: number;
+  /** --statements: the instance's PostgreSQL connections by state and wait event, on an average sample. */
+  connectionStates?: Record<string, number>;
   /** What the services logged at level error during the run, by message. */
   serviceErrors: Record<string, number>;
 }
@@ -224,7 +232,7 @@ interface Run {
  * `seconds` of autocannon on each target at once, `connections` split between them; keys (null: the baseline, which
  * takes none) in turn, each request with a fresh Idempotency-Key. `pg`: also PostgreSQL's CPU and transactions.
  */
-async function load(targets: Child[], keys: string[] | null, pg: Awaited<ReturnType<typeof startBenchPostgres>> | null): Promise<Run> {
+async function load(targets: Child[], keys: string[] | null, pg: Awaited<ReturnType<typeof startBenchPostgres>> | null, sampleWaits = false): Promise<Run> {
   let turn = 0;
   const per = Math.max(1, Math.round(connections / targets.length));
   const cpu0 = targets.map((t) => cpuMs(t.proc.pid));
@@ -233,6 +241,7 @@ async function load(targets: Child[], keys: string[] | null, pg: Awaited<ReturnT
   const stats0 = pg ? await pg.stats() : null;
   serviceErrors(targets);
   const client0 = process.cpuUsage();
+  const sampler = pg && sampleWaits ? pg.sampleWaits() : null;
   const runs = await Promise.all(
     targets.map((t) =>
       autocannon({
@@ -250,6 +259,7 @@ async function load(targets: Child[], keys: string[] | null, pg: Awaited<ReturnT
       }),
     ),
   );
+  const connectionStates = await sampler?.stop();
   const client = process.cpuUsage(client0);
   const cpu1 = targets.map((t) => cpuMs(t.proc.pid));
   const loop1 = targets.map((t) => cpuMs(t.proc.pid, true));
@@ -265,6 +275,7 @@ async function load(targets: Child[], keys: string[] | null, pg: Awaited<ReturnT
     clientCpuUs: total > 0 ? Math.round((client.user + client.system) / total) : NaN,
     load1: load1(),
     serviceErrors: serviceErrors(targets),
+    ...(connectionStates ? { connectionStates } : {}),
   };
   const sum = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : xs.reduce<number>((a, x) => a + x!, 0));
   const cpuA = sum(cpu0);

@@ -31,6 +31,13 @@ export interface BenchPostgres {
    */
   statements(): Promise<{ query: string; calls: number; totalMs: number; toplevel: boolean }[]>;
   resetStatements(): Promise<void>;
+  /**
+   * Samples what the service's connections (application_name `vconsole`) are doing every `everyMs` until `stop()`:
+   * per sample, each connection running a statement counts under its wait event, or `running` (on a CPU, or waiting
+   * for one) when it waits for nothing; `idle in transaction` counts connections between two statements of a
+   * transaction (the service's side of a round trip).
+   */
+  sampleWaits(everyMs?: number): { stop(): Promise<Record<string, number>> };
   stop(): Promise<void>;
 }
 
@@ -84,6 +91,37 @@ export async function startBenchPostgres(o: { statements?: boolean } = {}): Prom
     },
     async resetStatements() {
       if (o.statements) await statsClient.query('SELECT pg_stat_statements_reset()');
+    },
+    sampleWaits(everyMs = 10) {
+      const counts: Record<string, number> = {};
+      let samples = 0;
+      let running = true;
+      const loop = (async () => {
+        while (running) {
+          const r = await statsClient.query<{ state: string; wait: string | null }>(
+            `SELECT state, wait_event_type || ':' || wait_event AS wait FROM pg_stat_activity
+              WHERE datname = current_database() AND application_name = 'vconsole' AND state <> 'idle'`,
+          );
+          samples++;
+          for (const x of r.rows) {
+            const k = x.state === 'active' ? (x.wait ?? 'running') : x.state;
+            counts[k] = (counts[k] ?? 0) + 1;
+          }
+          await new Promise((res) => setTimeout(res, everyMs));
+        }
+      })();
+      return {
+        async stop() {
+          running = false;
+          await loop;
+          // Connections in that state on an average sample, most first.
+          return Object.fromEntries(
+            Object.entries(counts)
+              .sort((a, b) => b[1] - a[1])
+              .map(([k, n]) => [k, Math.round((n / Math.max(1, samples)) * 100) / 100]),
+          );
+        },
+      };
     },
     async stop() {
       await statsClient.end().catch(() => undefined);
