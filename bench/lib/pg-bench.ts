@@ -3,6 +3,7 @@
 // and deleted when this process ends, however it ends) but with PostgreSQL's durability left on, a database for the
 // service, its schema, organization and API keys written by the real code, and the server's CPU time from /proc.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { systemClock } from '../../src-main/core/clock';
@@ -14,7 +15,7 @@ import { startPgCluster } from '../../test/helpers/pg-cluster';
 import { root, serviceEntry } from './harness';
 
 export interface BenchPostgres {
-  /** The service's database: postgres://postgres:…@127.0.0.1:PORT/vc_bench */
+  /** The service's database: postgres://postgres:…@127.0.0.1:PORT/vc_bench_… */
   url: string;
   /** The server's version line and where its binaries came from. */
   description: string;
@@ -43,26 +44,30 @@ export interface BenchPostgres {
 
 /**
  * Starts the cluster (fsync and synchronous commit on: an acknowledged write is on disk, as on the SQLite service)
- * and creates the database `vc_bench`. VC_TEST_DATABASE_URL (an admin URL of a server you run) replaces the
- * throw-away cluster, as in the tests; its CPU is then not measured.
+ * and creates a database of its own (`vc_bench_…`, dropped by stop()). VC_TEST_DATABASE_URL (an admin URL of a
+ * server you run) replaces the throw-away cluster, as in the tests; its CPU is then not measured.
  */
 export async function startBenchPostgres(o: { statements?: boolean } = {}): Promise<BenchPostgres> {
   const cluster = await startPgCluster({ durable: true, ...(o.statements ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } } : {}) });
-  try {
-    const admin = new pg.Client({ connectionString: cluster.adminUrl });
-    await admin.connect();
+  // A name of its own (on a server of yours, VC_TEST_DATABASE_URL, nothing else is touched), dropped at stop.
+  const name = `vc_bench_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: cluster.adminUrl });
+    await c.connect();
     try {
-      await admin.query('DROP DATABASE IF EXISTS vc_bench WITH (FORCE)');
-      await admin.query("CREATE DATABASE vc_bench TEMPLATE template0 ENCODING 'UTF8'");
+      await c.query(sql);
     } finally {
-      await admin.end();
+      await c.end();
     }
+  };
+  try {
+    await admin(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`);
   } catch (e) {
     await cluster.stop();
     throw e;
   }
   const u = new URL(cluster.adminUrl);
-  u.pathname = '/vc_bench';
+  u.pathname = `/${name}`;
   const url = u.toString();
   const statsClient = new pg.Client({ connectionString: url, application_name: 'bench stats' });
   await statsClient.connect();
@@ -125,6 +130,7 @@ export async function startBenchPostgres(o: { statements?: boolean } = {}): Prom
     },
     async stop() {
       await statsClient.end().catch(() => undefined);
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       await cluster.stop();
     },
   };
