@@ -11,15 +11,22 @@ export interface PgCluster {
   adminUrl: string;
   /** What it runs: the server's version line and where the binaries came from. */
   description: string;
+  /** The server's main process (the postmaster), when this run started it; undefined for VC_TEST_DATABASE_URL. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
 const SUPERVISOR = fileURLToPath(new URL('./pg-supervisor.mjs', import.meta.url));
 
-export async function startPgCluster(): Promise<PgCluster> {
+/**
+ * `durable`: keep PostgreSQL's fsync and synchronous commit on (the benchmarks, which compare with the SQLite
+ * service's durable commits); the tests turn them off. `settings`: more server settings (`-c name=value`).
+ */
+export async function startPgCluster(o: { durable?: boolean; settings?: Record<string, string> } = {}): Promise<PgCluster> {
   const external = process.env['VC_TEST_DATABASE_URL'];
   if (external) return { adminUrl: external, description: 'VC_TEST_DATABASE_URL', stop: async () => undefined };
-  const child: ChildProcess = spawn(process.execPath, [SUPERVISOR], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const args = [...(o.durable ? ['--durable'] : []), ...Object.entries(o.settings ?? {}).flatMap(([k, v]) => ['--set', `${k}=${v}`])];
+  const child: ChildProcess = spawn(process.execPath, [SUPERVISOR, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (l) => {
@@ -29,7 +36,7 @@ export async function startPgCluster(): Promise<PgCluster> {
     child.once('exit', (code) => reject(new Error(`the PostgreSQL supervisor exited (code ${code}) before the server was ready`)));
     child.once('error', reject);
   });
-  const msg = JSON.parse(first) as { ok: boolean; error?: string; port?: number; user?: string; password?: string; version?: string; binaries?: string };
+  const msg = JSON.parse(first) as { ok: boolean; error?: string; port?: number; pid?: number; user?: string; password?: string; version?: string; binaries?: string };
   if (!msg.ok) {
     child.stdin?.end();
     throw new Error(`could not start a PostgreSQL for the tests: ${msg.error}`);
@@ -38,6 +45,7 @@ export async function startPgCluster(): Promise<PgCluster> {
   return {
     adminUrl,
     description: `${msg.version} (${msg.binaries}) on 127.0.0.1:${msg.port}`,
+    ...(msg.pid ? { pid: msg.pid } : {}),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -8,6 +8,10 @@
 // PostgreSQL refuses to run as root: as root, the cluster runs as the user `nobody`, so nothing is added to the
 // system (no user created).
 //
+// `--durable` (the benchmarks: bench/lib/pg-bench.ts) keeps PostgreSQL's own durability settings (fsync, synchronous
+// commit, full-page writes: an acknowledged commit is on disk, as the SQLite service's is) instead of turning them off;
+// `--set name=value` (repeatable) adds a server setting (e.g. shared_preload_libraries=pg_stat_statements).
+//
 // Protocol: one JSON line on stdout, {"ok":true,"port":N,"user":"postgres","password":"…","dir":"…"} once the
 // server accepts connections, or {"ok":false,"error":"…"}.
 import { execFileSync, spawn } from 'node:child_process';
@@ -121,10 +125,13 @@ async function main() {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
     const log = [];
-    // Durability is not what these tests measure: no fsync, so a run is quick and kind to a shared disk.
+    // Durability is not what the tests measure: no fsync, so a run is quick and kind to a shared disk. A benchmark
+    // compares with the SQLite service, whose commits are durable: it keeps the server's defaults (`--durable`).
+    const durability = process.argv.includes('--durable') ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+    const extra = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--set' ? ['-c', a] : []));
     server = spawn(
       bin.postgres,
-      ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
+      ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...durability, '-c', 'max_connections=200', ...extra],
       { stdio: ['ignore', 'pipe', 'pipe'], env, ...ids },
     );
     const ready = await new Promise((resolve) => {
@@ -147,7 +154,7 @@ async function main() {
       });
       server.stdout.resume();
       server.stderr.resume();
-      say({ ok: true, port, user: 'postgres', password, dir, version, binaries: bin.from });
+      say({ ok: true, port, user: 'postgres', password, dir, pid: server.pid, version, binaries: bin.from });
       return;
     }
     lastError = log.join('').slice(-2000);
