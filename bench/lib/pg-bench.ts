@@ -1,4 +1,4 @@
-// PostgreSQL for the benchmarks (docs/performance.md, benchmark 10): a throw-away cluster started through the tests'
+// PostgreSQL for the benchmarks (docs/performance.md, benchmark 11): a throw-away cluster started through the tests'
 // supervisor (test/helpers/pg-supervisor.mjs: its own folder, 127.0.0.1 only, as `nobody` when run as root, stopped
 // and deleted when this process ends, however it ends) but with PostgreSQL's durability left on, a database for the
 // service, its schema, organization and API keys written by the real code, and the server's CPU time from /proc.

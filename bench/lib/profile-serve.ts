@@ -1,6 +1,6 @@
 // Profiles `vconsole serve` under load: starts it with --cpu-prof, drives sync POST /verify/account (or a GET)
 // with autocannon, stops it with SIGINT so the profile is written, and prints the profile summary.
-// --postgres: the service on a throw-away PostgreSQL (bench/lib/pg-bench.ts, as benchmark 10), with
+// --postgres: the service on a throw-away PostgreSQL (bench/lib/pg-bench.ts, as benchmark 11), with
 // --drop-table-versions the same experiment.
 // Usage: npx tsx bench/lib/profile-serve.ts [--seconds 10] [--connections 32] [--get] [--postgres [--drop-table-versions]] [--tsx]
 import autocannon from 'autocannon';

@@ -174,12 +174,34 @@ function checkFormat(raw: string | undefined): asserts raw is string {
   if (!KEY_PATTERN.test(raw)) throw new AppError('API_KEY_INVALID');
 }
 
+/**
+ * When each key's lastUsedAt was last written by this process, for the engine without a key cache (PostgreSQL): a
+ * key read afresh on every request would otherwise write its row on every request, and the requests of one key on
+ * every instance would conflict on that row.
+ */
+const touches = new WeakMap<object, Map<string, number>>();
+
+function lastTouch(deps: CoreDeps, k: CachedKey): { get(): number; set(ms: number): void } {
+  let m = touches.get(deps.sql);
+  if (!m) touches.set(deps.sql, (m = new Map()));
+  const byKey = m;
+  return {
+    get: () => byKey.get(k.id) ?? 0,
+    set: (ms) => {
+      if (byKey.size > 10_000) byKey.clear();
+      byKey.set(k.id, ms);
+    },
+  };
+}
+
 /** The principal of a known key (refused if revoked); its lastUsedAt is recorded at most once a second. */
 function admitKey(deps: CoreDeps, k: CachedKey): Principal {
   if (k.status === 'revoked') throw new AppError('API_KEY_REVOKED');
   const now = deps.clock.now();
-  if (now - k.lastTouchMs >= 1000) {
-    k.lastTouchMs = now;
+  const touch = deps.sql.engine === 'sqlite' ? null : lastTouch(deps, k);
+  if (now - (touch ? touch.get() : k.lastTouchMs) >= 1000) {
+    if (touch) touch.set(now);
+    else k.lastTouchMs = now;
     const id = k.id;
     const at = iso(now);
     // Rides the next group commit instead of an fsync of its own on the request path; losing a touch in a
