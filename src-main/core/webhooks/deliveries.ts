@@ -29,6 +29,7 @@ import {
   type Scope,
   type WebhookRow,
 } from './webhooks-service';
+import { dialectOf, perEngine } from '../../store/pg/dialect';
 
 export const MAX_ATTEMPTS = 5;
 /** Waits between consecutive attempts in "minutes" (interface §6): attempts at 0, 1, 4, 13 and 40. */
@@ -105,17 +106,19 @@ interface SubscribedHook {
   activeSinceMs: number;
 }
 
-const FAN_OUT_EVENTS = `SELECT id, organization_id, environment, event_type, verification_id, payload, created_at FROM outbox_events
-  WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`;
+const FAN_OUT_EVENTS = perEngine(
+  (d) => `SELECT id, organization_id, environment, event_type, verification_id, payload, created_at FROM outbox_events
+  WHERE dispatched_at IS NULL ORDER BY created_at, ${d.insertionOrder()} LIMIT ?`,
+);
 const SUBSCRIBED_HOOKS = `SELECT id, events, active_since_ms FROM webhooks
   WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`;
-const INSERT_DELIVERY = `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
+const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
     verification_id, payload, status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 const MARK_DISPATCHED = 'UPDATE outbox_events SET dispatched_at = ? WHERE id = ?';
 
 async function fanOutTx(tx: SqlQueries, clock: Clock, limit: number): Promise<number> {
-  const events = await tx.all<OutboxRow>(FAN_OUT_EVENTS, [limit]);
+  const events = await tx.all<OutboxRow>(FAN_OUT_EVENTS[tx.engine], [limit]);
   if (events.length === 0) return 0;
   const nowMs = clock.now();
   const now = iso(nowMs);
@@ -167,12 +170,14 @@ export async function releaseDeliveryLeases(deps: CoreDeps): Promise<number> {
   );
 }
 
+const NEXT_DUE = perEngine(
+  (d) => `SELECT min(${d.greatest('next_attempt_at_ms', 'coalesce(lease_until_ms, 0)')}) AS t FROM webhook_deliveries
+     WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
+);
+
 /** When the next pending attempt (or an expired lease) is due; null when nothing is pending. */
 export async function nextDueAt(deps: CoreDeps): Promise<number | null> {
-  const row = await deps.sql.get<{ t: number | null }>(
-    `SELECT min(max(next_attempt_at_ms, coalesce(lease_until_ms, 0))) AS t FROM webhook_deliveries
-     WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
-  );
+  const row = await deps.sql.get<{ t: number | null }>(NEXT_DUE[deps.sql.engine]);
   return row?.t ?? null;
 }
 
@@ -436,7 +441,7 @@ export async function listDeliveries(deps: CoreDeps, scope: Scope, webhookId: st
   await getRow(deps, scope, webhookId);
   const where = q.status ? 'webhook_id = ? AND status = ?' : 'webhook_id = ?';
   const args = q.status ? [webhookId, q.status] : [webhookId];
-  const rows = await deps.sql.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at_ms DESC, rowid DESC LIMIT ? OFFSET ?`, [
+  const rows = await deps.sql.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at_ms DESC, ${dialectOf(deps.sql.engine).insertionOrder()} DESC LIMIT ? OFFSET ?`, [
     ...args,
     q.limit,
     q.offset,
@@ -483,6 +488,11 @@ export async function getDelivery(deps: CoreDeps, scope: Scope, deliveryId: stri
 // ---------------------------------------------------------------------------------------------------------
 // Developer tools (console and CLI only; decisions §7 last bullet)
 
+const RETRY_NOW_LEASE = perEngine(
+  (d) => `UPDATE webhook_deliveries SET lease_until_ms = ?, next_attempt_at_ms = ${d.least('next_attempt_at_ms', '?')}
+         WHERE id = ? AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= ?)`,
+);
+
 /**
  * Attempts a delivery now. A pending one makes its next scheduled attempt at once (it counts towards the five);
  * a finished one gets one extra manual attempt that can turn it into a success but never fails the webhook.
@@ -495,8 +505,7 @@ export async function retryNow(rt: CoreRuntime, scope: Scope, deliveryId: string
     // The lease is committed before the attempt is sent, as the dispatcher's are.
     const { changes } = await deps.sql.transaction((tx) =>
       tx.run(
-        `UPDATE webhook_deliveries SET lease_until_ms = ?, next_attempt_at_ms = min(next_attempt_at_ms, ?)
-         WHERE id = ? AND status = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= ?)`,
+        RETRY_NOW_LEASE[tx.engine],
         [nowMs + ATTEMPT_LEASE_MS, nowMs, d.id, nowMs],
       ),
     );
