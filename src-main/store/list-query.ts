@@ -35,7 +35,7 @@ export class ListFilter {
   }
 
   sql(): string {
-    return this.clauses.length > 0 ? this.clauses.join(' AND ') : '1';
+    return this.clauses.length > 0 ? this.clauses.join(' AND ') : 'TRUE';
   }
 }
 

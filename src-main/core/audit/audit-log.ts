@@ -13,6 +13,7 @@ import type { AuditEvent } from '../../../src-shared/schemas/audit';
 import { currentAuditContext, type AuditActor, type AuditDoor } from './audit-context';
 import type { SqlQueries } from '../../store/sql-port';
 import type { Principal } from '../principal';
+import { dialectOf } from '../../store/pg/dialect';
 
 export const GENESIS_HASH = '0'.repeat(64);
 export const AUDIT_EXPORT_FORMAT = 'vconsole-audit-1';
@@ -228,12 +229,14 @@ export interface AuditQuery {
 export async function listAudit(store: SqlQueries, organizationId: string, q: AuditQuery): Promise<{ data: AuditEntry[]; total: number }> {
   const where: string[] = ['organization_id = ?'];
   const args: (string | number)[] = [organizationId];
+  // Labels and actions match whatever their case, as SQLite's LIKE does.
+  const like = dialectOf(store.engine).caseInsensitiveLike;
   if (q.actor) {
-    where.push('(actor_id = ? OR actor_label LIKE ? ESCAPE \'\\\')');
+    where.push(`(actor_id = ? OR actor_label ${like} ? ESCAPE '\\')`);
     args.push(q.actor, `%${q.actor.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
   if (q.action) {
-    where.push("action LIKE ? ESCAPE '\\'");
+    where.push(`action ${like} ? ESCAPE '\\'`);
     args.push(`${q.action.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
   if (q.target) {

@@ -9,6 +9,7 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import { isCurrencyCode } from '../../../src-shared/money';
 import { appendAudit, audited } from '../audit/audit-log';
+import { dialectOf } from '../../store/pg/dialect';
 
 export type WalletStatus = 'active' | 'suspended';
 
@@ -321,7 +322,7 @@ export async function listUsage(deps: CoreDeps, organizationId: string, q: Usage
     select: '*',
     from: 'usage_records',
     filter,
-    orderBy: 'created_at DESC, rowid DESC',
+    orderBy: `created_at DESC, ${dialectOf(deps.sql.engine).insertionOrder()} DESC`,
     limit: q.limit,
     offset: q.offset,
   });

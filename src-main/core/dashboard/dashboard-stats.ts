@@ -82,8 +82,8 @@ async function webhookHealth(deps: CoreDeps, organizationId: string, environment
   for (const c of counts) deliveries[c.status] += c.n;
 
   const lastFailures = await deps.sql.all<DeliveryFailure>(
-    `SELECT d.id AS id, d.webhook_id AS webhookId, w.url AS url, d.event_type AS eventType, d.attempts AS attempts,
-            d.last_status_code AS lastStatusCode, d.last_error AS lastError, COALESCE(d.last_attempt_at, d.updated_at) AS at
+    `SELECT d.id AS id, d.webhook_id AS "webhookId", w.url AS url, d.event_type AS "eventType", d.attempts AS attempts,
+            d.last_status_code AS "lastStatusCode", d.last_error AS "lastError", COALESCE(d.last_attempt_at, d.updated_at) AS at
        FROM webhooks w
        JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
       WHERE w.organization_id = ? AND w.environment = ? AND d.status = 'failed'

@@ -420,7 +420,7 @@ export async function removeDemo(rt: CoreRuntime): Promise<DemoRemoveResult> {
   const result = await rt.deps.sql.transaction(async (tx): Promise<Omit<DemoRemoveResult, 'batchFolders'>> => {
     // The demo batches' files are deleted once their rows are gone for good (after the commit, below).
     batches = await tx.all<{ id: string; inputPath: string }>(
-      `SELECT id, input_path AS inputPath FROM routing_batches WHERE id IN (SELECT record_id FROM demo_records WHERE table_name = 'routing_batches')`,
+      `SELECT id, input_path AS "inputPath" FROM routing_batches WHERE id IN (SELECT record_id FROM demo_records WHERE table_name = 'routing_batches')`,
     );
     const removed: Record<string, number> = {};
     const add = (t: string, n: number) => {

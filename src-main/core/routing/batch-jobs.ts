@@ -13,6 +13,9 @@ import { CsvRecordParser } from './csv-reader';
 import { planCsvInput } from './csv-input';
 import { exportDirectoryEntries, liveDirectoryRef } from './directory-store';
 import { runCsvBatchInWorker, type CsvBatchHandle, type CsvWorkerData } from './run-batch-in-worker';
+import { perEngine } from '../../store/pg/dialect';
+
+const LIST_BATCHES = perEngine((d) => `SELECT * FROM routing_batches WHERE organization_id = ? ORDER BY started_at DESC, ${d.insertionOrder()} DESC LIMIT ? OFFSET ?`);
 
 interface BatchRow {
   id: string;
@@ -146,7 +149,7 @@ export class BatchJobs {
   }
 
   async list(organizationId: string, q: { limit: number; offset: number } = { limit: 50, offset: 0 }): Promise<BatchJob[]> {
-    const rows = await this.deps.sql.all<BatchRow>('SELECT * FROM routing_batches WHERE organization_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?', [
+    const rows = await this.deps.sql.all<BatchRow>(LIST_BATCHES[this.deps.sql.engine], [
       organizationId,
       q.limit,
       q.offset,

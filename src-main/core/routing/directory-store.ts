@@ -21,6 +21,7 @@ import {
   type RoutingDirectory,
 } from './directory';
 import { parseDirectoryCsv } from './directory-csv';
+import { perEngine } from '../../store/pg/dialect';
 
 /** Directory files are megabytes; beyond this the import is refused rather than read into memory. */
 export const MAX_DIRECTORY_BYTES = 64 * 1024 * 1024;
@@ -88,16 +89,20 @@ export async function importDirectoryCsv(deps: CoreDeps, organizationId: string,
     if (parsed.kind === 'bic') {
       await tx.run('DELETE FROM routing_bics WHERE organization_id = ?', [organizationId]);
       // A later row for the same BIC wins, as it would in a spreadsheet read top to bottom.
-      const ins = 'INSERT OR REPLACE INTO routing_bics (organization_id, bic11, bic, bank_name, city, country, directory_id) VALUES (?, ?, ?, ?, ?, ?, ?)';
+      const ins = `INSERT INTO routing_bics (organization_id, bic11, bic, bank_name, city, country, directory_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (organization_id, bic11) DO UPDATE SET bic = excluded.bic, bank_name = excluded.bank_name, city = excluded.city,
+          country = excluded.country, directory_id = excluded.directory_id`;
       for (const r of parsed.rows) await tx.run(ins, [organizationId, bic11(r.bic), r.bic, r.bankName, r.city, r.country, id]);
     } else if (parsed.kind === 'aba') {
       await tx.run('DELETE FROM routing_abas WHERE organization_id = ?', [organizationId]);
-      const ins = 'INSERT OR REPLACE INTO routing_abas (organization_id, routing_number, bank_name, city, state, directory_id) VALUES (?, ?, ?, ?, ?, ?)';
+      const ins = `INSERT INTO routing_abas (organization_id, routing_number, bank_name, city, state, directory_id) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (organization_id, routing_number) DO UPDATE SET bank_name = excluded.bank_name, city = excluded.city, state = excluded.state,
+          directory_id = excluded.directory_id`;
       for (const r of parsed.rows) await tx.run(ins, [organizationId, r.routingNumber, r.bankName, r.city ?? null, r.state ?? null, id]);
     } else {
       await tx.run('DELETE FROM routing_correspondents WHERE organization_id = ?', [organizationId]);
-      const ins =
-        'INSERT OR REPLACE INTO routing_correspondents (organization_id, bic11, correspondent_bic, currency, confidence, directory_id) VALUES (?, ?, ?, ?, ?, ?)';
+      const ins = `INSERT INTO routing_correspondents (organization_id, bic11, correspondent_bic, currency, confidence, directory_id) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (organization_id, bic11, correspondent_bic, currency) DO UPDATE SET confidence = excluded.confidence, directory_id = excluded.directory_id`;
       for (const r of parsed.rows) await tx.run(ins, [organizationId, bic11(r.bic), r.correspondentBic, r.currency, r.confidence, id]);
     }
   });
@@ -113,12 +118,16 @@ export async function importDirectoryCsv(deps: CoreDeps, organizationId: string,
   };
 }
 
+const LIST_IMPORTS = perEngine(
+  (d) => `SELECT id, name, kind, imported_at, row_count, error_count FROM routing_directories WHERE organization_id = ? ORDER BY imported_at DESC, ${d.insertionOrder()} DESC`,
+);
+const CURRENT_IMPORT = perEngine(
+  (d) => `SELECT name, imported_at FROM routing_directories WHERE organization_id = ? AND kind = ? ORDER BY imported_at DESC, ${d.insertionOrder()} DESC LIMIT 1`,
+);
+
 /** Every import of the organization, newest first; `current` marks the one answering for its kind. */
 export async function listDirectoryImports(deps: Pick<CoreDeps, 'sql'>, organizationId: string): Promise<DirectoryImport[]> {
-  const rows = await deps.sql.all<DirectoryRow>(
-    'SELECT id, name, kind, imported_at, row_count, error_count FROM routing_directories WHERE organization_id = ? ORDER BY imported_at DESC, rowid DESC',
-    [organizationId],
-  );
+  const rows = await deps.sql.all<DirectoryRow>(LIST_IMPORTS[deps.sql.engine], [organizationId]);
   const seen = new Set<string>();
   return rows.map((r) => {
     const current = !seen.has(r.kind);
@@ -128,10 +137,7 @@ export async function listDirectoryImports(deps: Pick<CoreDeps, 'sql'>, organiza
 }
 
 async function currentImport(q: SqlQueries, organizationId: string, kind: DirectoryKind): Promise<DirectoryRef | null> {
-  const r = await q.get<{ name: string; imported_at: string }>(
-    'SELECT name, imported_at FROM routing_directories WHERE organization_id = ? AND kind = ? ORDER BY imported_at DESC, rowid DESC LIMIT 1',
-    [organizationId, kind],
-  );
+  const r = await q.get<{ name: string; imported_at: string }>(CURRENT_IMPORT[q.engine], [organizationId, kind]);
   return r ? { name: r.name, importedAt: r.imported_at } : null;
 }
 

@@ -28,15 +28,17 @@ import { sealWebhookSecret, SHOWN_PREFIX_LENGTH } from '../webhooks/secret-seali
 import { checkWebhookUrlForRegistration } from '../webhooks/url-policy';
 import { readPersistedSettings, writePersistedSettings } from './settings-store';
 import { appendAudit } from '../audit/audit-log';
+import { perEngine } from '../../store/pg/dialect';
 
 type ExistingHook = Pick<WebhookRow, 'id' | 'environment' | 'url' | 'events' | 'status' | 'description'>;
 
+const LIVE_HOOKS = perEngine(
+  (d) => `SELECT id, environment, url, events, status, description FROM webhooks
+     WHERE organization_id = ? AND deleted_at IS NULL ORDER BY environment, created_at, ${d.insertionOrder()}`,
+);
+
 function liveHooks(q: SqlQueries, organizationId: string): Promise<ExistingHook[]> {
-  return q.all<ExistingHook>(
-    `SELECT id, environment, url, events, status, description FROM webhooks
-     WHERE organization_id = ? AND deleted_at IS NULL ORDER BY environment, created_at, rowid`,
-    [organizationId],
-  );
+  return q.all<ExistingHook>(LIVE_HOOKS[q.engine], [organizationId]);
 }
 
 export async function exportConfig(rt: CoreRuntime, organizationId: string): Promise<ConfigFile> {

@@ -10,6 +10,7 @@ import type { CoreDeps } from '../context';
 import { createUser } from '../orgs/organizations';
 import type { Principal } from '../principal';
 import { appendAudit } from '../audit/audit-log';
+import { perEngine } from '../../store/pg/dialect';
 
 /**
  * A deactivated user's password hash is kept behind this prefix: the sign-in check then never matches (it expects
@@ -75,12 +76,13 @@ async function revokeSessions(deps: Pick<CoreDeps, 'sql' | 'clock'>, userId: str
   await deps.sql.run('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL', [iso(deps.clock.now()), userId]);
 }
 
+const LIST_USERS = perEngine(
+  (d) => `SELECT id, organization_id, email, role, created_at, deactivated_at FROM users WHERE organization_id = ? ORDER BY created_at, ${d.insertionOrder()}`,
+);
+
 export async function listManagedUsers(deps: CoreDeps, actor: Principal): Promise<ManagedUser[]> {
   requireUserManager(actor);
-  const rows = await deps.sql.all<UserRow>(
-    'SELECT id, organization_id, email, role, created_at, deactivated_at FROM users WHERE organization_id = ? ORDER BY created_at, rowid',
-    [actor.organizationId],
-  );
+  const rows = await deps.sql.all<UserRow>(LIST_USERS[deps.sql.engine], [actor.organizationId]);
   return rows.map(toManaged);
 }
 

@@ -2,13 +2,17 @@
 // phone, ID number — separators ignored), holder names (prefix, accents ignored) and country codes, all terms
 // required (an id alone decides), newest first. Names and identifiers go through the FTS5 index of migration 10; an id through the
 // primary key. Counting stops at SEARCH_COUNT_CAP so a one-letter search over a million checks stays fast.
-// The SQL is SQLite's (FTS5, rowid, json_each), run through the SQL port; PostgreSQL's search is store/pg/search.ts.
+// On SQLite: FTS5, rowid and json_each below. On PostgreSQL (`q.engine`): the same text, the same filters and matches
+// through the expression index of PostgreSQL migration 10 (store/pg/search.ts builds the tsquery), newest first by
+// (created_at, id) as the History list orders.
 import type { HistorySearchOutput } from '../../../src-shared/channels-history';
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
 import type { SqlQueries } from '../../store/sql-port';
 import { ListFilter } from '../../store/list-query';
 import { listVerificationsJson } from './records';
 import { searchTerms } from '../../../src-shared/search-terms';
+import { dialectOf } from '../../store/pg/dialect';
+import { PG_SEARCH_DOCUMENT, pgSearchQuery } from '../../store/pg/search';
 
 export const SEARCH_COUNT_CAP = 1000;
 
@@ -51,7 +55,12 @@ export function parseSearch(text: string): ParsedSearch {
   return { ids, match: parts.length > 0 ? parts.join(' AND ') : null };
 }
 
+function listInput(input: SearchInput) {
+  return { limit: input.limit, offset: input.offset, type: input.type, status: input.status as never, country: input.country, from: input.from, to: input.to };
+}
+
 export async function searchVerifications(q: SqlQueries, organizationId: string, environment: string, input: SearchInput): Promise<HistorySearchOutput> {
+  if (q.engine === 'postgres') return searchVerificationsPg(q, organizationId, environment, input);
   const parsed = parseSearch(input.q);
   const ids = parsed.ids;
   // An id names one check: with an id in the text the other words are not applied (the filters still are). Words
@@ -59,8 +68,7 @@ export async function searchVerifications(q: SqlQueries, organizationId: string,
   const match = ids.length > 0 ? null : parsed.match;
   if (ids.length === 0 && match === null) {
     // No text: the ordinary list, with its exact total.
-    const list = { limit: input.limit, offset: input.offset, type: input.type, status: input.status as never, country: input.country, from: input.from, to: input.to };
-    const { data, total } = await listVerificationsJson(q, organizationId, environment, list);
+    const { data, total } = await listVerificationsJson(q, organizationId, environment, listInput(input));
     return page(data, total, false, input);
   }
   // With ids, the rows are the few the primary key found: `+column` keeps the planner from using another index
@@ -121,6 +129,46 @@ export async function searchVerifications(q: SqlQueries, organizationId: string,
       : // The scope is checked again on the rows themselves: the index only ever narrows what the rows allow.
         await q.all<{ result: string }>(
           'SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) AND +organization_id = ? AND +environment = ? ORDER BY rowid DESC',
+          [JSON.stringify(shown), organizationId, environment],
+        );
+  return page(
+    rows.map((r) => r.result),
+    Math.min(hits.length, SEARCH_COUNT_CAP),
+    hits.length > SEARCH_COUNT_CAP,
+    input,
+  );
+}
+
+/**
+ * PostgreSQL: the same rules (an id decides; every other term required; the filters always), the rows newest first
+ * by (created_at, id), counted up to the cap. Id prefixes are ranges of the primary key; words are one tsquery
+ * against the expression index, scope included.
+ */
+async function searchVerificationsPg(q: SqlQueries, organizationId: string, environment: string, input: SearchInput): Promise<HistorySearchOutput> {
+  const s = await pgSearchQuery(q, input.q, organizationId, environment);
+  if (s.ids.length === 0 && s.tsquery === null) {
+    const { data, total } = await listVerificationsJson(q, organizationId, environment, listInput(input));
+    return page(data, total, false, input);
+  }
+  const filter = new ListFilter()
+    .eq('v.organization_id', organizationId)
+    .eq('v.environment', environment)
+    .eq(input.type && KIND_FILTERS.has(input.type) ? 'v.kind' : 'v.verification_type', input.type)
+    .eq('v.status', input.status)
+    .eq('v.country', input.country)
+    .createdBetween(input.from, input.to, 'v.created_at');
+  for (const id of s.ids) filter.where('v.id >= ? AND v.id < ?', id, `${id}\uffff`);
+  if (s.ids.length === 0 && s.tsquery !== null) filter.where(`${PG_SEARCH_DOCUMENT('v')} @@ ?::tsquery`, s.tsquery);
+  const window = Math.max(SEARCH_COUNT_CAP + 1, input.offset + input.limit);
+  const hits = (
+    await q.all<{ id: string }>(`SELECT v.id FROM verifications v WHERE ${filter.sql()} ORDER BY v.created_at DESC, v.id DESC LIMIT ?`, [...filter.args, window])
+  ).map((h) => h.id);
+  const shown = hits.slice(input.offset, input.offset + input.limit);
+  const rows =
+    shown.length === 0
+      ? []
+      : await q.all<{ result: string }>(
+          `SELECT result FROM verifications WHERE id IN ${dialectOf(q.engine).jsonArrayValues()} AND organization_id = ? AND environment = ? ORDER BY created_at DESC, id DESC`,
           [JSON.stringify(shown), organizationId, environment],
         );
   return page(

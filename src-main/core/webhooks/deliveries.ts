@@ -30,6 +30,7 @@ import {
   type Scope,
   type WebhookRow,
 } from './webhooks-service';
+import { dialectOf, perEngine } from '../../store/pg/dialect';
 
 export const MAX_ATTEMPTS = 5;
 /** Waits between consecutive attempts in "minutes" (interface §6): attempts at 0, 1, 4, 13 and 40. */
@@ -486,7 +487,7 @@ export async function listDeliveries(deps: CoreDeps, scope: Scope, webhookId: st
   await getRow(deps, scope, webhookId);
   const where = q.status ? 'webhook_id = ? AND status = ?' : 'webhook_id = ?';
   const args = q.status ? [webhookId, q.status] : [webhookId];
-  const rows = await deps.sql.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at_ms DESC, rowid DESC LIMIT ? OFFSET ?`, [
+  const rows = await deps.sql.all<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at_ms DESC, ${dialectOf(deps.sql.engine).insertionOrder()} DESC LIMIT ? OFFSET ?`, [
     ...args,
     q.limit,
     q.offset,

@@ -7,6 +7,7 @@ import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Scope } from './webhooks-service';
+import { perEngine } from '../../store/pg/dialect';
 
 /** The `webhook.failed` domain event: emitted once per failure, after the transaction that recorded it commits. */
 export interface WebhookFailedEvent {
@@ -109,12 +110,17 @@ export async function resolveWebhookFailure(deps: CoreDeps, webhookId: string, r
   ]);
 }
 
+const LAST_FAILURE = perEngine(
+  (d) => `SELECT undelivered_since_ms AS t FROM webhook_failures WHERE webhook_id = ? ORDER BY failed_at_ms DESC, ${d.insertionOrder()} DESC LIMIT 1`,
+);
+const EVENTS_IN_PERIOD = perEngine(
+  (d) => `SELECT count(*) AS n FROM outbox_events WHERE organization_id = ? AND environment = ? AND created_at >= ? AND created_at < ?
+       AND event_type IN ${d.jsonArrayValues()}`,
+);
+
 /** Where "since it failed" starts for the webhook's latest failure (its earliest undelivered event); null if it never failed. */
 export async function lastFailureStartMs(deps: CoreDeps, webhookId: string): Promise<number | null> {
-  const row = await deps.sql.get<{ t: number }>(
-    'SELECT undelivered_since_ms AS t FROM webhook_failures WHERE webhook_id = ? ORDER BY failed_at_ms DESC, rowid DESC LIMIT 1',
-    [webhookId],
-  );
+  const row = await deps.sql.get<{ t: number }>(LAST_FAILURE[deps.sql.engine], [webhookId]);
   return row?.t ?? null;
 }
 
@@ -125,11 +131,7 @@ export async function countEventsInPeriod(
   sinceMs: number,
   untilMs: number,
 ): Promise<number> {
-  const row = await deps.sql.get<{ n: number }>(
-    `SELECT count(*) AS n FROM outbox_events WHERE organization_id = ? AND environment = ? AND created_at >= ? AND created_at < ?
-       AND event_type IN (SELECT value FROM json_each(?))`,
-    [hook.organization_id, hook.environment, iso(sinceMs), iso(untilMs), hook.events],
-  );
+  const row = await deps.sql.get<{ n: number }>(EVENTS_IN_PERIOD[deps.sql.engine], [hook.organization_id, hook.environment, iso(sinceMs), iso(untilMs), hook.events]);
   return row?.n ?? 0;
 }
 

@@ -14,6 +14,7 @@ import { fanOut } from './deliveries';
 import { countEventsInPeriod, lastFailureStartMs, resolveWebhookFailure } from './failures';
 import { getRow, toWebhook, type Scope, type WebhookRow } from './webhooks-service';
 import { appendAudit } from '../audit/audit-log';
+import { perEngine } from '../../store/pg/dialect';
 
 /**
  * Most events one recovery queues. Its rows are written in one transaction (what makes "once each" hold), which
@@ -61,8 +62,15 @@ async function periodOf(deps: CoreDeps, hook: WebhookRow, req: RecoveryRequest):
 // (webhook_id, original_event_id)): the check stays linear in the period's events, not events × deliveries.
 const HANDLED = `(EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = @webhookId AND d.event_id = e.id AND d.status IN ('success','pending'))
   OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = @webhookId AND d.original_event_id = e.id AND d.status IN ('success','pending')))`;
-const PERIOD = `e.organization_id = @org AND e.environment = @env AND e.created_at >= @since AND e.created_at < @until
-  AND e.event_type IN (SELECT value FROM json_each(@events))`;
+const PERIOD = perEngine(
+  (d) => `e.organization_id = @org AND e.environment = @env AND e.created_at >= @since AND e.created_at < @until
+  AND e.event_type IN ${d.jsonArrayValues('@events')}`,
+);
+const SKIPPED = perEngine((d) => `SELECT count(*) AS n FROM outbox_events e WHERE ${PERIOD[d.engine]} AND ${HANDLED}`);
+const TODO = perEngine(
+  (d) => `SELECT e.id, e.event_type, e.verification_id, e.payload FROM outbox_events e WHERE ${PERIOD[d.engine]} AND NOT ${HANDLED}
+       ORDER BY e.created_at, ${d.insertionOrder('e')}`,
+);
 
 function params(hook: WebhookRow, p: Period) {
   return { webhookId: hook.id, org: hook.organization_id, env: hook.environment, since: iso(p.sinceMs), until: iso(p.untilMs), events: hook.events };
@@ -79,7 +87,7 @@ export async function previewRecovery(deps: CoreDeps, scope: Scope, webhookId: s
   const hook = await getRow(deps, scope, webhookId);
   const p = await periodOf(deps, hook, req);
   const events = await countEventsInPeriod(deps, hook, p.sinceMs, p.untilMs);
-  const skipped = (await deps.sql.get<{ n: number }>(`SELECT count(*) AS n FROM outbox_events e WHERE ${PERIOD} AND ${HANDLED}`, params(hook, p)))?.n ?? 0;
+  const skipped = (await deps.sql.get<{ n: number }>(SKIPPED[deps.sql.engine], params(hook, p)))?.n ?? 0;
   return {
     webhookId,
     since: iso(p.sinceMs),
@@ -122,8 +130,7 @@ export async function recoverWebhook(
     const recoveryId = newId('rcv');
     const events = await countEventsInPeriod(t, hook, p.sinceMs, p.untilMs);
     const todo = await tx.all<{ id: string; event_type: string; verification_id: string; payload: string }>(
-      `SELECT e.id, e.event_type, e.verification_id, e.payload FROM outbox_events e WHERE ${PERIOD} AND NOT ${HANDLED}
-       ORDER BY e.created_at, e.rowid`,
+      TODO[tx.engine],
       params(hook, p),
     );
     if (todo.length > MAX_RECOVERY_EVENTS) {

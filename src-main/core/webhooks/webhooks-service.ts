@@ -26,6 +26,7 @@ import { checkWebhookUrlForRegistration, type Resolver, type UrlPolicy } from '.
 import { recordWebhookFailure, resolveWebhookFailure, type WebhookFailedEvent } from './failures';
 import { ListFilter, listPage } from '../../store/list-query';
 import { appendAudit, audited } from '../audit/audit-log';
+import { dialectOf } from '../../store/pg/dialect';
 
 /** How long the previous secret keeps signing after a rotation (decisions §7). */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -178,12 +179,13 @@ export async function listWebhooks(deps: CoreDeps, scope: Scope, q: WebhookListQ
     .eq('environment', scope.environment)
     .where('deleted_at IS NULL')
     .eq('status', q.status);
-  if (q.event) filter.where('EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?)', q.event);
+  const d = dialectOf(deps.sql.engine);
+  if (q.event) filter.where(`? IN ${d.jsonArrayValues('webhooks.events')}`, q.event);
   const { rows, total: n } = await listPage<WebhookRow>(deps.sql, {
     select: '*',
     from: 'webhooks',
     filter,
-    orderBy: 'created_at DESC, rowid DESC',
+    orderBy: `created_at DESC, ${d.insertionOrder()} DESC`,
     limit: q.limit,
     offset: q.offset,
   });

@@ -1,20 +1,30 @@
-// Where SQLite's and PostgreSQL's SQL differ, for the core's conversion to the SQL port (docs/team-server.md, "The SQL
-// port"). The port already makes placeholders, values and change counts the same; what remains is SQL text, listed
-// here with what the core uses today (counted in src-main when this was written) and the form that works on both.
+// Where SQLite's and PostgreSQL's SQL differ (docs/team-server.md, "The SQL port"). The port already makes
+// placeholders, values and change counts the same; what remains is SQL text. Every difference the core meets is
+// listed here with how the core handles it: one text valid on both engines where there is one (SQLite's plan and
+// speed unchanged), else a helper of this file, chosen by `dialectOf(q.engine)` or built once per engine with
+// `perEngine()`.
 //
-// | SQLite (core today)                          | PostgreSQL                                   | on both / helper            |
-// |----------------------------------------------|----------------------------------------------|-----------------------------|
-// | INSERT OR IGNORE (3 uses)                    | —                                            | INSERT … ON CONFLICT DO NOTHING (SQLite ≥ 3.24) |
-// | INSERT OR REPLACE (4)                        | —                                            | INSERT … ON CONFLICT (key) DO UPDATE SET … = excluded.… |
-// | json_each(?) (5: lists of ids, event types)  | json_array_elements_text(?::json)            | `jsonArrayValues()`         |
-// | json_extract(col, '$.a.b')                   | col::json #>> '{a,b}'                        | `jsonText()`                |
-// | LIKE is case-insensitive for ASCII (2)       | LIKE is case-sensitive                       | `caseInsensitiveLike`       |
-// | COLLATE NOCASE columns (users.email, …)      | citext columns: = is case-insensitive        | nothing to change           |
-// | rowid, FTS5 MATCH (History search)           | primary key; GIN expression index, tsquery   | store/pg/search.ts          |
-// | `+column` to keep an index out of a plan     | not valid SQL                                | `noIndex()`                 |
-// | PRAGMA …, temp triggers (demo loader, live events), wal_checkpoint | —                       | engine-specific code paths  |
-// | booleans are 0/1                             | real booleans                                | the port reads them as 1/0  |
-// | one writer at a time (BEGIN IMMEDIATE)       | row locks; SELECT … FOR UPDATE [SKIP LOCKED] | `skipLocked()` in the claims |
+// | SQLite                                        | PostgreSQL                                  | the core uses                |
+// |-----------------------------------------------|---------------------------------------------|------------------------------|
+// | INSERT OR IGNORE                              | —                                           | INSERT … ON CONFLICT DO NOTHING (both; SQLite ≥ 3.24) |
+// | INSERT OR REPLACE                             | —                                           | INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c (both) |
+// | json_each(? or column)                        | json_array_elements_text(…::json)           | `jsonArrayValues(param or column)` |
+// | json_extract(col, '$.a.b')                    | col::json #>> '{a,b}'                       | `jsonText()`                 |
+// | LIKE ignores ASCII case                       | LIKE is case-sensitive; ILIKE               | `caseInsensitiveLike` (audit filters) |
+// | COLLATE NOCASE columns (users.email, …)       | citext columns: = ignores case              | nothing to change            |
+// | rowid: insertion order, the tie-break after a time column (`created_at DESC, rowid DESC`) | no rowid | `insertionOrder()`: PostgreSQL's primary key `id`, whose ids sort in creation order within a process (core/ids.ts) |
+// | scalar max(a, b) / min(a, b)                  | GREATEST / LEAST (aggregates max/min alike) | `greatest()` / `least()`, non-NULL values only (SQLite's answer NULL when one is NULL, PostgreSQL's ignore it) |
+// | WHERE 1 (an integer as a condition)           | a condition must be boolean                 | WHERE TRUE (both)            |
+// | unquoted aliases keep their case (AS webhookId) | folded to lower case (webhookid)          | quoted: AS "webhookId" (both) |
+// | FTS5 MATCH, rowid (History search)            | GIN expression index, tsquery               | core/verification/search.ts by `q.engine`, store/pg/search.ts |
+// | `+column` to keep an index out of a plan      | not valid SQL                               | `noIndex()` (History search writes `+` on its SQLite-only path) |
+// | text order: bytes (BINARY)                    | the database's collation                    | nothing: the database is created with the C collation (docs/team-server.md, set-up) |
+// | NULLs sort first in ASC                       | NULLs sort last in ASC                      | nothing: no ORDER BY of the core sorts a nullable column |
+// | integer / integer truncates                   | the same for integer types                  | nothing                      |
+// | text may hold U+0000                          | text cannot; json ->> refuses \u0000       | not handled: a request string with U+0000 is a 500 on PostgreSQL (open) |
+// | PRAGMA …, temp triggers (demo loader, live events), wal_checkpoint | —                      | engine-specific code paths (`deps.db`, SQLite only) |
+// | booleans are 0/1                              | real booleans                               | the port reads them as 1/0; a 1/0 parameter where a boolean is expected is read as one |
+// | one writer at a time (BEGIN IMMEDIATE)        | row locks; SELECT … FOR UPDATE [SKIP LOCKED] | `skipLocked()` in the claims |
 //
 // The claims (jobs, outbox fan-out, webhook attempts; docs/team-server.md "Claims, leases and takeover"): on SQLite
 // the one writer makes a SELECT of due rows followed by UPDATEs of them a claim; on PostgreSQL a claim is one

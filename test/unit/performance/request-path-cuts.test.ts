@@ -60,6 +60,8 @@ describe('newId', () => {
     expect(new Set(ids).size).toBe(ids.length);
     const times = ids.map((id) => id.slice(4, 16));
     expect([...times].sort()).toEqual(times);
+    // Within a millisecond too: ids sort in the order they were made (PostgreSQL's tie-break, store/pg/dialect.ts).
+    expect([...ids].sort()).toEqual(ids);
     const sessions = Array.from({ length: 1000 }, () => newId('ses'));
     for (const id of sessions.slice(0, 50)) expect(id).toMatch(/^ses_[0-9a-f]{24}$/);
     expect(new Set(sessions).size).toBe(sessions.length);
