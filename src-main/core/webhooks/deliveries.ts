@@ -16,7 +16,6 @@ import type {
 import { iso, type Clock } from '../clock';
 import type { CoreDeps } from '../context';
 import type { SqlQueries, TransactionOptions } from '../../store/sql-port';
-import { perEngine, POSTGRES_DIALECT } from '../../store/pg/dialect';
 import { newId } from '../ids';
 import type { CoreRuntime } from '../runtime';
 import { deliveryHeaders, isLocalReceiverUrl, localReceiverUrl, send, type SendOutcome, type SentHeaders } from './sender';
@@ -30,7 +29,7 @@ import {
   type Scope,
   type WebhookRow,
 } from './webhooks-service';
-import { dialectOf, perEngine } from '../../store/pg/dialect';
+import { dialectOf, perEngine, POSTGRES_DIALECT } from '../../store/pg/dialect';
 
 export const MAX_ATTEMPTS = 5;
 /** Waits between consecutive attempts in "minutes" (interface §6): attempts at 0, 1, 4, 13 and 40. */
