@@ -42,7 +42,7 @@ describe('the service on PostgreSQL', () => {
   it('runs an async check through the queue and delivers its signed webhook', async () => {
     const hook = await api(ts.url, 'POST', '/client/webhooks', { key: ts.sandboxKey, body: { url: `${receiver.url}/hook`, events: ['verification.completed'] } });
     expect(hook.status).toBe(201);
-    const r = await api(ts.url, 'POST', '/verify/account?mode=async', { key: ts.sandboxKey, idem: newKey(), body: NG_OK });
+    const r = await api(ts.url, 'POST', '/verify/account', { key: ts.sandboxKey, idem: newKey(), body: { ...NG_OK, mode: 'async' } });
     expect(r.status).toBe(202);
     const [req] = await receiver.waitFor(1);
     const body = JSON.parse(req!.rawBody.toString('utf8'));
