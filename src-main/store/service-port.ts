@@ -19,6 +19,7 @@ import type { Db } from './database';
 import type { GroupCommitter } from './group-commit';
 import { captureCallerContext, insideTransaction, inTransactionContext } from './tx-context';
 import { belongsToStore } from './work-signals';
+import { Lock } from './sqlite-port';
 import {
   isNamedParams,
   normaliseParam,
@@ -159,19 +160,8 @@ class Queries implements SqlQueries {
   }
 }
 
-/** FIFO of top-level transactions without a committer. */
-class Lock {
-  private tail: Promise<void> = Promise.resolve();
-  acquire(): Promise<() => void> {
-    let release!: () => void;
-    const next = new Promise<void>((r) => (release = r));
-    const ready = this.tail.then(() => release);
-    this.tail = this.tail.then(() => next);
-    return ready;
-  }
-}
-
 class ServicePort extends Queries {
+  /** Top-level transactions without a committer, one at a time. */
   private readonly lock = new Lock();
 
   constructor(

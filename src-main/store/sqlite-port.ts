@@ -70,7 +70,8 @@ function execute<T>(db: Db, sql: string, params: SqlParams | undefined): SqlResu
   return { rows: [], changes: r.changes };
 }
 
-class Lock {
+/** A FIFO lock: one holder at a time, in the order they asked (the port's transactions; service-port.ts too). */
+export class Lock {
   private tail: Promise<void> = Promise.resolve();
   acquire(): Promise<() => void> {
     let release!: () => void;
