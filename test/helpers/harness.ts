@@ -1,6 +1,8 @@
 // Shared integration-test harness: starts the real service on a temp data dir and an ephemeral port, bootstraps
 // an organization, and calls the API over real HTTP (fetch, or node:http where raw header bytes matter).
-import { mkdtempSync, rmSync } from 'node:fs';
+// The engine comes from VC_TEST_ENGINE (test/helpers/engine.ts): on PostgreSQL each data folder gets a fresh
+// database of the run's cluster, whose URL is kept in the folder, so a restart on the same folder reuses it.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,15 @@ import { enableService, setPrice, topUp } from '../../src-main/core/billing/bill
 import { bootstrap, type BootstrapResult } from '../../src-main/core/orgs/organizations';
 import { configureStandIn } from '../../src-main/providers/registry';
 import { startService, type RunningService, type ServiceConfig } from '../../src-main/service';
+import Database from 'better-sqlite3';
+import { afterAll } from 'vitest';
+import type { SqlPort } from '../../src-main/store/sql-port';
+import { createSqlitePort } from '../../src-main/store/sqlite-port';
+import { storeFile } from '../../src-main/store/store-open';
+import { ON_POSTGRES } from './engine';
+import { freshDatabase, type TestDatabase } from './pg';
+
+export { notYetOnPostgres, ON_POSTGRES, sqliteOnly, TEST_ENGINE } from './engine';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -23,7 +34,12 @@ export interface TestService {
   email: string;
   sandboxKey: string;
   liveKey: string;
-  /** Stops the service; the data dir is removed unless `keepDir` (for a restart on the same files). */
+  /** The PostgreSQL database the service runs on (VC_TEST_ENGINE=postgres, or a databaseUrl given), else null. */
+  databaseUrl: string | null;
+  /**
+   * Stops the service; the data dir is removed unless `keepDir` (for a restart on the same files). On PostgreSQL the
+   * database the harness made for the folder goes with it, and stays with a kept folder.
+   */
   stop(opts?: { keepDir?: boolean }): Promise<void>;
 }
 
@@ -32,11 +48,71 @@ export interface StartOptions extends Partial<ServiceConfig> {
   bootstrap?: false | { email?: string; password?: string };
 }
 
-/** Starts a service on a fresh temp dir (or `dataDir`), port 0, silent logs, cheap scrypt. */
+/** The file of a data folder that names its test database (VC_TEST_ENGINE=postgres). */
+export const TEST_DATABASE_FILE = 'test-database-url';
+
+// Databases made for data folders in this test file, by URL. A folder kept by `stop({ keepDir: true })` and then
+// removed by the test itself leaves its database behind: the file's afterAll drops what is left.
+const madeDatabases = new Map<string, TestDatabase>();
+afterAll(async () => {
+  for (const db of [...madeDatabases.values()]) await dropMade(db);
+});
+
+async function dropMade(db: TestDatabase): Promise<void> {
+  madeDatabases.delete(db.url);
+  await db.drop();
+}
+
+/**
+ * The database of a data folder on PostgreSQL: the one its file names (a restart), else a fresh one, noted in it.
+ * Null on SQLite.
+ */
+async function folderDatabase(dataDir: string): Promise<string | null> {
+  if (!ON_POSTGRES) return null;
+  const file = join(dataDir, TEST_DATABASE_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const db = await freshDatabase();
+  madeDatabases.set(db.url, db);
+  writeFileSync(file, db.url);
+  return db.url;
+}
+
+/**
+ * The store options for a data folder under VC_TEST_ENGINE, for tests that call startService or createCore
+ * themselves: `{ databaseUrl }` of the folder's database on PostgreSQL (made on first use, dropped when the test
+ * file ends), nothing on SQLite.
+ */
+export async function testStore(dataDir: string): Promise<{ databaseUrl?: string }> {
+  const url = await folderDatabase(dataDir);
+  return url ? { databaseUrl: url } : {};
+}
+
+/** Drops the database testStore made for a data folder (PostgreSQL; nothing on SQLite): after its service stopped. */
+export async function dropTestStore(dataDir: string): Promise<void> {
+  const file = join(dataDir, TEST_DATABASE_FILE);
+  const made = existsSync(file) ? madeDatabases.get(readFileSync(file, 'utf8').trim()) : undefined;
+  if (made) await dropMade(made);
+}
+
+/**
+ * The store of a stopped test service, read through the SQL port whatever the engine (SQLite: the folder's file,
+ * read-only; PostgreSQL: its database). Close it after use.
+ */
+export async function openStoppedStore(ts: Pick<TestService, 'dataDir' | 'databaseUrl'>): Promise<SqlPort> {
+  if (ts.databaseUrl) return (await import('../../src-main/store/pg/pg-port')).createPgPort(ts.databaseUrl);
+  return createSqlitePort(new Database(storeFile(ts.dataDir), { readonly: true }), { closeConnection: true });
+}
+
+/**
+ * Starts a service on a fresh temp dir (or `dataDir`), port 0, silent logs, cheap scrypt. With VC_TEST_ENGINE=postgres
+ * and no `databaseUrl`, on the folder's own database.
+ */
 export async function startTestService(opts: StartOptions = {}): Promise<TestService> {
   const { bootstrap: boot, ...cfg } = opts;
   const dataDir = cfg.dataDir ?? mkdtempSync(join(tmpdir(), 'vc-'));
-  const service = await startService({ port: 0, logLevel: 'silent', scryptN: 1024, lockDoor: 'test', ...cfg, dataDir });
+  // A start that fails (what some tests expect) keeps the folder and its database, for the test to retry.
+  const databaseUrl = cfg.databaseUrl ?? (await folderDatabase(dataDir)) ?? undefined;
+  const service = await startService({ port: 0, logLevel: 'silent', scryptN: 1024, lockDoor: 'test', ...cfg, ...(databaseUrl ? { databaseUrl } : {}), dataDir });
   if (!service.url) throw new Error('service did not listen');
   // The listening port (a team server's url is its public URL, whose port may differ).
   const addr = service.app?.server.address();
@@ -55,9 +131,13 @@ export async function startTestService(opts: StartOptions = {}): Promise<TestSer
     email,
     sandboxKey: org?.keys.sandbox.key ?? '',
     liveKey: org?.keys.live.key ?? '',
+    databaseUrl: databaseUrl ?? null,
     async stop(o = {}) {
       await service.stop();
-      if (!o.keepDir) rmSync(dataDir, { recursive: true, force: true });
+      if (o.keepDir) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      const made = databaseUrl ? madeDatabases.get(databaseUrl) : undefined;
+      if (made) await dropMade(made);
     },
   };
 }

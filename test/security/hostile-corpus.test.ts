@@ -3,7 +3,7 @@
 import { SignJWT, base64url } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIENCE, ISSUER } from '../../src-main/core/auth/tokens';
-import { api, login, newKey, NG_OK, startTestService, type TestService } from '../helpers/harness';
+import { api, login, newKey, NG_OK, notYetOnPostgres, startTestService, type TestService } from '../helpers/harness';
 import { rawExchange, type RawExchange } from './raw-http';
 
 let ts: TestService;
@@ -56,7 +56,7 @@ beforeAll(async () => {
   userId = l.user.id;
   orgId = l.user.organizationId;
   sessionId = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).sid;
-  const row = ts.service.deps.db!.prepare("SELECT value FROM settings WHERE key = 'jwt_secret'").get() as { value: string };
+  const row = (await ts.service.deps.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'jwt_secret'"))!;
   realSecret = Buffer.from(row.value, 'hex');
 });
 
@@ -152,12 +152,16 @@ describe('JSON bodies', () => {
     ['a JSON string', '"NG"', 422, 'VALIDATION_ERROR'],
     ['NaN literal', '{"country":"NG","accountNumber":NaN}', 400, 'INVALID_JSON'],
     ['a trailing comma', `${VALID.slice(0, -1)},}`, 400, 'INVALID_JSON'],
-    ['a NUL byte in a string', '{"country":"NG","accountNumber":"0123\\u0000456789","bankCode":"058"}', 200, ''],
   ];
   it.each(bodies)('%s → %i %s', async (_n, body, status, code) => {
     const r = await postAccount(body);
     if (code) expectErrorBody(r, status, code);
     else expect(r.status).toBe(status);
+  });
+  // PostgreSQL text cannot hold U+0000 (the identifier column), nor can its JSON functions read a \u0000 escape
+  // (the search index): a 500 there today. Open question for the lead (docs/team-server.md, dialect table).
+  notYetOnPostgres.it('a NUL byte in a string → 200', async () => {
+    expect((await postAccount('{"country":"NG","accountNumber":"0123\\u0000456789","bankCode":"058"}')).status).toBe(200);
   });
 });
 

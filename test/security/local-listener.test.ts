@@ -75,7 +75,7 @@ describe('the Host check', () => {
   ];
 
   it('every foreign Host → 403 FORBIDDEN on the API and the console, before anything runs', async () => {
-    const before = ts.service.deps.db!.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number };
+    const before = (await ts.service.deps.sql.get<{ n: number }>('SELECT count(*) AS n FROM verifications'))!;
     for (const host of foreign(ts.port)) {
       for (const [method, path, headers, body] of paths) {
         const h = { ...headers, Host: host, 'X-API-Key': headers['X-API-Key'] ?? ts.sandboxKey, Origin: `http://${host}` };
@@ -85,7 +85,7 @@ describe('the Host check', () => {
         expect(corsHeaders(r)).toEqual([]);
       }
     }
-    const after = ts.service.deps.db!.prepare('SELECT count(*) AS n FROM verifications').get() as { n: number };
+    const after = (await ts.service.deps.sql.get<{ n: number }>('SELECT count(*) AS n FROM verifications'))!;
     expect(after.n).toBe(before.n);
   });
 
@@ -154,8 +154,8 @@ describe('the console bridge', () => {
     return send('POST', `/console/bridge/${channel}`, h, JSON.stringify(body));
   }
 
-  function keyCount(): number {
-    return (ts.service.deps.db!.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
+  async function keyCount(): Promise<number> {
+    return (await ts.service.deps.sql.get<{ n: number }>('SELECT count(*) AS n FROM api_keys'))!.n;
   }
 
   it('the entry token works once, from the console’s own origin only, and sets an HttpOnly SameSite=Strict cookie', async () => {
@@ -184,7 +184,7 @@ describe('the console bridge', () => {
   it('bridge calls need the session cookie and the console’s origin; refused calls change nothing', async () => {
     const first = await session(tokenOf(ts.service.consoleUrl()!), self());
     const cookie = (first.headers['set-cookie'] ?? '').split(';')[0]!;
-    const before = keyCount();
+    const before = await keyCount();
     const create = { name: 'from a hostile page', environment: 'live' };
     const refused: [string | null, string | undefined][] = [
       ['http://evil.test', cookie],
@@ -198,7 +198,7 @@ describe('the console bridge', () => {
       const r = await bridge('keys:create', create, origin, c);
       expect([401, 403], `${origin} ${c ? 'with' : 'without'} cookie: ${r.text}`).toContain(r.status);
     }
-    expect(keyCount()).toBe(before);
+    expect(await keyCount()).toBe(before);
     // The control: the same call from the console itself works.
     const ok = await bridge('keys:list', {}, self(), cookie);
     expect(ok.status).toBe(200);

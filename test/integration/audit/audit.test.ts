@@ -14,7 +14,7 @@ import { createUser } from '../../../src-main/core/orgs/organizations';
 import { dispatch } from '../../../src-main/console/handlers';
 import { allEntries, exportAudit, pruneAudit, verifyStore, type AuditEntry } from '../../../src-main/core/audit/audit-log';
 import { createServicePort } from '../../../src-main/store/service-port';
-import { api, enableLive, login, NG_OK, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { api, enableLive, login, NG_OK, sqliteOnly, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 import { prepareDataDir, removeDataDirs, runCli, startChild, type ChildService } from '../../reliability/child-service';
 
 let ts: TestService;
@@ -131,13 +131,14 @@ describe('what is recorded', () => {
 });
 
 describe('integrity', () => {
-  it('the store refuses UPDATE and DELETE of entries', () => {
-    const db = ts.service.deps.db!;
-    expect(() => db.prepare("UPDATE audit_events SET action = 'x' WHERE seq = 1").run()).toThrow(/append-only/);
-    expect(() => db.prepare('DELETE FROM audit_events WHERE seq = 1').run()).toThrow(/append-only/);
+  it('the store refuses UPDATE and DELETE of entries', async () => {
+    const sql = ts.service.deps.sql;
+    await expect(sql.transaction((tx) => tx.run("UPDATE audit_events SET action = 'x' WHERE seq = 1"))).rejects.toThrow(/append-only/);
+    await expect(sql.transaction((tx) => tx.run('DELETE FROM audit_events WHERE seq = 1'))).rejects.toThrow(/append-only/);
   });
 
-  it('editing, deleting or reordering rows with another tool is detected and named', async () => {
+  // Tampers with a copy of the SQLite file (its backup API): SQLite only.
+  sqliteOnly.it('editing, deleting or reordering rows with another tool is detected and named', async () => {
     const tamper = async (sql: string): Promise<{ ok: boolean; firstBad: { seq: number; reason: string } | null }> => {
       const dir = mkdtempSync(join(tmpdir(), 'vc-tamper-'));
       try {
@@ -270,7 +271,8 @@ describe('live checks', () => {
   });
 });
 
-describe('a crash between a change and its entry', { timeout: 120_000 }, () => {
+// A service as a child process on a data folder, killed mid-change, then the SQLite file read: SQLite only.
+sqliteOnly.describe('a crash between a change and its entry', { timeout: 120_000 }, () => {
   let child: ChildService | null = null;
   afterAll(async () => {
     if (child && child.proc.exitCode === null) child.proc.kill('SIGKILL');

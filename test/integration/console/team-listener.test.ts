@@ -190,9 +190,9 @@ describe('behind a reverse proxy (--trust-proxy)', () => {
       // The proxy says the client came over https, from 203.0.113.9: the failure is counted and audited for that address.
       const viaProxy = await login(trusted, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '203.0.113.9' });
       expect(viaProxy.status).toBe(401);
-      const lastIp = (ts: TestService) =>
-        (JSON.parse((ts.service.deps.db!.prepare("SELECT detail FROM audit_events WHERE action = 'auth.login_failed' ORDER BY seq DESC LIMIT 1").get() as { detail: string }).detail) as { ip: string }).ip;
-      expect(lastIp(trusted)).toBe('203.0.113.9');
+      const lastIp = async (ts: TestService) =>
+        (JSON.parse((await ts.service.deps.sql.get<{ detail: string }>("SELECT detail FROM audit_events WHERE action = 'auth.login_failed' ORDER BY seq DESC LIMIT 1"))!.detail) as { ip: string }).ip;
+      expect(await lastIp(trusted)).toBe('203.0.113.9');
       // Plain HTTP reported by the proxy: pages are redirected to https, sign-in is refused.
       const page = await http(trusted.port, 'GET', '/console/', { Host: 'team.test', 'X-Forwarded-Proto': 'http' });
       expect(page.status).toBe(308);
@@ -200,7 +200,7 @@ describe('behind a reverse proxy (--trust-proxy)', () => {
       expect((await login(trusted, { 'X-Forwarded-Proto': 'http' })).status).toBe(403);
       // Without --trust-proxy the same headers change nothing: the address is the socket's.
       expect((await login(untrusted, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '203.0.113.9' })).status).toBe(401);
-      expect(lastIp(untrusted)).toBe('127.0.0.1');
+      expect(await lastIp(untrusted)).toBe('127.0.0.1');
     } finally {
       await trusted.stop();
       await untrusted.stop();

@@ -17,7 +17,7 @@ import { dummyPasswordHash, passwordPoolLoad } from '../../../src-main/core/auth
 import { ACCOUNT_MAX_FAILURES, ADDRESS_MAX_CONCURRENT, ADDRESS_MAX_FAILURES, checkPassword, signInsInFlight, throttleAddress } from '../../../src-main/core/auth/sign-in';
 import { CONSOLE_IDLE_MS, CONSOLE_SESSION_TTL_MS } from '../../../src-main/core/auth/console-sessions';
 import { deactivateUser, setUserRole } from '../../../src-main/core/settings/users';
-import { startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { notYetOnPostgres, sqliteOnly, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 import { LIVE_HEARTBEAT_MS } from '../../../src-main/console/web-bridge';
 
 const HOST = 'team.test';
@@ -89,10 +89,11 @@ async function session(role: Role): Promise<string> {
   return cookieOf(r);
 }
 
-function audit(action: string): { actor: { label: string; type: string }; door: string; detail: Record<string, unknown> }[] {
-  const rows = ts.service.deps.db!
-    .prepare('SELECT actor_type, actor_label, door, detail FROM audit_events WHERE action = ? ORDER BY seq')
-    .all(action) as { actor_type: string; actor_label: string; door: string; detail: string }[];
+async function audit(action: string): Promise<{ actor: { label: string; type: string }; door: string; detail: Record<string, unknown> }[]> {
+  const rows = await ts.service.deps.sql.all<{ actor_type: string; actor_label: string; door: string; detail: string }>(
+    'SELECT actor_type, actor_label, door, detail FROM audit_events WHERE action = ? ORDER BY seq',
+    [action],
+  );
   return rows.map((r) => ({ actor: { type: r.actor_type, label: r.actor_label }, door: r.door, detail: JSON.parse(r.detail) as Record<string, unknown> }));
 }
 
@@ -131,18 +132,18 @@ describe('signing in', () => {
     expect(set).not.toMatch(/Secure/);
     // Only a digest of the cookie is stored.
     const token = cookieOf(r).split('=')[1]!;
-    const stored = ts.service.deps.db!.prepare('SELECT token_hash FROM console_sessions').all() as { token_hash: string }[];
+    const stored = await ts.service.deps.sql.all<{ token_hash: string }>('SELECT token_hash FROM console_sessions');
     expect(stored.some((s) => s.token_hash === token)).toBe(false);
     // The session works: app:info names the signed-in user and the way in.
     const info = await bridge('app:info', {}, cookieOf(r));
     expect(info.body).toMatchObject({ ok: true, value: { signIn: 'password', user: { email: emails.DEVELOPER, role: 'DEVELOPER' } } });
-    const ok = audit('auth.login_succeeded').at(-1)!;
+    const ok = (await audit('auth.login_succeeded')).at(-1)!;
     expect(ok).toMatchObject({ door: 'console', actor: { type: 'user', label: emails.DEVELOPER }, detail: { email: emails.DEVELOPER, ip: '127.0.0.1' } });
   });
 
   it('a wrong password and an unknown email get the same 401, set no cookie, and are audited without the password', async () => {
     forgetFailures();
-    const before = audit('auth.login_failed').length;
+    const before = (await audit('auth.login_failed')).length;
     const wrong = await signIn(emails.ADMIN, 'not the password at all');
     const unknown = await signIn('nobody@team.test', 'not the password at all');
     for (const r of [wrong, unknown]) {
@@ -151,7 +152,7 @@ describe('signing in', () => {
       expect(r.headers['set-cookie']).toBeUndefined();
     }
     expect(wrong.body.message).toBe(unknown.body.message);
-    const entries = audit('auth.login_failed').slice(before);
+    const entries = (await audit('auth.login_failed')).slice(before);
     expect(entries.map((e) => e.detail)).toEqual([
       { email: emails.ADMIN, ip: '127.0.0.1', reason: 'wrong password' },
       { email: 'nobody@team.test', ip: '127.0.0.1', reason: 'unknown email' },
@@ -191,7 +192,7 @@ describe('the sign-in throttle', () => {
   it(`${ACCOUNT_MAX_FAILURES} failures for one account → 429 with Retry-After, from any address; other accounts are not slowed`, async () => {
     forgetFailures();
     for (let i = 0; i < ACCOUNT_MAX_FAILURES; i++) expect((await signIn(emails.ADMIN, `wrong ${i} password`, { from: '127.0.0.2' })).status).toBe(401);
-    const before = audit('auth.login_throttled').length;
+    const before = (await audit('auth.login_throttled')).length;
     const locked = await signIn(emails.ADMIN, PASSWORDS.ADMIN, { from: '127.0.0.2' });
     expect(locked.status).toBe(429);
     expect(locked.body.code).toBe('TOO_MANY_LOGIN_ATTEMPTS');
@@ -200,7 +201,7 @@ describe('the sign-in throttle', () => {
     expect((await signIn(emails.ADMIN, PASSWORDS.ADMIN, { from: '127.0.0.3' })).status).toBe(429);
     // Another account signs in at once, from the same address.
     expect((await signIn(emails.DEVELOPER, PASSWORDS.DEVELOPER, { from: '127.0.0.2' })).status).toBe(200);
-    const throttled = audit('auth.login_throttled').slice(before);
+    const throttled = (await audit('auth.login_throttled')).slice(before);
     expect(throttled).toHaveLength(2);
     expect(throttled[0]!.detail).toMatchObject({ email: emails.ADMIN, ip: '127.0.0.2', reason: 'account' });
     // The limit lifts when the failures leave the window.
@@ -214,7 +215,7 @@ describe('the sign-in throttle', () => {
     const blocked = await signIn(emails.OWNER, PASSWORDS.OWNER, { from: '127.0.0.4' });
     expect(blocked.status).toBe(429);
     expect(blocked.body.message).toMatch(/from this address/);
-    expect(audit('auth.login_throttled').at(-1)!.detail).toMatchObject({ ip: '127.0.0.4', reason: 'address' });
+    expect((await audit('auth.login_throttled')).at(-1)!.detail).toMatchObject({ ip: '127.0.0.4', reason: 'address' });
     // The same account from another address is fine.
     expect((await signIn(emails.OWNER, PASSWORDS.OWNER, { from: '127.0.0.5' })).status).toBe(200);
   });
@@ -236,9 +237,9 @@ describe('the sign-in throttle', () => {
     expect(maxLoad, 'password checks of one address in flight at once').toBeLessThanOrEqual(ADDRESS_MAX_CONCURRENT);
     // Every attempt is audited: hashed ones as failures, refused ones as throttled (reason: concurrent).
     const refused = statuses.filter((s) => s === 429).length;
-    const fromBurst = (a: string) => audit(a).filter((e) => String(e.detail['email']).startsWith('burst-')).length;
-    expect(fromBurst('auth.login_failed') + fromBurst('auth.login_throttled')).toBe(30);
-    expect(fromBurst('auth.login_throttled')).toBe(refused);
+    const fromBurst = async (a: string) => (await audit(a)).filter((e) => String(e.detail['email']).startsWith('burst-')).length;
+    expect((await fromBurst('auth.login_failed')) + (await fromBurst('auth.login_throttled'))).toBe(30);
+    expect(await fromBurst('auth.login_throttled')).toBe(refused);
     // Someone else signs in straight after.
     expect((await signIn(emails.DEVELOPER, PASSWORDS.DEVELOPER, { from: '127.0.0.7' })).status).toBe(200);
   });
@@ -264,13 +265,15 @@ describe('a deactivated account', () => {
     const { id } = await createUser(deps, ts.org!.organizationId, { email, password, role: 'DEVELOPER' });
     await deactivateUser(deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, id);
     await dummyPasswordHash(deps.config.scryptN);
-    // The check is on the password pool before anything else can happen: only microtasks run in between (the
-    // store's answers on SQLite are resolved promises; a worker's answer is a macrotask), so the pool's load is read
-    // deterministically once it moves (or after far more turns than the check takes).
+    // The load is read once per turn of the event loop, in its check phase (setImmediate). The hash goes to the
+    // password pool in the microtasks after the store's last answer (SQLite: resolved promises; PostgreSQL: a socket
+    // read in the poll phase), so it is on the pool by the next check phase; the pool's answer is a worker message,
+    // handled no earlier than the following poll phase. The load is thus seen while the hash is in flight, on both
+    // engines (the bound only keeps a broken check from spinning for ever).
     const before = passwordPoolLoad();
     const load = () => passwordPoolLoad().running + passwordPoolLoad().waiting;
     const attempt = checkPassword(deps, email, password, { ip: '192.0.2.9' }).then(() => 'ok', (e: { code?: string }) => e.code);
-    for (let i = 0; i < 1000 && load() === before.running + before.waiting; i++) await Promise.resolve();
+    for (let i = 0; i < 10_000 && load() === before.running + before.waiting; i++) await new Promise((r) => setImmediate(r));
     const during = passwordPoolLoad();
     expect(during.running + during.waiting, 'a deactivated account is hashed like any other').toBe(before.running + before.waiting + 1);
     expect(await attempt).toBe('INVALID_CREDENTIALS');
@@ -279,7 +282,7 @@ describe('a deactivated account', () => {
     const unknown = await signIn('nobody-here@team.test', password, { from: '127.0.0.9' });
     expect(r.status).toBe(401);
     expect(r.body).toEqual(unknown.body);
-    expect(audit('auth.login_failed').filter((e) => e.detail['email'] === email).map((e) => e.detail['reason'])).toEqual(['deactivated user', 'deactivated user']);
+    expect((await audit('auth.login_failed')).filter((e) => e.detail['email'] === email).map((e) => e.detail['reason'])).toEqual(['deactivated user', 'deactivated user']);
   });
 });
 
@@ -304,7 +307,7 @@ describe('the per-address limits over IPv6', () => {
     }
     // A fresh address of the same /64 is refused before hashing…
     expect(await outcome(checkPassword(deps, emails.OWNER, PASSWORDS.OWNER, { ip: '2001:db8:a:b:ffff::1' }))).toBe('TOO_MANY_LOGIN_ATTEMPTS (address)');
-    expect(audit('auth.login_throttled').at(-1)!.detail).toMatchObject({ ip: '2001:db8:a:b:ffff::1', reason: 'address' });
+    expect((await audit('auth.login_throttled')).at(-1)!.detail).toMatchObject({ ip: '2001:db8:a:b:ffff::1', reason: 'address' });
     // …another /64 is not.
     expect(await outcome(checkPassword(deps, emails.OWNER, PASSWORDS.OWNER, { ip: '2001:db8:a:c::1' }))).toBe('ok');
   });
@@ -343,7 +346,8 @@ describe('roles in every console channel', () => {
     expect(checked).toBe(Object.keys(CHANNELS).length * 3);
   });
 
-  it('a backup that includes the data key is an owner’s: an admin may back up without it, not with it', async () => {
+  // Console backups are of the SQLite store (PostgreSQL: pg_dump, docs/team-server.md "Backups").
+  sqliteOnly.it('a backup that includes the data key is an owner’s: an admin may back up without it, not with it', async () => {
     forgetFailures();
     const admin = await session('ADMIN');
     const withKey = await bridge('backups:create', { includeKey: true }, admin);
@@ -361,24 +365,24 @@ describe('roles in every console channel', () => {
     forgetFailures();
     const dev = await session('DEVELOPER');
     const admin = await session('ADMIN');
-    const keys = () => (ts.service.deps.db!.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
-    const before = keys();
+    const keys = async () => (await ts.service.deps.sql.get<{ n: number }>('SELECT count(*) AS n FROM api_keys'))!.n;
+    const before = await keys();
     const refused = await bridge('keys:create', { name: 'from a developer', environment: 'sandbox' }, dev);
     expect(refused.body).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     const noUser = await bridge('users:create', { email: 'new@team.test', password: 'temporary pass 1', role: 'DEVELOPER' }, dev);
     expect(noUser.body.error.code).toBe('FORBIDDEN');
-    expect(keys()).toBe(before);
+    expect(await keys()).toBe(before);
     const made = await bridge('keys:create', { name: 'from an admin', environment: 'sandbox' }, admin);
     expect(made.body.ok, made.text).toBe(true);
-    expect(keys()).toBe(before + 1);
-    expect(audit('key.created').at(-1)).toMatchObject({ door: 'console', actor: { type: 'user', label: emails.ADMIN } });
+    expect(await keys()).toBe(before + 1);
+    expect((await audit('key.created')).at(-1)).toMatchObject({ door: 'console', actor: { type: 'user', label: emails.ADMIN } });
     // The core's finer rules still apply: an admin cannot make someone an owner.
-    const devId = (ts.service.deps.db!.prepare('SELECT id FROM users WHERE email = ?').get(emails.DEVELOPER) as { id: string }).id;
+    const devId = (await ts.service.deps.sql.get<{ id: string }>('SELECT id FROM users WHERE email = ?', [emails.DEVELOPER]))!.id;
     const promote = await bridge('users:setRole', { id: devId, role: 'OWNER' }, admin);
     expect(promote.body.error.code).toBe('FORBIDDEN');
     const verified = await bridge('verify:account', { environment: 'sandbox', request: { country: 'NG', accountNumber: '0123456789', bankCode: '058' } }, dev);
     expect(verified.body.ok, verified.text).toBe(true);
-    const row = ts.service.deps.db!.prepare('SELECT actor_type, actor_label, door FROM verifications WHERE id = ?').get(verified.body.value.id) as Record<string, string>;
+    const row = await ts.service.deps.sql.get<Record<string, string>>('SELECT actor_type, actor_label, door FROM verifications WHERE id = ?', [verified.body.value.id]);
     expect(row).toMatchObject({ actor_type: 'user', actor_label: emails.DEVELOPER, door: 'console' });
   });
 
@@ -414,7 +418,7 @@ describe('signing out and session expiry', () => {
     expect(out.headers['set-cookie']?.[0]).toMatch(/^vc_session=; HttpOnly; SameSite=Strict; Path=\/; Max-Age=0/);
     const after = await bridge('app:info', {}, dev);
     expect(after.status).toBe(401);
-    expect(audit('auth.logout').at(-1)).toMatchObject({ door: 'console', actor: { label: emails.DEVELOPER } });
+    expect((await audit('auth.logout')).at(-1)).toMatchObject({ door: 'console', actor: { label: emails.DEVELOPER } });
   });
 
   it('signing in again from the same browser ends the session it held (one browser, one session)', async () => {
@@ -452,7 +456,7 @@ describe('signing out and session expiry', () => {
     expect((await bridge('app:info', {}, busy)).status, 'twelve hours: ended').toBe(401);
   });
 
-  it('an open live-event stream does not keep an unattended session alive: it ends with the idle hour', async () => {
+  notYetOnPostgres.it('an open live-event stream does not keep an unattended session alive: it ends with the idle hour', async () => {
     forgetFailures();
     const dev = await session('DEVELOPER');
     // The stream's heartbeat timer is the only one faked (with the ManualClock, the clock is all that is).
@@ -499,7 +503,7 @@ describe('signing out and session expiry', () => {
   it('a role change ends the user’s console sessions (their rights were decided at the old role)', async () => {
     forgetFailures();
     const admin = await session('ADMIN');
-    const adminId = (ts.service.deps.db!.prepare('SELECT id FROM users WHERE email = ?').get(emails.ADMIN) as { id: string }).id;
+    const adminId = (await ts.service.deps.sql.get<{ id: string }>('SELECT id FROM users WHERE email = ?', [emails.ADMIN]))!.id;
     await setUserRole(ts.service.deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, adminId, 'DEVELOPER');
     expect((await bridge('app:info', {}, admin)).status).toBe(401);
     await setUserRole(ts.service.deps, { kind: 'console', organizationId: ts.org!.organizationId, environment: 'sandbox', role: 'OWNER' }, adminId, 'ADMIN');

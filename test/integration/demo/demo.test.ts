@@ -7,12 +7,12 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/console/handlers';
 import { allEntries, verifyStore } from '../../../src-main/core/audit/audit-log';
 import { batchJobsFor } from '../../../src-main/core/routing/batch-jobs';
 import { setRegistrationResolverForTests } from '../../../src-main/core/webhooks/webhooks-service';
-import { api, NG_OK, startTestService, type TestService } from '../../helpers/harness';
+import { api, NG_OK, sqliteOnly, startTestService, type TestService } from '../../helpers/harness';
 import { runCli } from '../../reliability/child-service';
 
 let ts: TestService;
@@ -93,7 +93,8 @@ afterAll(async () => {
   if (inputs) rmSync(inputs, { recursive: true, force: true });
 });
 
-describe('demo data', () => {
+// The demo loader works on the SQLite store only (its temporary triggers; it refuses on PostgreSQL).
+sqliteOnly.describe('demo data', () => {
   it(`loads a month of sandbox activity and removes exactly it (seed ${seed})`, async () => {
     const before = counts();
     const filesBefore = files();

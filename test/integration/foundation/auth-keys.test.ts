@@ -24,8 +24,8 @@ function b64url(o: object): string {
   return Buffer.from(JSON.stringify(o)).toString('base64url');
 }
 
-function jwtSecret(): Uint8Array {
-  const row = ts.service.deps.db!.prepare("SELECT value FROM settings WHERE key = 'jwt_secret'").get() as { value: string };
+async function jwtSecret(): Promise<Uint8Array> {
+  const row = (await ts.service.deps.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'jwt_secret'"))!;
   return Buffer.from(row.value, 'hex');
 }
 
@@ -129,9 +129,9 @@ describe('refresh, logout, expiry', () => {
         .setIssuedAt(now)
         .setExpirationTime(now + 600);
     const wrongSig = await build(String(claims['iss'])).sign(new Uint8Array(32).fill(7));
-    const wrongIss = await build('someone-else').sign(jwtSecret());
+    const wrongIss = await build('someone-else').sign(await jwtSecret());
     // Control: the same construction with the right issuer and secret is accepted, so the refusals are meaningful.
-    const control = await build(String(claims['iss'])).sign(jwtSecret());
+    const control = await build(String(claims['iss'])).sign(await jwtSecret());
     expect((await api(base, 'GET', '/client/api-keys', { token: control })).status).toBe(200);
     for (const token of [none, wrongSig, wrongIss, 'not-a-jwt']) {
       const r = await api(base, 'GET', '/client/api-keys', { token });

@@ -19,7 +19,7 @@ afterAll(async () => {
   await ts?.stop();
 });
 
-const count = (sql: string, ...params: unknown[]) => (ts.service.deps.db!.prepare(sql).get(...params) as { n: number }).n;
+const count = async (sql: string, ...params: string[]) => (await ts.service.deps.sql.get<{ n: number }>(sql, params))!.n;
 const KIND = 'housekeeping-test';
 
 describe('housekeeping', () => {
@@ -43,7 +43,7 @@ describe('housekeeping', () => {
     const oldKey = newKey();
     const first = await api(ts.url, 'POST', '/verify/account', { key: ts.sandboxKey, body: NG_OK, idem: oldKey });
     expect(first.status).toBe(200);
-    expect(count('SELECT count(*) AS n FROM idempotency_keys WHERE idem_key = ?', oldKey)).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM idempotency_keys WHERE idem_key = ?', oldKey)).toBe(1);
 
     // Before their time nothing goes.
     expect(await housekeeping(ts.service.deps)).toEqual({ jobs: 0, idempotencyKeys: 0 });
@@ -55,17 +55,17 @@ describe('housekeeping', () => {
     const r1 = await housekeeping(ts.service.deps);
     expect(r1.jobs).toBe(0);
     expect(r1.idempotencyKeys).toBeGreaterThanOrEqual(1);
-    expect(count('SELECT count(*) AS n FROM idempotency_keys WHERE idem_key = ?', oldKey)).toBe(0);
-    expect(count('SELECT count(*) AS n FROM idempotency_keys WHERE idem_key = ?', freshKey)).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM idempotency_keys WHERE idem_key = ?', oldKey)).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM idempotency_keys WHERE idem_key = ?', freshKey)).toBe(1);
 
     // Past the jobs' retention the finished job goes; the queued and the leased ones stay.
     clock.advance(DONE_JOB_RETENTION_MS);
     const r2 = await housekeeping(ts.service.deps);
     expect(r2.jobs).toBeGreaterThanOrEqual(1);
-    expect(count('SELECT count(*) AS n FROM jobs WHERE id = ?', finished)).toBe(0);
-    expect(count('SELECT count(*) AS n FROM jobs WHERE id = ?', queued)).toBe(1);
-    expect(count('SELECT count(*) AS n FROM jobs WHERE id = ?', leased)).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM jobs WHERE id = ?', finished)).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM jobs WHERE id = ?', queued)).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM jobs WHERE id = ?', leased)).toBe(1);
     // The verifications themselves are never touched.
-    expect(count("SELECT count(*) AS n FROM verifications")).toBeGreaterThanOrEqual(2);
+    expect(await count("SELECT count(*) AS n FROM verifications")).toBeGreaterThanOrEqual(2);
   });
 });

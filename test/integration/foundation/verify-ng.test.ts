@@ -182,9 +182,10 @@ describe('async mode', () => {
     expect(rec.accountName).toBe('ADAEZE OKAFOR');
     expect(typeof rec.completedAt).toBe('string');
 
-    const rows = ts.service.deps.db!
-      .prepare('SELECT event_type, organization_id, environment, payload FROM outbox_events WHERE verification_id = ?')
-      .all(id) as { event_type: string; organization_id: string; environment: string; payload: string }[];
+    const rows = await ts.service.deps.sql.all<{ event_type: string; organization_id: string; environment: string; payload: string }>(
+      'SELECT event_type, organization_id, environment, payload FROM outbox_events WHERE verification_id = ?',
+      [id],
+    );
     expect(rows).toHaveLength(1);
     const row = rows[0]!;
     expect(row.event_type).toBe('verification.completed');
@@ -204,7 +205,7 @@ describe('async mode', () => {
     await ts.service.worker.drain();
     const g = await api(base, 'GET', `/verify/${r.body.id}`, { key: ts.sandboxKey });
     expect(g.body).toMatchObject({ status: 'failed', verified: false, error: { code: 'ACCOUNT_NOT_FOUND' } });
-    const row = ts.service.deps.db!.prepare('SELECT event_type FROM outbox_events WHERE verification_id = ?').get(r.body.id) as { event_type: string };
+    const row = (await ts.service.deps.sql.get<{ event_type: string }>('SELECT event_type FROM outbox_events WHERE verification_id = ?', [r.body.id]))!;
     expect(row.event_type).toBe('verification.failed');
   });
 });

@@ -2,13 +2,11 @@
 // hung (`timeout`) and slow (`latency`) upstreams: calls in flight get a bounded drain, then are aborted. A sync
 // request answers status error VERIFICATION_CANCELLED, reversed exactly once; an async job is NOT finalised — it
 // stays queued and, after a restart on the same data folder, asks again with the same upstream idempotency key.
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VERIFICATION_ERRORS } from '../../../src-shared/errors';
 import { liveProviders } from '../../../src-main/providers/registry';
-import { api, newKey, rawRequest, startTestService, type TestService } from '../../helpers/harness';
+import { api, newKey, openStoppedStore, rawRequest, startTestService, type TestService } from '../../helpers/harness';
 import { NG, PRICE, setProvider, startLive, verify, type LiveEnv } from './live-helpers';
 
 let env: LiveEnv;
@@ -108,15 +106,15 @@ describe('service stop with live upstream calls in flight', () => {
     await env.ts.stop({ keepDir: true });
 
     // Between the two runs: still pending, the job queued again (not done, not dead), nothing reversed.
-    const db = new Database(join(env.ts.dataDir, 'verification-console.sqlite'), { readonly: true });
+    const db = await openStoppedStore(env.ts);
     try {
-      expect(db.prepare('SELECT status, charge_status FROM verifications WHERE id = ?').get(id)).toEqual({ status: 'pending', charge_status: 'charged' });
-      const job = db.prepare('SELECT state, last_error FROM jobs WHERE id = ?').get(`job_${id}`) as { state: string; last_error: string };
+      expect(await db.get('SELECT status, charge_status FROM verifications WHERE id = ?', [id])).toEqual({ status: 'pending', charge_status: 'charged' });
+      const job = (await db.get<{ state: string; last_error: string }>('SELECT state, last_error FROM jobs WHERE id = ?', [`job_${id}`]))!;
       expect(job.state).toBe('queued');
       expect(job.last_error).toMatch(/cancelled/);
-      expect(db.prepare("SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?").get(id)).toEqual({ n: 0 });
+      expect(await db.get('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?', [id])).toEqual({ n: 0 });
     } finally {
-      db.close();
+      await db.close();
     }
 
     env.sim.setFault(null);

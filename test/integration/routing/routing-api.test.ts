@@ -177,7 +177,7 @@ describe('live', () => {
     expect(replay.body).toEqual(ok.body);
     expect((await getWallet(ts.service.deps, orgId)).balance).toBe(960);
     // The charge and the stored answer are one commit: the ledger names the answer's id.
-    const charges = ts.service.deps.db!.prepare("SELECT verification_id FROM ledger_entries WHERE kind = 'charge' AND organization_id = ?").all(orgId) as { verification_id: string }[];
+    const charges = await ts.service.deps.sql.all<{ verification_id: string }>("SELECT verification_id FROM ledger_entries WHERE kind = 'charge' AND organization_id = ?", [orgId]);
     expect(charges).toEqual([{ verification_id: ok.body.id }]);
     // A structurally invalid BIC is a format error: answered, never charged (decisions §2).
     const bad = await post('correspondents', { bic: 'DEUT12FF' }, ts.liveKey, newKey());

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/console/handlers';
 import { ListenError, startService } from '../../../src-main/service';
-import { api, startTestService, type TestService } from '../../helpers/harness';
+import { api, startTestService, testStore, type TestService } from '../../helpers/harness';
 
 function occupy(): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
@@ -62,7 +62,7 @@ describe('settings', () => {
     await ts.stop({ keepDir: true });
 
     // No host/port/rate limit given: the saved values decide.
-    const again = await startService({ dataDir, logLevel: 'silent', scryptN: 1024 });
+    const again = await startService({ dataDir, ...(await testStore(dataDir)), logLevel: 'silent', scryptN: 1024 });
     try {
       expect(again.url).toBe(`http://127.0.0.1:${port}`);
       expect(again.deps.config.rateLimitPerMinute).toBe(1234);
@@ -73,7 +73,7 @@ describe('settings', () => {
     }
 
     // A flag given explicitly beats the saved value for that run only.
-    const flagged = await startService({ dataDir, logLevel: 'silent', scryptN: 1024, port: 0, rateLimitPerMinute: 7 });
+    const flagged = await startService({ dataDir, ...(await testStore(dataDir)), logLevel: 'silent', scryptN: 1024, port: 0, rateLimitPerMinute: 7 });
     try {
       expect(flagged.url).not.toBe(`http://127.0.0.1:${port}`);
       expect(flagged.deps.config.rateLimitPerMinute).toBe(7);
@@ -120,7 +120,7 @@ describe('settings', () => {
       s.listen({ host: '127.0.0.1', port, exclusive: true }, () => resolve({ server: s }));
     });
     cleanup.push(() => new Promise<void>((r) => server.close(() => r())));
-    const err = await startService({ dataDir, logLevel: 'silent', scryptN: 1024 }).then(
+    const err = await startService({ dataDir, ...(await testStore(dataDir)), logLevel: 'silent', scryptN: 1024 }).then(
       () => null,
       (e: unknown) => e,
     );

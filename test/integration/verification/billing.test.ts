@@ -10,6 +10,7 @@ import { processVerification, SYNC_GUARD_MS } from '../../../src-main/core/verif
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { startService, type RunningService } from '../../../src-main/service';
 import { configureStandIn } from '../../../src-main/providers/registry';
+import { dropTestStore, testStore } from '../../helpers/harness';
 
 let service: RunningService;
 let dir: string;
@@ -37,7 +38,7 @@ async function get(path: string, key = live) {
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vc-'));
   clock = new ManualClock(Date.now());
-  service = await startService({ dataDir: dir, port: 0, logLevel: 'silent', scryptN: 1024, clock });
+  service = await startService({ dataDir: dir, ...(await testStore(dir)), port: 0, logLevel: 'silent', scryptN: 1024, clock });
   const boot = await bootstrap(service.deps, { email: 'owner@example.com', password: 'correct horse battery' });
   live = boot.keys.live.key;
   sandbox = boot.keys.sandbox.key;
@@ -48,6 +49,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await service.stop();
+  await dropTestStore(dir);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -157,7 +159,7 @@ describe('async and recovery', () => {
     const ok = await post('/verify/account', { ...NG_OK, mode: 'async' });
     const inconclusive = await post('/verify/account', { ...NG_OK, accountNumber: '0999999995', mode: 'async' });
     expect([ok.status, inconclusive.status]).toEqual([202, 202]);
-    const charges = service.deps.db!.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'").get() as { n: number };
+    const charges = (await service.deps.sql.get<{ n: number }>("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'"))!;
     expect(charges.n).toBe(2);
     await service.worker.drain();
     expect((await get(`/verify/${ok.body['id']}`)).body['charge'].status).toBe('charged');
@@ -169,9 +171,9 @@ describe('async and recovery', () => {
     await processVerification(service.rt.verification, id);
     expect((await getWallet(service.deps, org)).balance).toBe(200);
     expect(await ledgerSum(service.deps, org)).toBe(200);
-    const reversals = service.deps.db!.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal' AND verification_id = ?").get(id) as { n: number };
+    const reversals = (await service.deps.sql.get<{ n: number }>("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal' AND verification_id = ?", [id]))!;
     expect(reversals.n).toBe(1);
-    const events = service.deps.db!.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(id) as { n: number };
+    const events = (await service.deps.sql.get<{ n: number }>('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?', [id]))!;
     expect(events.n).toBe(1);
   });
 
@@ -196,7 +198,7 @@ describe('async and recovery', () => {
     let row: { id: string } | undefined;
     for (let i = 0; i < 200 && !row; i++) {
       await new Promise((r) => setTimeout(r, 10));
-      row = service.deps.db!.prepare("SELECT id FROM verifications WHERE status = 'pending'").get() as { id: string } | undefined;
+      row = await service.deps.sql.get<{ id: string }>("SELECT id FROM verifications WHERE status = 'pending'");
     }
     expect(row).toBeDefined();
     service.rt.verification.providers = original;
@@ -213,7 +215,7 @@ describe('async and recovery', () => {
     expect((await late).status).toBe(200);
     expect((await get(`/verify/${row!.id}`)).body['error'].code).toBe('VERIFICATION_ERROR');
     expect((await getWallet(service.deps, org)).balance).toBe(100);
-    const reversals = service.deps.db!.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal'").get() as { n: number };
+    const reversals = (await service.deps.sql.get<{ n: number }>("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'reversal'"))!;
     expect(reversals.n).toBe(1);
   });
 });
@@ -232,7 +234,7 @@ describe('face payloads', () => {
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]).toString('base64');
     r = await post('/verify/face', { country: 'GH', idNumber: 'GHA-123456789-0', selfieImage: jpeg }, sandbox);
     expect(r.body['status']).toBe('success');
-    const stored = service.deps.db!.prepare('SELECT request FROM verifications WHERE id = ?').get(r.body['id']) as { request: string };
+    const stored = (await service.deps.sql.get<{ request: string }>('SELECT request FROM verifications WHERE id = ?', [r.body['id']]))!;
     expect(stored.request).not.toContain(jpeg);
   });
 });

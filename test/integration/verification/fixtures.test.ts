@@ -11,6 +11,7 @@ import { IDENTITY_TYPES } from '../../../src-shared/identity-rules';
 import { PHONE_MARKETS } from '../../../src-shared/phone-markets';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { startService, type RunningService } from '../../../src-main/service';
+import { testStore } from '../../helpers/harness';
 
 interface Fixture {
   kind: string;
@@ -42,7 +43,7 @@ async function get(path: string) {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vc-'));
-  service = await startService({ dataDir: dir, port: 0, logLevel: 'silent', scryptN: 1024 });
+  service = await startService({ dataDir: dir, ...(await testStore(dir)), port: 0, logLevel: 'silent', scryptN: 1024 });
   const boot = await bootstrap(service.deps, { email: 'owner@example.com', password: 'correct horse battery' });
   key = boot.keys.sandbox.key;
   const res = await get('/sandbox/fixtures');

@@ -9,7 +9,7 @@ import { webhookConsoleHandlers, type WebhookHandlers } from '../../../src-main/
 import { parseListenArgs, parseReplayArgs, webhooksListen, webhooksReplay } from '../../../src-main/cli/webhooks-commands';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import { standardWebhookHeader, xSignature } from '../../../src-main/core/webhooks/signing';
-import type { TestService } from '../../helpers/harness';
+import { sqliteOnly, type TestService } from '../../helpers/harness';
 import { receiverAndService, until, verifyAsync } from './helpers';
 
 let ts: TestService;
@@ -192,7 +192,8 @@ describe('webhook operations from the console and the command line', () => {
     expect(await h['webhooks:alerts'](input('webhooks:alerts', {}))).toEqual({ data: [] });
   });
 
-  it('`vconsole webhooks trigger|recover` run as a user runs them, beside the running service', async () => {
+  // The CLI's admin commands act on a data folder (SQLite) only in this version (cli/kit.ts, PG_NOT_YET).
+  sqliteOnly.it('`vconsole webhooks trigger|recover` run as a user runs them, beside the running service', async () => {
     const run = (...args: string[]) => {
       const r = spawnSync(process.execPath, ['bin/vconsole.mjs', 'webhooks', ...args, '--data-dir', ts.dataDir], { encoding: 'utf8' });
       return { code: r.status, out: r.stdout, err: r.stderr };

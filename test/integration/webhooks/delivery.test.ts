@@ -60,7 +60,7 @@ describe('delivery of verification events', () => {
     const polled = await api(ts.url, 'GET', `/verify/${verificationId}`, { key: ts.sandboxKey });
     expect(body.data).toEqual(polled.body);
 
-    await until(() => deliveryRows(ts, hook.id)[0]?.status === 'success', 'delivery success');
+    await until(async () => (await deliveryRows(ts, hook.id))[0]?.status === 'success', 'delivery success');
     const list = await api(ts.url, 'GET', `/client/webhooks/${hook.id}/deliveries`, { key: ts.sandboxKey });
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);
@@ -87,10 +87,10 @@ describe('delivery of verification events', () => {
     expect(body.verificationId).toBe(failedId);
     expect(body.data.verified).toBe(false);
     await until(() => eventDispatched(ts, failedId), 'fan-out');
-    await until(() => deliveryRows(ts, failedOnly.id)[0]?.status === 'success', 'success');
-    expect(deliveryRows(ts, completedOnly.id)).toEqual([]);
+    await until(async () => (await deliveryRows(ts, failedOnly.id))[0]?.status === 'success', 'success');
+    expect(await deliveryRows(ts, completedOnly.id)).toEqual([]);
     expect(receiver.requests).toHaveLength(1);
-    const outbox = ts.service.deps.db!.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(sync.body.id) as { n: number };
+    const outbox = (await ts.service.deps.sql.get<{ n: number }>('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?', [sync.body.id]))!;
     expect(outbox.n).toBe(0);
   });
 
@@ -102,7 +102,7 @@ describe('delivery of verification events', () => {
     await until(async () => (await api(ts.url, 'GET', `/client/webhooks/${hook.id}`, { key: ts.sandboxKey })).body.status === 'failed', 'webhook failed');
     expect(receiver.requests).toHaveLength(5);
     expect(new Set(receiver.requests.map((r) => h(r, 'x-delivery-id'))).size).toBe(1);
-    const [d] = deliveryRows(ts, hook.id);
+    const [d] = await deliveryRows(ts, hook.id);
     expect(d).toMatchObject({ status: 'failed', attempts: 5, verification_id: v1 });
     const detail = await api(ts.url, 'GET', `/client/webhooks/${hook.id}/deliveries/${d!.id}`, { key: ts.sandboxKey });
     expect(detail.body.attemptLog.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
@@ -116,7 +116,7 @@ describe('delivery of verification events', () => {
     receiver.setResponder(() => ({ status: 200, body: 'ok' }));
     const v2 = await verifyAsync(ts, ts.sandboxKey);
     await until(() => eventDispatched(ts, v2), 'fan-out of v2');
-    expect(deliveryRows(ts, hook.id)).toHaveLength(1);
+    expect(await deliveryRows(ts, hook.id)).toHaveLength(1);
 
     const on = await api(ts.url, 'PATCH', `/client/webhooks/${hook.id}`, { key: ts.sandboxKey, body: { status: 'active' } });
     expect(on.body.status).toBe('active');
@@ -124,7 +124,7 @@ describe('delivery of verification events', () => {
     const reqs = await receiver.waitFor(6);
     expect(JSON.parse(reqs[5]!.rawBody.toString('utf8')).verificationId).toBe(v3);
     await until(() => eventDispatched(ts, v3), 'fan-out of v3');
-    expect(deliveryRows(ts, hook.id).map((r) => r.verification_id)).toEqual([v1, v3]);
+    expect((await deliveryRows(ts, hook.id)).map((r) => r.verification_id)).toEqual([v1, v3]);
   });
 
   it('treats a 302 as a failed attempt and does not follow it', async () => {
@@ -132,8 +132,8 @@ describe('delivery of verification events', () => {
     receiver.setResponder((r) => (r.path === '/hook' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 200 }));
     const hook = await registerWebhook(ts, ts.sandboxKey, `${receiver.url}/hook`);
     await verifyAsync(ts, ts.sandboxKey);
-    await until(() => deliveryRows(ts, hook.id)[0]?.attempts === 1, 'first attempt');
-    const d = deliveryRows(ts, hook.id)[0]!;
+    await until(async () => (await deliveryRows(ts, hook.id))[0]?.attempts === 1, 'first attempt');
+    const d = (await deliveryRows(ts, hook.id))[0]!;
     expect(d.status).toBe('pending');
     const detail = await api(ts.url, 'GET', `/client/webhooks/${hook.id}/deliveries/${d.id}`, { key: ts.sandboxKey });
     expect(detail.body.attemptLog[0]).toMatchObject({ attempt: 1, statusCode: 302 });
@@ -143,7 +143,7 @@ describe('delivery of verification events', () => {
 
     // Deleting the webhook cancels the rest of the schedule.
     expect((await api(ts.url, 'DELETE', `/client/webhooks/${hook.id}`, { key: ts.sandboxKey })).status).toBe(204);
-    expect(deliveryRows(ts, hook.id)[0]).toMatchObject({ status: 'failed', attempts: 1 });
+    expect((await deliveryRows(ts, hook.id))[0]).toMatchObject({ status: 'failed', attempts: 1 });
   });
 
   it('signs with both secrets for 24 h after a rotation', async () => {
@@ -173,7 +173,7 @@ describe('delivery of verification events', () => {
     await verifyAsync(ts, ts.sandboxKey);
     const [orig] = await receiver.waitFor(1);
     const deliveryId = h(orig!, 'x-delivery-id');
-    await until(() => deliveryRows(ts, hook.id)[0]?.status === 'success', 'success');
+    await until(async () => (await deliveryRows(ts, hook.id))[0]?.status === 'success', 'success');
     const scope = { organizationId: ts.org!.organizationId, environment: 'sandbox' as const };
 
     // localhost is refused for registration, but allowed as the console's local receiver.
@@ -225,7 +225,7 @@ describe('delivery of verification events', () => {
     const hook = await registerWebhook(ts, ts.sandboxKey, `${receiver.url}/hook`);
     await verifyAsync(ts, ts.sandboxKey);
     await receiver.waitFor(2);
-    const d = deliveryRows(ts, hook.id)[0]!;
+    const d = (await deliveryRows(ts, hook.id))[0]!;
     // The second attempt's log commits once its 429 is back (through the write port, after its sync).
     const detail = await until(async () => {
       const r = await api(ts.url, 'GET', `/client/webhooks/${hook.id}/deliveries/${d.id}`, { key: ts.sandboxKey });
@@ -255,7 +255,7 @@ describe('durability', () => {
 
     const second = await receiverAndService({ retryUnitMs: 100, dataDir, receiver });
     cleanup.push(() => second.ts.stop({ keepDir: true }));
-    await until(() => deliveryRows(second.ts, hook.id)[0]?.status === 'failed', 'delivery failed after restart');
+    await until(async () => (await deliveryRows(second.ts, hook.id))[0]?.status === 'failed', 'delivery failed after restart');
     expect(receiver.requests).toHaveLength(5);
     expect(new Set(receiver.requests.map((r) => h(r, 'x-delivery-id'))).size).toBe(1);
     const status = await api(second.ts.url, 'GET', `/client/webhooks/${hook.id}`, { key });

@@ -41,18 +41,19 @@ export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs
 }
 
 /** True once every outbox event of the verification has been fanned out. */
-export function eventDispatched(ts: TestService, verificationId: string): boolean {
-  const row = ts.service.deps.db!
-    .prepare('SELECT count(*) AS n, count(dispatched_at) AS d FROM outbox_events WHERE verification_id = ?')
-    .get(verificationId) as { n: number; d: number };
+export async function eventDispatched(ts: TestService, verificationId: string): Promise<boolean> {
+  const row = (await ts.service.deps.sql.get<{ n: number; d: number }>('SELECT count(*) AS n, count(dispatched_at) AS d FROM outbox_events WHERE verification_id = ?', [
+    verificationId,
+  ]))!;
   return row.n > 0 && row.n === row.d;
 }
 
+/** A webhook's deliveries in the order they were made (ids sort in creation order, on both engines). */
 export function deliveryRows(ts: TestService, webhookId: string) {
-  return ts.service.deps.db!.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms').all(webhookId) as {
+  return ts.service.deps.sql.all<{
     id: string;
     status: string;
     attempts: number;
     verification_id: string;
-  }[];
+  }>('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms, id', [webhookId]);
 }

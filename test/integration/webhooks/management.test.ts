@@ -182,7 +182,7 @@ describe('PATCH and DELETE', () => {
     expect(d.text).toBe('');
     expect((await api(ts.url, 'GET', `/client/webhooks/${c.body.id}`, { key: ts.sandboxKey })).status).toBe(404);
     expect((await api(ts.url, 'DELETE', `/client/webhooks/${c.body.id}`, { key: ts.sandboxKey })).status).toBe(404);
-    const row = ts.service.deps.db!.prepare('SELECT secret FROM webhooks WHERE id = ?').get(c.body.id) as { secret: string };
+    const row = (await ts.service.deps.sql.get<{ secret: string }>('SELECT secret FROM webhooks WHERE id = ?', [c.body.id]))!;
     expect(row.secret).toBe('');
   });
 

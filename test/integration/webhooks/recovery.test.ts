@@ -36,16 +36,15 @@ interface Row {
   payload: string;
 }
 
-function rows(ts: TestService, webhookId: string): Row[] {
-  return ts.service.deps.db!.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms, rowid').all(webhookId) as Row[];
+/** The webhook's deliveries in the order they were made (ids sort in creation order, on both engines). */
+function rows(ts: TestService, webhookId: string): Promise<Row[]> {
+  return ts.service.deps.sql.all<Row>('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms, id', [webhookId]);
 }
 
-function eventOf(ts: TestService, verificationId: string): { id: string; payload: string; created_at: string } {
-  return ts.service.deps.db!.prepare('SELECT id, payload, created_at FROM outbox_events WHERE verification_id = ?').get(verificationId) as {
-    id: string;
-    payload: string;
-    created_at: string;
-  };
+async function eventOf(ts: TestService, verificationId: string): Promise<{ id: string; payload: string; created_at: string }> {
+  return (await ts.service.deps.sql.get<{ id: string; payload: string; created_at: string }>('SELECT id, payload, created_at FROM outbox_events WHERE verification_id = ?', [
+    verificationId,
+  ]))!;
 }
 
 describe('a failed webhook: alert, dropped deliveries, recovery', () => {
@@ -82,17 +81,17 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     onWebhookFailed(ts.service.deps, (e) => failures.push(e));
 
     const v0 = await verifyAsync(ts, sandboxKey, NG_OK);
-    await until(() => rows(ts, hook.id)[0]?.status === 'success', 'the first event delivered');
+    await until(async () => (await rows(ts, hook.id))[0]?.status === 'success', 'the first event delivered');
 
     mode = 'fail';
     const v1 = await verifyAsync(ts, sandboxKey, NG_OK);
-    await until(() => rows(ts, hook.id).find((r) => r.attempts >= 1 && r.status === 'pending'), 'the first failing attempt');
+    await until(async () => (await rows(ts, hook.id)).find((r) => r.attempts >= 1 && r.status === 'pending'), 'the first failing attempt');
     const v2 = await verifyAsync(ts, sandboxKey, NG_FAILED);
     await until(async () => (await api(ts.url, 'GET', `/client/webhooks/${hook.id}`, { key: sandboxKey })).body.status === 'failed', 'webhook failed', 30_000);
 
     // The failure: one domain event, one open alert naming the endpoint, the last error and what was dropped.
     expect(failures).toHaveLength(1);
-    const all = rows(ts, hook.id);
+    const all = await rows(ts, hook.id);
     const cause = all.find((r) => r.attempts === 5)!;
     const dropped = all.filter((r) => r.dropped_reason === 'webhook_failed');
     expect(cause.status).toBe('failed');
@@ -107,8 +106,8 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     // Events while failed are not queued (interface §3.2) but counted.
     const v3 = await verifyAsync(ts, sandboxKey, NG_OK);
     const v4 = await verifyAsync(ts, sandboxKey, NG_FAILED);
-    await until(() => eventDispatched(ts, v3) && eventDispatched(ts, v4), 'events while failed dispatched');
-    expect(rows(ts, hook.id)).toHaveLength(3);
+    await until(async () => (await eventDispatched(ts, v3)) && (await eventDispatched(ts, v4)), 'events while failed dispatched');
+    expect(await rows(ts, hook.id)).toHaveLength(3);
     const [alert] = await listWebhookAlerts(ts.service.deps, scope);
     expect(alert).toMatchObject({ webhookId: hook.id, url: `${receiver.url}/hook`, lastError: 'HTTP 500', lastStatusCode: 500, droppedDeliveries: 1, eventsNotSent: 2 });
     expect(await listWebhookAlerts(ts.service.deps, { ...scope, environment: 'live' })).toEqual([]);
@@ -118,7 +117,7 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     expect(preview).toMatchObject({ events: 4, skipped: 0, toDeliver: 4, reenables: true });
     // An explicit period: up to (not including) E3.
     const lines: string[] = [];
-    await webhooksRecover(ts.service.rt, { webhookId: hook.id, since: eventOf(ts, v1).created_at, until: eventOf(ts, v3).created_at, dryRun: true }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+    await webhooksRecover(ts.service.rt, { webhookId: hook.id, since: (await eventOf(ts, v1)).created_at, until: (await eventOf(ts, v3)).created_at, dryRun: true }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
     expect(lines[0]).toContain('2 to redeliver');
     expect(lines[0]).toContain('re-enables');
     await ts.stop({ keepDir: true });
@@ -136,8 +135,8 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     expect(rec.status).toBe(202);
     expect(rec.body).toMatchObject({ queued: 4, skipped: 0, reenabled: true, webhook: { status: 'active' } });
     await until(() => receiver.requests.length - before >= 4, 'a first attempt of every recovered delivery');
-    await until(() => rows(ts, hook.id).filter((r) => r.origin === 'recovery' && r.attempts >= 1).length === 4, 'attempts logged');
-    const mid = rows(ts, hook.id).filter((r) => r.origin === 'recovery');
+    await until(async () => (await rows(ts, hook.id)).filter((r) => r.origin === 'recovery' && r.attempts >= 1).length === 4, 'attempts logged');
+    const mid = (await rows(ts, hook.id)).filter((r) => r.origin === 'recovery');
     expect(mid.filter((r) => r.status === 'success')).toHaveLength(2);
     expect(mid.filter((r) => r.status === 'pending')).toHaveLength(2);
     await ts.stop({ keepDir: true });
@@ -147,14 +146,15 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     mode = 'ok';
     ts = await start(20, false);
     running = true;
-    await until(() => rows(ts, hook.id).filter((r) => r.origin === 'recovery').every((r) => r.status === 'success'), 'recovery complete', 30_000);
+    await until(async () => (await rows(ts, hook.id)).filter((r) => r.origin === 'recovery').every((r) => r.status === 'success'), 'recovery complete', 30_000);
 
-    const recovered = rows(ts, hook.id).filter((r) => r.origin === 'recovery');
-    const period = [v1, v2, v3, v4].map((v) => eventOf(ts, v));
+    const recovered = (await rows(ts, hook.id)).filter((r) => r.origin === 'recovery');
+    const period = await Promise.all([v1, v2, v3, v4].map((v) => eventOf(ts, v)));
     expect(recovered.map((r) => r.original_event_id).sort()).toEqual(period.map((e) => e.id).sort());
     expect(new Set(recovered.map((r) => r.recovery_id)).size).toBe(1);
     for (const r of recovered) expect(r.payload).toBe(period.find((e) => e.id === r.original_event_id)!.payload);
-    expect(recovered.some((r) => r.original_event_id === eventOf(ts, v0).id)).toBe(false);
+    const e0 = await eventOf(ts, v0);
+    expect(recovered.some((r) => r.original_event_id === e0.id)).toBe(false);
 
     // Exactly one 2xx per event of the period, every one signed validly with the webhook's secret.
     const recoveredIds = new Set(recovered.map((r) => r.id));
@@ -165,7 +165,7 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
       expect(q.standardSignatureValid).toBe(true);
     }
     for (const r of recovered) okPerDelivery.set(r.id, 0);
-    for (const d of ts.service.deps.db!.prepare(`SELECT delivery_id FROM webhook_attempts WHERE status_code = 200 AND kind = 'scheduled'`).all() as { delivery_id: string }[]) {
+    for (const d of await ts.service.deps.sql.all<{ delivery_id: string }>(`SELECT delivery_id FROM webhook_attempts WHERE status_code = 200 AND kind = 'scheduled'`)) {
       if (okPerDelivery.has(d.delivery_id)) okPerDelivery.set(d.delivery_id, okPerDelivery.get(d.delivery_id)! + 1);
     }
     expect([...okPerDelivery.values()]).toEqual([1, 1, 1, 1]);

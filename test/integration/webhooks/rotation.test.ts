@@ -60,8 +60,8 @@ describe('secret rotation, per header', () => {
 
     await verifyAsync(ts, ts.sandboxKey);
     const [req] = await receiver.waitFor(1);
-    await until(() => deliveryRows(ts, hook.id)[0]?.status === 'success', 'delivery accepted by the old-secret receiver');
-    expect(deliveryRows(ts, hook.id)[0]!.attempts).toBe(1);
+    await until(async () => (await deliveryRows(ts, hook.id))[0]?.status === 'success', 'delivery accepted by the old-secret receiver');
+    expect((await deliveryRows(ts, hook.id))[0]!.attempts).toBe(1);
 
     const body = req!.rawBody;
     expect(String(req!.headers['webhook-signature']).split(' ')).toHaveLength(2);

@@ -14,7 +14,7 @@ import { startTestReceiver, type ReceivedRequest } from '../../../src-main/core/
 import { createCore } from '../../../src-main/service';
 import { openDatabase } from '../../../src-main/store/database';
 import { MIGRATIONS } from '../../../src-main/store/migrations';
-import { api, enableLive, startTestService } from '../../helpers/harness';
+import { api, enableLive, sqliteOnly, startTestService } from '../../helpers/harness';
 import { testDeps } from '../../helpers/core-deps';
 import { deliveryRows, receiverAndService, registerWebhook, until, verifyAsync } from './helpers';
 
@@ -53,7 +53,8 @@ interface StoredSecrets {
 }
 
 describe('webhook secrets sealed at rest', () => {
-  it('create, rotate and deliveries leave no raw secret in the store files; deliveries verify with the shown secrets', async () => {
+  // The next three read or write the SQLite files themselves: SQLite only.
+  sqliteOnly.it('create, rotate and deliveries leave no raw secret in the store files; deliveries verify with the shown secrets', async () => {
     const { ts, receiver } = await receiverAndService();
     cleanup.push(() => receiver.close(), () => ts.stop());
     await enableLive(ts);
@@ -94,7 +95,7 @@ describe('webhook secrets sealed at rest', () => {
     expect(h(sandboxReq, 'webhook-signature').split(' ')).toHaveLength(2);
     expect(verifyXSignature(live.secret, liveReq.rawBody, h(liveReq, 'x-signature'))).toBe(true);
     expect(verifyStandardWebhook(live.secret, std(liveReq), liveReq.rawBody, now)).toBe(true);
-    await until(() => deliveryRows(ts, hook.id)[0]?.status === 'success' && deliveryRows(ts, live.id)[0]?.status === 'success', 'deliveries recorded');
+    await until(async () => (await deliveryRows(ts, hook.id))[0]?.status === 'success' && (await deliveryRows(ts, live.id))[0]?.status === 'success', 'deliveries recorded');
 
     // Control: the search does find a value that is in the files (so a miss means something).
     expect(storeBytes(ts.dataDir).includes(Buffer.from(`${receiver.url}/hook`, 'utf8'))).toBe(true);
@@ -104,7 +105,7 @@ describe('webhook secrets sealed at rest', () => {
     expect(leaked(storeBytes(ts.dataDir), shown)).toEqual([]);
   });
 
-  it('seals plain secrets written by older code at the next start, and they still sign (current and previous)', async () => {
+  sqliteOnly.it('seals plain secrets written by older code at the next start, and they still sign (current and previous)', async () => {
     const first = await startTestService();
     const org = first.org!.organizationId;
     const sandboxKey = first.sandboxKey;
@@ -165,7 +166,7 @@ describe('webhook secrets sealed at rest', () => {
     expect(verifyStandardWebhook(plainCurrent, std(other), other.rawBody, now)).toBe(false);
   });
 
-  it('a store at schema 7 with plain secrets is migrated and sealed by createCore, and a wrong key file is not fatal', async () => {
+  sqliteOnly.it('a store at schema 7 with plain secrets is migrated and sealed by createCore, and a wrong key file is not fatal', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'vc-seal-'));
     cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const plain = generateWebhookSecret();
@@ -210,11 +211,11 @@ describe('webhook secrets sealed at rest', () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'vc-seal-other-'));
     cleanup.push(() => rmSync(otherDir, { recursive: true, force: true }));
     const foreign = createNodeSecretBox(otherDir).seal(hook.secret);
-    ts.service.deps.db!.prepare('UPDATE webhooks SET secret = ? WHERE id = ?').run(foreign, hook.id);
+    await ts.service.deps.sql.transaction((tx) => tx.run('UPDATE webhooks SET secret = ? WHERE id = ?', [foreign, hook.id]));
 
     await verifyAsync(ts, ts.sandboxKey);
-    const [first] = await until(() => {
-      const rows = deliveryRows(ts, hook.id);
+    const [first] = await until(async () => {
+      const rows = await deliveryRows(ts, hook.id);
       return rows[0] && rows[0].attempts >= 1 ? rows : null;
     }, 'a failed attempt');
     const detail = await api(ts.url, 'GET', `/client/webhooks/${hook.id}/deliveries/${first!.id}`, { key: ts.sandboxKey });

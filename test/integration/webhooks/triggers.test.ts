@@ -111,7 +111,7 @@ describe('async submissions that end at once', () => {
     // A sync format failure sends nothing (sync verifications have no events).
     const sync = await api(ts.url, 'POST', '/verify/account', { key: ts.sandboxKey, idem: newKey(), body: { country: 'NG', accountNumber: '012345678', bankCode: '058' } });
     expect(sync.body.status).toBe('failed');
-    const events = ts.service.deps.db!.prepare('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?').get(sync.body.id) as { n: number };
+    const events = (await ts.service.deps.sql.get<{ n: number }>('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?', [sync.body.id]))!;
     expect(events.n).toBe(0);
   });
 });
