@@ -2,10 +2,10 @@
 // bridge, events after the commits that make them true, resume with Last-Event-ID, reset when a resume cannot be
 // served, and no event of another organization.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, describe } from 'vitest';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { getVerification } from '../../../src-main/core/verification/records';
-import { api, newKey, NG_OK, notYetOnPostgres, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { api, newKey, NG_OK, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 
 interface Frame {
   event: string;
@@ -107,7 +107,7 @@ afterAll(async () => {
   await ts.stop();
 });
 
-notYetOnPostgres.describe('console live events over SSE', () => {
+describe('console live events over SSE', () => {
   it('refuses a request without the console session, from another origin, or of unknown origin', async () => {
     const anon = await fetch(`${ts.url}/console/events`, { headers: { 'sec-fetch-site': 'same-origin' } });
     expect(anon.status).toBe(401);

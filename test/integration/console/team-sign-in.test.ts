@@ -17,7 +17,7 @@ import { dummyPasswordHash, passwordPoolLoad } from '../../../src-main/core/auth
 import { ACCOUNT_MAX_FAILURES, ADDRESS_MAX_CONCURRENT, ADDRESS_MAX_FAILURES, checkPassword, signInsInFlight, throttleAddress } from '../../../src-main/core/auth/sign-in';
 import { CONSOLE_IDLE_MS, CONSOLE_SESSION_TTL_MS } from '../../../src-main/core/auth/console-sessions';
 import { deactivateUser, setUserRole } from '../../../src-main/core/settings/users';
-import { notYetOnPostgres, sqliteOnly, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { sqliteOnly, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 import { LIVE_HEARTBEAT_MS } from '../../../src-main/console/web-bridge';
 
 const HOST = 'team.test';
@@ -456,7 +456,7 @@ describe('signing out and session expiry', () => {
     expect((await bridge('app:info', {}, busy)).status, 'twelve hours: ended').toBe(401);
   });
 
-  notYetOnPostgres.it('an open live-event stream does not keep an unattended session alive: it ends with the idle hour', async () => {
+  it('an open live-event stream does not keep an unattended session alive: it ends with the idle hour', async () => {
     forgetFailures();
     const dev = await session('DEVELOPER');
     // The stream's heartbeat timer is the only one faked (with the ManualClock, the clock is all that is).
