@@ -1,0 +1,69 @@
+// Live charges racing over three `serve` instances on one PostgreSQL database (issue 17, "Many instances, one truth";
+// docs/team-server.md): 30 live checks with distinct Idempotency-Keys against a wallet that pays for 10. The ledger's
+// rules hold across instances: exactly 10 are charged, the others are refused for the balance, the balance ends at
+// zero and equals its ledger, and no charge is reversed or counted twice — whatever the interleaving (a client sends
+// a 5xx again under its Idempotency-Key, as clients do).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgPort, type PgPort } from '../../../src-main/store/pg/pg-port';
+import { api, enableLive, newKey, NG_OK, type TestService } from '../../helpers/harness';
+import { freshDatabase, type TestDatabase } from '../../helpers/pg';
+import { startInstances } from '../../helpers/team-instances';
+
+const PRICE = 25;
+const AFFORDABLE = 10;
+let db: TestDatabase;
+let port: PgPort;
+const instances: TestService[] = [];
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  port = createPgPort(db.url);
+  instances.push(...(await startInstances(db.url, 3)));
+  await enableLive(instances[0]!, 'account:NG', { price: PRICE, balance: PRICE * AFFORDABLE });
+}, 60_000);
+
+afterAll(async () => {
+  for (const t of instances) await t.stop();
+  await port?.close();
+  await db?.drop();
+});
+
+describe('live charges racing over three instances', () => {
+  it('never overdraw: exactly the affordable ones are charged, the rest refused, and the ledger agrees', async () => {
+    const key = instances[0]!.liveKey;
+    // As a client does: a 5xx (a transaction that met conflicts on the wallet's row more often than the port runs it
+    // again) is sent again under the same Idempotency-Key; what counts is the answer it ends with.
+    let resent = 0;
+    const check = async (t: TestService) => {
+      const idem = newKey();
+      for (let attempt = 1; ; attempt++) {
+        const r = await api(t.url, 'POST', '/verify/account', { key, idem, body: NG_OK });
+        if (r.status < 500 || attempt === 20) return r;
+        resent++;
+      }
+    };
+    const results = await Promise.all(Array.from({ length: 3 * AFFORDABLE }, (_, i) => check(instances[i % 3]!)));
+    if (resent > 0) console.log(`[team-charges] ${resent} answers were 5xx and sent again under their key`);
+    const summary = results.map((r) => `${r.status} ${r.status === 200 ? r.body.charge?.status : r.body.code}`).join('\n');
+    const charged = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status !== 200);
+    expect(charged, summary).toHaveLength(AFFORDABLE);
+    for (const r of charged) expect(r.body.charge).toMatchObject({ status: 'charged', amount: PRICE });
+    expect(new Set(refused.map((r) => `${r.status} ${r.body.code}`)), summary).toEqual(new Set(['402 INSUFFICIENT_FUNDS']));
+
+    const orgId = instances[0]!.org!.organizationId;
+    const wallet = await port.get<{ balance: number }>('SELECT balance FROM wallets WHERE organization_id = ?', [orgId]);
+    expect(wallet!.balance).toBe(0);
+    const ledger = await port.get<{ n: number; total: number }>('SELECT count(*) AS n, COALESCE(sum(amount), 0) AS total FROM ledger_entries WHERE organization_id = ?', [orgId]);
+    // The top-up and the ten charges: the ledger sums to the balance.
+    expect(ledger!.total).toBe(0);
+    expect(ledger!.n).toBe(1 + AFFORDABLE);
+    const usage = await port.get<{ charges: number; reversals: number }>(
+      "SELECT count(*) FILTER (WHERE kind = 'charge') AS charges, count(*) FILTER (WHERE kind = 'reversal') AS reversals FROM usage_records WHERE organization_id = ?",
+      [orgId],
+    );
+    expect(usage).toEqual({ charges: AFFORDABLE, reversals: 0 });
+    // Every instance sees the same wallet.
+    for (const t of instances) expect((await api(t.url, 'GET', '/client/wallet', { key })).body.balance).toBe(0);
+  });
+});
