@@ -21,7 +21,7 @@
 // | text order: bytes (BINARY)                    | the database's collation                    | nothing: the database is created with the C collation (docs/team-server.md, set-up) |
 // | NULLs sort first in ASC                       | NULLs sort last in ASC                      | nothing: no ORDER BY of the core sorts a nullable column |
 // | integer / integer truncates                   | the same for integer types                  | nothing                      |
-// | text may hold U+0000                          | text cannot; json ->> refuses \u0000       | not handled: a request string with U+0000 is a 500 on PostgreSQL (open) |
+// | text may hold U+0000                          | text cannot; json ->> refuses \u0000       | refused: 422 VALIDATION_ERROR on PostgreSQL (pg-port.ts), stored on SQLite |
 // | PRAGMA …, temp triggers (demo loader, live events), wal_checkpoint | —                      | engine-specific code paths (`deps.db`, SQLite only) |
 // | booleans are 0/1                              | real booleans                               | the port reads them as 1/0; a 1/0 parameter where a boolean is expected is read as one |
 // | one writer at a time (BEGIN IMMEDIATE)        | row locks; SELECT … FOR UPDATE [SKIP LOCKED] | `skipLocked()` in the claims |

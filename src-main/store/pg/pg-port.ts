@@ -3,6 +3,7 @@
 // a transaction takes any. Placeholders are rewritten by placeholders.ts; values are read back as the SQLite
 // engine returns them (the type parsers below), so the core sees the same rows on both engines.
 import pg from 'pg';
+import { AppError } from '../../../src-shared/app-error';
 import { exactNumber, SqlPortError, SqlQueriesBase, type IsolationLevel, type SqlParams, type SqlPort, type SqlQueries, type SqlResult, type SqlRow, type TransactionOptions } from '../sql-port';
 import { toPgStatement } from './placeholders';
 import { redactUrl } from './url';
@@ -48,9 +49,21 @@ export const PORT_TYPES: pg.CustomTypesConfig = {
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
+/**
+ * PostgreSQL's text cannot hold U+0000 (SQLite's can): a request string carrying it is refused as invalid input
+ * (422) instead of failing as a server error (docs/team-server.md, the dialect table). 22021: a NUL in a text value;
+ * 22P05: a \u0000 escape read by a JSON function (the History search index).
+ */
+const NUL_REFUSED = new Set(['22021', '22P05']);
+
 async function execute<T>(c: Queryable, sql: string, params: SqlParams | undefined): Promise<SqlResult<T>> {
   const st = toPgStatement(sql, params);
-  const r = await c.query({ text: st.text, values: st.values, types: PORT_TYPES });
+  const r = await c.query({ text: st.text, values: st.values, types: PORT_TYPES }).catch((e: unknown) => {
+    if (NUL_REFUSED.has(pgErrorCode(e) ?? '')) {
+      throw new AppError('VALIDATION_ERROR', { message: 'Text with the NUL character (U+0000) cannot be stored by this server (PostgreSQL); remove it from the request.' });
+    }
+    throw e;
+  });
   const writes = r.command === 'INSERT' || r.command === 'UPDATE' || r.command === 'DELETE' || r.command === 'MERGE';
   return { rows: r.rows as T[], changes: writes ? (r.rowCount ?? 0) : 0 };
 }
