@@ -122,19 +122,13 @@ export async function searchVerifications(q: SqlQueries, organizationId: string,
   // One pass over the matches gives both the count (up to the cap) and the page: the index is read once.
   const window = Math.max(SEARCH_COUNT_CAP + 1, input.offset + input.limit);
   const hits = (await q.all<{ r: number }>(`SELECT ${match ? 's' : 'v'}.rowid AS r FROM ${from} WHERE ${cond} ORDER BY ${order} LIMIT ?`, [...params, window])).map((h) => h.r);
-  const shown = hits.slice(input.offset, input.offset + input.limit);
-  const rows =
-    shown.length === 0
-      ? []
-      : // The scope is checked again on the rows themselves: the index only ever narrows what the rows allow.
-        await q.all<{ result: string }>(
-          'SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) AND +organization_id = ? AND +environment = ? ORDER BY rowid DESC',
-          [JSON.stringify(shown), organizationId, environment],
-        );
-  return page(
-    rows.map((r) => r.result),
-    Math.min(hits.length, SEARCH_COUNT_CAP),
-    hits.length > SEARCH_COUNT_CAP,
+  // The scope is checked again on the rows themselves: the index only ever narrows what the rows allow.
+  return pageOfHits(
+    q,
+    hits,
+    'SELECT result FROM verifications WHERE rowid IN (SELECT value FROM json_each(?)) AND +organization_id = ? AND +environment = ? ORDER BY rowid DESC',
+    organizationId,
+    environment,
     input,
   );
 }
@@ -163,14 +157,30 @@ async function searchVerificationsPg(q: SqlQueries, organizationId: string, envi
   const hits = (
     await q.all<{ id: string }>(`SELECT v.id FROM verifications v WHERE ${filter.sql()} ORDER BY v.created_at DESC, v.id DESC LIMIT ?`, [...filter.args, window])
   ).map((h) => h.id);
+  return pageOfHits(
+    q,
+    hits,
+    `SELECT result FROM verifications WHERE id IN ${dialectOf(q.engine).jsonArrayValues()} AND organization_id = ? AND environment = ? ORDER BY created_at DESC, id DESC`,
+    organizationId,
+    environment,
+    input,
+  );
+}
+
+/**
+ * The page of the hits (row keys, newest first) that `input` asks for, read by `rowsSql` (parameters: the page's
+ * keys as a JSON array, the organization, the environment), counted up to the cap. Both engines end a search here.
+ */
+async function pageOfHits(
+  q: SqlQueries,
+  hits: readonly (string | number)[],
+  rowsSql: string,
+  organizationId: string,
+  environment: string,
+  input: SearchInput,
+): Promise<HistorySearchOutput> {
   const shown = hits.slice(input.offset, input.offset + input.limit);
-  const rows =
-    shown.length === 0
-      ? []
-      : await q.all<{ result: string }>(
-          `SELECT result FROM verifications WHERE id IN ${dialectOf(q.engine).jsonArrayValues()} AND organization_id = ? AND environment = ? ORDER BY created_at DESC, id DESC`,
-          [JSON.stringify(shown), organizationId, environment],
-        );
+  const rows = shown.length === 0 ? [] : await q.all<{ result: string }>(rowsSql, [JSON.stringify(shown), organizationId, environment]);
   return page(
     rows.map((r) => r.result),
     Math.min(hits.length, SEARCH_COUNT_CAP),

@@ -2,75 +2,14 @@
 // and settings across instances"). A console connected to one instance sees the changes made through the other; a
 // setting saved through one is in effect on the other; an instance whose LISTEN connection was cut tells its
 // consoles to fetch afresh (a reset) once it listens again, and events flow again.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getVerification } from '../../../src-main/core/verification/records';
-import { api, newKey, NG_OK, startTestService, type TestService } from '../../helpers/harness';
+import { api, newKey, NG_OK, type TestService } from '../../helpers/harness';
+import { Stream, type Frame } from '../../helpers/event-stream';
+import { startInstances } from '../../helpers/team-instances';
 import { freshDatabase, type TestDatabase } from '../../helpers/pg';
 
-interface Frame {
-  event: string;
-  id: string | undefined;
-  data: string;
-}
-
-/** An open event stream: frames as they arrive, and `next()` to wait for one matching a predicate. */
-class Stream {
-  readonly frames: Frame[] = [];
-  private waiters: { pred: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
-  private buf = '';
-  constructor(
-    res: Response,
-    private readonly abort: AbortController,
-  ) {
-    void this.pump(res);
-  }
-  private async pump(res: Response) {
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        this.buf += dec.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = this.buf.indexOf('\n\n')) >= 0) {
-          const block = this.buf.slice(0, cut);
-          this.buf = this.buf.slice(cut + 2);
-          const f: Frame = { event: 'message', id: undefined, data: '' };
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            const m = /^([a-zA-Z]+): ?(.*)$/.exec(line);
-            if (m?.[1] === 'event') f.event = m[2]!;
-            else if (m?.[1] === 'id') f.id = m[2]!;
-            else if (m?.[1] === 'data') data.push(m[2]!);
-          }
-          if (data.length === 0) continue;
-          f.data = data.join('\n');
-          this.frames.push(f);
-          this.waiters = this.waiters.filter((w) => (w.pred(f) ? (w.resolve(f), false) : true));
-        }
-      }
-    } catch {
-      // aborted
-    }
-  }
-  next(pred: (f: Frame) => boolean, what: string): Promise<Frame> {
-    const hit = this.frames.find(pred);
-    if (hit) return Promise.resolve(hit);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${what} in ${JSON.stringify(this.frames)}`)), 10_000);
-      this.waiters.push({ pred, resolve: (f) => (clearTimeout(timer), resolve(f)) });
-    });
-  }
-  close() {
-    this.abort.abort();
-  }
-}
 
 /** A web console session on one instance (its one-time link). */
 interface Console {
@@ -126,11 +65,7 @@ let consoleB: Console;
 beforeAll(async () => {
   db = await freshDatabase();
   // Every instance has its own data folder and the same data box key (webhook secrets are sealed with it).
-  const key = randomBytes(32);
-  const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'vc-team-')));
-  for (const d of dirs) writeFileSync(join(d, 'secret.key'), key, { mode: 0o600 });
-  a = await startTestService({ databaseUrl: db.url, dataDir: dirs[0]!, webConsole: true });
-  b = await startTestService({ databaseUrl: db.url, dataDir: dirs[1]!, webConsole: true, bootstrap: false });
+  [a, b] = (await startInstances(db.url, 2, { webConsole: true })) as [TestService, TestService];
   consoleA = await openConsole(a);
   consoleB = await openConsole(b);
 }, 60_000);
