@@ -10,7 +10,7 @@ import type { CoreRuntime } from '../core/runtime';
 import { authHook, type AuthMode } from './auth';
 import { clientErrorHandler, documentDoorErrors, frameworkErrorHandler, installErrorHandling, sendError } from './errors';
 import { openApiDocumentOf, type SchemaCompilers } from './openapi-document';
-import { requestBudgetFor } from './rate-limit';
+import { requestBudgetFor } from '../core/limits/request-budget';
 import { registerAuthRoutes } from './routes/auth';
 import { registerKeyRoutes } from './routes/keys';
 import { registerMetaRoutes } from './routes/meta';

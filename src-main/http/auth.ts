@@ -6,7 +6,7 @@ import { authenticateBearer } from '../core/auth/sessions';
 import { authenticateApiKey, cachedApiKeyPrincipal } from '../core/keys/keys-service';
 import type { Principal } from '../core/principal';
 import type { CoreRuntime } from '../core/runtime';
-import type { RequestBudget } from './rate-limit';
+import type { RequestBudget } from '../core/limits/request-budget';
 import { currentAuditContext } from '../core/audit/audit-context';
 
 declare module 'fastify' {

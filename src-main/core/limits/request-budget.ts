@@ -1,11 +1,11 @@
-// A per-credential fixed-window request budget for the HTTP door: at most N requests per credential in a window of
+// A per-credential fixed-window request budget (the HTTP door spends it; kept in core, beside the store it counts in): at most N requests per credential in a window of
 // one minute that opens at the credential's first request after the previous window ended.
 // - SQLite (one process per data folder): counted in memory (RateLimiter).
 // - PostgreSQL (a team server: any number of instances on one database): counted in the database, one row per
 //   credential (SharedRateLimiter), so the budget holds whichever instance answers (docs/team-server.md,
 //   "Idempotency and rate limits across instances").
-import type { CoreDeps } from '../core/context';
-import type { SqlQueries } from '../store/sql-port';
+import type { CoreDeps } from '../context';
+import type { SqlQueries } from '../../store/sql-port';
 
 const WINDOW_MS = 60_000;
 

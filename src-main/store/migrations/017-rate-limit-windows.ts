@@ -1,7 +1,7 @@
 // Migration 17: the per-credential request budget counted in the store (issue 17, docs/team-server.md, "Idempotency
 // and rate limits across instances"). A team server's instances share one PostgreSQL database and count each
 // credential's requests of the current minute in one row of it, so the budget holds whichever instance answers.
-// The SQLite service is one process and keeps counting in memory (http/rate-limit.ts): on SQLite the table stays
+// The SQLite service is one process and keeps counting in memory (core/limits/request-budget.ts): on SQLite the table stays
 // empty; it exists so that both engines have the same schema (test/integration/pg/schema-parity.test.ts).
 // Released: never edit; add a new migration instead.
 import type { Migration } from '../migrations';

@@ -1,5 +1,5 @@
 // PostgreSQL migration 17: each credential's requests of its current one-minute window, counted by every instance of
-// a team server in one row (http/rate-limit.ts, docs/team-server.md) — the counterpart of SQLite's migration 17.
+// a team server in one row (core/limits/request-budget.ts, docs/team-server.md) — the counterpart of SQLite's migration 17.
 // Released: never edit.
 import type { PgMigration } from '../migrate';
 
