@@ -5,7 +5,7 @@
 // Usage: npx tsx bench/http-verify.bench.ts [--quick] [--seconds 5] [--rounds 3] [--connections 32] [--tsx]
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { arg, bootstrap, cpuMs, freshDataDir, median, ratio, serviceEntry, startBaseline, startService, writeResult } from './lib/harness';
+import { arg, bootstrap, cpuMs, freshDataDir, median, ratio, serviceEntry, startBaseline, startDurableBaseline, startService, writeResult } from './lib/harness';
 import { addKeys } from './lib/seed';
 
 const seconds = arg('--seconds', 5, 3);
@@ -56,16 +56,19 @@ async function load(port: number, service: boolean, pid?: number): Promise<Load>
 }
 
 const baseline = await startBaseline();
+const durableBaseline = await startDurableBaseline();
 const service = await startService(dataDir);
 const b: Load[] = [];
+const d: Load[] = [];
 const s: Load[] = [];
 try {
   for (let i = 0; i < rounds; i++) {
     b.push(await load(baseline.port, false));
+    d.push(await load(durableBaseline.port, false, durableBaseline.proc.pid));
     s.push(await load(service.port, true, service.proc.pid));
   }
 } finally {
-  await Promise.all([baseline.stop(), service.stop()]);
+  await Promise.all([baseline.stop(), durableBaseline.stop(), service.stop()]);
 }
 const result = {
   benchmark: 'sync sandbox POST /verify/account',
@@ -74,6 +77,8 @@ const result = {
   seconds,
   rounds,
   baseline: { rps: median(b.map((x) => x.rps)), p99Ms: median(b.map((x) => x.p99)) },
+  /** The least a durable POST does here (bench/durable-baseline-server.mjs): context for the ratio, not its target. */
+  durableBaseline: { rps: median(d.map((x) => x.rps)), p50Ms: median(d.map((x) => x.p50)), p99Ms: median(d.map((x) => x.p99)), errors: d.reduce((a, x) => a + x.errors + x.non2xx, 0) },
   serviceFigures: {
     rps: median(s.map((x) => x.rps)),
     p50Ms: median(s.map((x) => x.p50)),
@@ -84,10 +89,19 @@ const result = {
     loopCpuUsPerRequest: median(s.map((x) => x.loopCpuUs ?? NaN)),
   },
   ratio: 0,
+  ratioToDurable: 0,
   targets: { ratio: 0.4, p99Ms: 15 },
 };
 result.ratio = ratio(result.serviceFigures.rps, result.baseline.rps);
-console.table({ baseline: result.baseline, service: { rps: result.serviceFigures.rps, p99Ms: result.serviceFigures.p99Ms } });
+result.ratioToDurable = ratio(result.serviceFigures.rps, result.durableBaseline.rps);
+console.table({
+  baseline: result.baseline,
+  'durable baseline': { rps: result.durableBaseline.rps, p99Ms: result.durableBaseline.p99Ms },
+  service: { rps: result.serviceFigures.rps, p99Ms: result.serviceFigures.p99Ms },
+});
 console.log(`ratio service/baseline = ${result.ratio} (target ≥ ${result.targets.ratio}); service p99 = ${result.serviceFigures.p99Ms} ms (target ≤ 15)`);
+console.log(
+  `durable baseline/baseline = ${ratio(result.durableBaseline.rps, result.baseline.rps)} (p50 ${result.durableBaseline.p50Ms} ms, p99 ${result.durableBaseline.p99Ms} ms); service/durable baseline = ${result.ratioToDurable}`,
+);
 console.log(`service CPU per request: ${result.serviceFigures.cpuUsPerRequest} µs (event loop ${result.serviceFigures.loopCpuUsPerRequest} µs)`);
 writeResult('http-verify', result);

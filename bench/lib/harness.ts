@@ -145,6 +145,11 @@ export function startBaseline(): Promise<Child> {
   return startChild([join(root, 'bench', 'baseline-server.mjs')], /PORT (\d+)/);
 }
 
+/** Benchmark 1's second baseline: bare Fastify that stores each POST durably before answering (its own data folder). */
+export function startDurableBaseline(): Promise<Child> {
+  return startChild([join(root, 'bench', 'durable-baseline-server.mjs'), freshDataDir()], /PORT (\d+)/);
+}
+
 export const median = (xs: number[]): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
