@@ -16,7 +16,10 @@ import type { Logger } from '../context';
 import type { SqlQueries } from '../../store/sql-port';
 import { SEARCH_INDEX_COLUMNS, searchDocumentSql } from '../../store/migrations/010-search-provenance';
 
-/** Rows indexed (and dirty rows re-indexed) per transaction at most: about 5 ms of the loop's time per batch. */
+/**
+ * Rows indexed (and dirty rows re-indexed) per transaction at most: about 2 ms of the loop's time per batch at the
+ * median, 15–18 ms when FTS5 merges segments (docs/performance.md).
+ */
 export const SEARCH_INDEX_BATCH_ROWS = 500;
 /** How often the background loop looks for rows to index. */
 export const SEARCH_INDEX_EVERY_MS = 250;
@@ -100,8 +103,6 @@ export async function catchUpSearchIndex(q: SqlQueries, o: { batchRows?: number 
 }
 
 export interface SearchIndexer {
-  /** Look now instead of at the next tick (tests, and after a bulk write). */
-  wake(): void;
   /** Stops the loop; resolves once a batch in progress has ended. */
   stop(): Promise<void>;
 }
@@ -109,7 +110,7 @@ export interface SearchIndexer {
 /** The background loop (SQLite only: on PostgreSQL it does nothing and stop() resolves at once). */
 export function startSearchIndexer(deps: { sql: SqlQueries; log: Logger }, o: { everyMs?: number; batchRows?: number } = {}): SearchIndexer {
   const everyMs = o.everyMs ?? SEARCH_INDEX_EVERY_MS;
-  if (deps.sql.engine !== 'sqlite') return { wake() {}, stop: async () => undefined };
+  if (deps.sql.engine !== 'sqlite') return { stop: async () => undefined };
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -146,9 +147,6 @@ export function startSearchIndexer(deps: { sql: SqlQueries; log: Logger }, o: { 
   }
   schedule(everyMs);
   return {
-    wake() {
-      if (!stopped && !running) schedule(0);
-    },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
