@@ -16,6 +16,7 @@ import { backupsFeature } from './feature-backups';
 import { auditFeature } from './feature-audit';
 import { housekeepingFeature } from './feature-housekeeping';
 import { demoFeature } from './feature-demo';
+import { searchFeature } from './feature-search';
 
 export interface FeatureRuntime {
   rt: CoreRuntime;
@@ -50,4 +51,5 @@ export const FEATURES: readonly Feature[] = [
   auditFeature,
   demoFeature,
   housekeepingFeature,
+  searchFeature,
 ];

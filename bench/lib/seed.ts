@@ -9,6 +9,8 @@ import type { CoreDeps } from '../../src-main/core/context';
 import { insertKey } from '../../src-main/core/keys/keys-service';
 import { insertVerification } from '../../src-main/core/verification/records';
 import { createServicePort } from '../../src-main/store/service-port';
+import { catchUpSearchIndex } from '../../src-main/core/verification/search-index';
+import { SEARCH_INDEX_COLUMNS, searchDocumentSql } from '../../src-main/store/migrations/010-search-provenance';
 
 /**
  * Opens the service's store without migrating: the service that bootstrapped the folder owns the schema (the
@@ -62,6 +64,7 @@ export async function seedVerifications(dataDir: string, n: number): Promise<{ s
     .prepare("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'verifications' AND type IN ('index', 'trigger') AND sql IS NOT NULL")
     .all() as { type: string; name: string; sql: string }[];
   for (const d of derived) s.db.exec(`DROP ${d.type.toUpperCase()} ${d.name}`);
+  const before = (s.db.prepare('SELECT coalesce(max(rowid), 0) AS r FROM verifications').get() as { r: number }).r;
   try {
     for (let done = 0; done < n; done += chunk) {
       await sql.transaction(async (tx) => {
@@ -98,6 +101,13 @@ export async function seedVerifications(dataDir: string, n: number): Promise<{ s
       });
     }
     for (const d of derived) s.db.exec(d.sql);
+    // The History search index covers the seeded rows, as a service would: its indexer (migration 20), or, in a
+    // store from before migration 20 (BENCH_SERVICE_ROOT), the rows of the dropped trigger indexed in one pass.
+    if (s.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'verification_search_state'").get()) {
+      await catchUpSearchIndex(sql, { batchRows: 50_000 });
+    } else if (s.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'verification_search'").get()) {
+      s.db.prepare(`INSERT INTO verification_search (${SEARCH_INDEX_COLUMNS}) SELECT v.rowid, ${searchDocumentSql('v')} FROM verifications v WHERE v.rowid > ?`).run(before);
+    }
     if (s.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'table_versions'").get()) {
       s.db.prepare("UPDATE table_versions SET version = version + 1 WHERE name = 'verifications'").run();
     }

@@ -25,6 +25,7 @@ import { m016PartialQueueIndexes } from './migrations/016-partial-queue-indexes'
 import { m017RateLimitWindows } from './migrations/017-rate-limit-windows';
 import { m018ChangeNotifications } from './migrations/018-change-notifications';
 import { m019PgCounterOff } from './migrations/019-pg-counter-off';
+import { m020SearchDeferred } from './migrations/020-search-deferred';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m017RateLimitWindows,
   m018ChangeNotifications,
   m019PgCounterOff,
+  m020SearchDeferred,
 ];

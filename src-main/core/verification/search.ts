@@ -1,7 +1,8 @@
 // History's free-text search (issue 13 §3): a verification id or its start, identifier prefixes (account number,
 // phone, ID number — separators ignored), holder names (prefix, accents ignored) and country codes, all terms
-// required (an id alone decides), newest first. Names and identifiers go through the FTS5 index of migration 10; an id through the
-// primary key. Counting stops at SEARCH_COUNT_CAP so a one-letter search over a million checks stays fast.
+// required (an id alone decides), newest first. Names and identifiers go through the FTS5 index of migration 10
+// (kept off the write path since migration 20: a search that reads it catches it up first, search-index.ts); an id
+// through the primary key. Counting stops at SEARCH_COUNT_CAP so a one-letter search over a million checks stays fast.
 // On SQLite: FTS5, rowid and json_each below. On PostgreSQL (`q.engine`): the same text, the same filters and matches
 // through the expression index of PostgreSQL migration 10 (store/pg/search.ts builds the tsquery), newest first by
 // (created_at, id) as the History list orders.
@@ -13,6 +14,7 @@ import { listVerificationsJson } from './records';
 import { searchTerms } from '../../../src-shared/search-terms';
 import { dialectOf } from '../../store/pg/dialect';
 import { PG_SEARCH_DOCUMENT, pgSearchQuery } from '../../store/pg/search';
+import { catchUpSearchIndex } from './search-index';
 
 export const SEARCH_COUNT_CAP = 1000;
 
@@ -104,6 +106,9 @@ export async function searchVerifications(q: SqlQueries, organizationId: string,
   let order = 'v.rowid DESC';
   let cond: string;
   if (match) {
+    // The index is brought up to date first (search-index.ts): a check written a moment ago is found, and a check
+    // whose names changed is found by its new names only. Nothing is written when nothing lags.
+    await catchUpSearchIndex(q);
     const scoped = `scope:${lit(scopeToken(organizationId, environment))} AND ${match}`;
     order = 's.rowid DESC';
     if (filtered) {

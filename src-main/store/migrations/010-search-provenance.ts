@@ -30,7 +30,15 @@ const SCOPE = (r: string) => `lower(replace(replace(${r}.organization_id, '_', '
 const DOC = (r: string) => `${SCOPE(r)}, ${IDENT(`${r}.identifier`)}, ${NAMES(`${r}.request`, `${r}.result`)}, lower(${r}.country)`;
 const COLUMNS = 'rowid, scope, ident, names, country';
 
-/** Indexes every verification (the migration's backfill; also used by the search benchmark after a bulk seed). */
+/**
+ * The index's columns and one row's document (`r`: the row's alias), as the triggers below wrote them. Migration 20
+ * took the index off the write path: its indexer (core/verification/search-index.ts) builds rows with these, so both
+ * keep one definition. Exported only; the SQL of this migration is unchanged.
+ */
+export const SEARCH_INDEX_COLUMNS = COLUMNS;
+export const searchDocumentSql = (r: string): string => DOC(r);
+
+/** Indexes every verification (the migration's backfill). */
 export const SEARCH_BACKFILL_SQL = `INSERT INTO verification_search (${COLUMNS})
   SELECT v.rowid, ${DOC('v')} FROM verifications v;`;
 

@@ -16,7 +16,8 @@
 // - Values are copied exactly: integers as 64-bit (read as BigInt, never rounded), JSON and timestamps as the very
 //   text the core wrote (so the audit chain's hashes still verify), sealed secrets as sealed (they open with the data
 //   folder's secret.key, which the copy does not carry).
-// - Derived data is not copied: the FTS5 search index and its shadow tables (PostgreSQL indexes the rows itself).
+// - Derived data is not copied: the FTS5 search index and its shadow tables, and its indexer's state (migration 20:
+//   the watermark and the rows to re-index); PostgreSQL indexes the rows itself.
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../migrations';
 import { sqliteOpenOptions } from '../database';
@@ -36,6 +37,9 @@ export const SEEDED_BY_MIGRATIONS: Readonly<Record<string, string>> = { table_ve
 
 /** Tables never compared or copied: the migration record belongs to each database. */
 const NOT_COPIED = new Set(['schema_migrations']);
+
+/** SQLite tables of derived data, beside FTS5's own: the search indexer's state (migration 20). */
+const DERIVED = new Set(['verification_search_state', 'verification_search_dirty']);
 
 export class CopyRefused extends Error {
   override name = 'CopyRefused';
@@ -78,7 +82,7 @@ function sourceTables(db: Database.Database): SourceTable[] {
   const list = db.prepare("SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'").all() as { name: string; type: string; wr: number }[];
   // Only ordinary tables: FTS5 is a virtual table whose storage is 'shadow' tables, all derived data.
   return list
-    .filter((t) => t.type === 'table' && !NOT_COPIED.has(t.name))
+    .filter((t) => t.type === 'table' && !NOT_COPIED.has(t.name) && !DERIVED.has(t.name))
     .map((t) => ({ name: t.name, withoutRowid: t.wr === 1, columns: (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t.name) as { name: string }[]).map((c) => c.name) }));
 }
 

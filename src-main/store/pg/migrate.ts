@@ -26,6 +26,7 @@ import { pg016PartialQueueIndexes } from './migrations/016-partial-queue-indexes
 import { pg017RateLimitWindows } from './migrations/017-rate-limit-windows';
 import { pg018ChangeNotifications } from './migrations/018-change-notifications';
 import { pg019PgCounterOff } from './migrations/019-pg-counter-off';
+import { pg020SearchDeferred } from './migrations/020-search-deferred';
 
 export interface PgMigration {
   version: number;
@@ -53,6 +54,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg017RateLimitWindows,
   pg018ChangeNotifications,
   pg019PgCounterOff,
+  pg020SearchDeferred,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */

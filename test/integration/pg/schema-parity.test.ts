@@ -9,8 +9,8 @@ import { freshDatabase, type TestDatabase } from '../../helpers/pg';
 
 /** SQLite triggers whose job PostgreSQL does another way. */
 const TRIGGER_COUNTERPARTS: Record<string, string> = {
-  verification_search_insert: 'index verifications_search (an expression index is kept by PostgreSQL itself)',
-  verification_search_update: 'index verifications_search',
+  // The FTS5 index's upkeep (migration 20: an indexer fills it; these note changed rows and remove deleted ones).
+  verification_search_changed: 'index verifications_search (an expression index is kept by PostgreSQL itself)',
   verification_search_delete: 'index verifications_search',
   // Migration 19: a counter row updated by every insert serialises concurrent writers; PostgreSQL counts instead.
   verifications_version_insert: 'none: list pages count their rows (store/list-query.ts)',
@@ -36,7 +36,7 @@ const PG_ONLY_TRIGGERS = new Set([
   'settings_notify',
 ]);
 const PG_ONLY_INDEXES = new Set(['verifications_search']); // FTS5's counterpart
-/** SQLite tables that are derived data (FTS5 and its shadow tables): never copied, not mirrored. */
+/** SQLite tables that are derived data (FTS5, its shadow tables and its indexer's state): never copied, not mirrored. */
 const isDerived = (t: string) => t === 'verification_search' || t.startsWith('verification_search_');
 
 let sqlite: Db;

@@ -1,0 +1,300 @@
+// History search with its index off the write path (migration 20, core/verification/search-index.ts): a search
+// answers exactly as if the index were written with each row. The first part runs on both engines through a real
+// service; the rest is SQLite's indexer itself — a core without background loops (so only a search can have indexed
+// a row), old stores migrated, bounded batches, deletes and reused rowids, the background loop and a restart.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createHandlers, dispatch, type Handlers } from '../../../src-main/console/handlers';
+import { bootstrap } from '../../../src-main/core/orgs/organizations';
+import { insertVerification, updateVerification } from '../../../src-main/core/verification/records';
+import { scopeToken, searchVerifications } from '../../../src-main/core/verification/search';
+import {
+  catchUpSearchIndex,
+  SEARCH_INDEX_BATCH_ROWS,
+  searchIndexBehind,
+  searchIndexedThrough,
+  startSearchIndexer,
+} from '../../../src-main/core/verification/search-index';
+import { FEATURES } from '../../../src-main/features';
+import { createCore, type Core } from '../../../src-main/service';
+import { openDatabase } from '../../../src-main/store/database';
+import { MIGRATIONS } from '../../../src-main/store/migrations';
+import { createServicePort } from '../../../src-main/store/service-port';
+import type { SqlQueries } from '../../../src-main/store/sql-port';
+import { storeFile } from '../../../src-main/store/store-open';
+import type { VerificationRecord } from '../../../src-shared/schemas/verification';
+import { api, newKey, NG_OK, sqliteOnly, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+
+type Hits = { data: { id: string; status: string }[]; pagination: { total: number; totalCapped: boolean } };
+
+async function call<T>(handlers: Handlers, channel: string, input: unknown): Promise<T> {
+  const r = await dispatch(handlers, channel, input);
+  if (!r.ok) throw new Error(`${channel}: ${JSON.stringify(r.error)}`);
+  return r.value as T;
+}
+const searchWith = async (handlers: Handlers, q: string) => (await call<Hits>(handlers, 'history:search', { environment: 'sandbox', q })).data.map((r) => r.id);
+
+/** Waits for a condition the background loop makes true (never for a span of time); fails after `ms`. */
+async function until(what: string, cond: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('History search finds what was just written (both engines)', () => {
+  let ts: TestService;
+  beforeAll(async () => {
+    ts = await startTestService();
+  });
+  afterAll(async () => {
+    await ts.stop();
+  });
+
+  it('finds a sync check at once, and an async check by the names it completed with', async () => {
+    const search = (q: string) => searchWith(ts.service.handlers, q);
+    const sync = await api(ts.url, 'POST', '/verify/account', { key: ts.sandboxKey, idem: newKey(), body: { country: 'NG', accountNumber: '0690000031', bankCode: '044' } });
+    expect(sync.status, sync.text).toBe(200);
+    expect(await search('0690000031')).toEqual([sync.body.id]);
+    const pending = await api(ts.url, 'POST', '/verify/account', { key: ts.sandboxKey, idem: newKey(), body: { ...NG_OK, mode: 'async' } });
+    expect(pending.status, pending.text).toBe(202);
+    expect(await search('0123456789')).toEqual([pending.body.id]);
+    await ts.service.worker.drain();
+    expect((await call<Hits>(ts.service.handlers, 'history:search', { environment: 'sandbox', q: 'okafor' })).data).toEqual([
+      expect.objectContaining({ id: pending.body.id, status: 'success' }),
+    ]);
+  });
+});
+
+sqliteOnly.describe('the SQLite search index off the write path', () => {
+  const dirs: string[] = [];
+  const cores: Core[] = [];
+  afterEach(async () => {
+    for (const c of cores.splice(0)) await c.close();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const freshDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'vc-search-'));
+    dirs.push(d);
+    return d;
+  };
+
+  /** A core without the service's background loops (no indexer loop, no queue): only a search indexes. */
+  async function quietCore(dataDir: string, bootstrapped = true): Promise<{ core: Core; handlers: Handlers; org: string; sandboxKey: string }> {
+    const core = await createCore({ dataDir, startWorker: false, logLevel: 'silent', scryptN: 1024 });
+    cores.push(core);
+    const boot = bootstrapped ? await bootstrap(core.deps, { email: `o-${Math.random().toString(36).slice(2, 8)}@example.com`, password: TEST_PASSWORD }) : null;
+    const ctx = { rt: core.rt, door: 'web' as const };
+    const handlers = createHandlers(ctx, FEATURES.flatMap((f) => (f.consoleHandlers ? [f.consoleHandlers(ctx)] : [])));
+    const org = (await core.deps.sql.get<{ id: string }>('SELECT id FROM organizations ORDER BY created_at LIMIT 1'))?.id ?? '';
+    return { core, handlers, org, sandboxKey: boot?.keys.sandbox.key ?? '' };
+  }
+  const rowidOf = async (q: SqlQueries, id: string) => (await q.get<{ r: number }>('SELECT rowid AS r FROM verifications WHERE id = ?', [id]))!.r;
+  const verify = async (handlers: Handlers, request: object) => (await call<{ id: string; status: string }>(handlers, 'verify:account', { environment: 'sandbox', request })).id;
+
+  /** A finished sandbox account record as the engine stores it. */
+  function record(id: string, identifier: string, name: string): VerificationRecord {
+    const at = new Date().toISOString();
+    return {
+      id,
+      status: 'success',
+      verified: true,
+      verificationType: 'ACCOUNT_NUMBER',
+      identifier,
+      country: 'NG',
+      environment: 'sandbox',
+      mode: 'sync',
+      createdAt: at,
+      completedAt: at,
+      source: 'live',
+      accountName: name,
+      charge: { amount: 0, currency: 'USD', status: 'not_charged' },
+    } as VerificationRecord;
+  }
+
+  it('indexes nothing on the write; the search catches the index up and finds the check written a moment ago', async () => {
+    const { core, handlers } = await quietCore(freshDir());
+    const sql = core.deps.sql;
+    const id = await verify(handlers, NG_OK);
+    const rowid = await rowidOf(sql, id);
+    expect(await searchIndexedThrough(sql)).toBeLessThan(rowid);
+    expect(await searchIndexBehind(sql)).toBe(true);
+    expect(await searchWith(handlers, 'okafor')).toEqual([id]);
+    expect(await searchIndexedThrough(sql)).toBeGreaterThanOrEqual(rowid);
+    expect(await searchIndexBehind(sql)).toBe(false);
+  });
+
+  it('finds an async check by its completed names, and a changed check by its new names only', async () => {
+    const { core, handlers, org } = await quietCore(freshDir());
+    const sql = core.deps.sql;
+    const id = (await call<{ id: string; status: string }>(handlers, 'verify:account', { environment: 'sandbox', request: { ...NG_OK, mode: 'async' } })).id;
+    // Pending: found by its identifier (this search indexes the pending row), not by the names it has not returned yet.
+    expect(await searchWith(handlers, '0123456789')).toEqual([id]);
+    expect(await searchWith(handlers, 'okafor')).toEqual([]);
+    // The queue completes it: the row was indexed while pending, so it is now noted as changed.
+    core.worker.start();
+    await core.worker.drain();
+    expect(await sql.get('SELECT 1 AS dirty FROM verification_search_dirty WHERE verification_rowid = ?', [await rowidOf(sql, id)])).toEqual({ dirty: 1 });
+    expect(await searchWith(handlers, 'okafor adaeze')).toEqual([id]);
+    // Its names change (a writer rewrites the stored record): only the new ones find it.
+    const stored = JSON.parse((await sql.get<{ result: string }>('SELECT result FROM verifications WHERE id = ?', [id]))!.result) as VerificationRecord;
+    await sql.transaction((tx) => updateVerification(tx, { ...stored, accountName: 'WANJIRU MWANGI' } as VerificationRecord));
+    expect(await searchWith(handlers, 'okafor')).toEqual([]);
+    expect(await searchWith(handlers, 'mwangi wanj')).toEqual([id]);
+    expect(await searchWith(handlers, '0123456789')).toEqual([id]);
+    expect(await sql.get('SELECT count(*) AS n FROM verification_search_dirty')).toEqual({ n: 0 });
+    // The scope still holds: another environment or organization never sees it.
+    expect((await searchVerifications(sql, org, 'live', { q: 'mwangi', limit: 20, offset: 0 })).data).toEqual([]);
+  });
+
+  it('forgets deleted rows, indexed or not, and indexes a new row that reuses a deleted rowid', async () => {
+    const { core, handlers, org } = await quietCore(freshDir());
+    const sql = core.deps.sql;
+    const write = (id: string, identifier: string, name: string) => sql.transaction((tx) => insertVerification(tx, { kind: 'account', organizationId: org, request: { country: 'NG', accountNumber: identifier, bankCode: '058' }, record: record(id, identifier, name) }));
+    const del = (id: string) => sql.transaction((tx) => tx.run('DELETE FROM verifications WHERE id = ?', [id]));
+    await write('ver_del000000000000000000001', '5550000001', 'KOFI MENSAH');
+    await write('ver_del000000000000000000002', '5550000002', 'KOFI BOATENG');
+    await write('ver_del000000000000000000003', '5550000003', 'KOFI ASANTE');
+    expect(await searchWith(handlers, 'kofi')).toHaveLength(3); // all three indexed now
+    // An indexed row in the middle, then one written after the last search (never indexed).
+    await del('ver_del000000000000000000002');
+    await write('ver_del000000000000000000004', '5550000004', 'KOFI DLAMINI');
+    expect(await searchIndexedThrough(sql)).toBeLessThan(await rowidOf(sql, 'ver_del000000000000000000004'));
+    await del('ver_del000000000000000000004');
+    expect(await searchWith(handlers, 'kofi')).toEqual(['ver_del000000000000000000003', 'ver_del000000000000000000001']);
+    expect(await searchWith(handlers, '5550000002')).toEqual([]);
+    // The newest rows go: the next insert reuses a rowid (no INTEGER PRIMARY KEY) at or below where the index had
+    // reached, and is still indexed.
+    const reached = await searchIndexedThrough(sql);
+    await del('ver_del000000000000000000003');
+    await write('ver_del000000000000000000005', '5550000005', 'AMARA NDLOVU');
+    expect(await rowidOf(sql, 'ver_del000000000000000000005')).toBeLessThanOrEqual(reached);
+    expect(await searchWith(handlers, 'ndlovu')).toEqual(['ver_del000000000000000000005']);
+    expect(await searchWith(handlers, 'asante')).toEqual([]);
+    expect(await searchWith(handlers, 'kofi')).toEqual(['ver_del000000000000000000001']);
+    // FTS5's own structure check passes.
+    await sql.transaction((tx) => tx.run("INSERT INTO verification_search (verification_search, rank) VALUES ('integrity-check', 0)"));
+  });
+
+  it('relies on FTS5 (contentless_delete=1) ignoring the delete of a rowid it never held', async () => {
+    const { core, handlers } = await quietCore(freshDir());
+    const sql = core.deps.sql;
+    const id = await verify(handlers, NG_OK);
+    expect(await searchWith(handlers, 'okafor')).toEqual([id]);
+    const rowid = await rowidOf(sql, id);
+    const pages = async () => (await sql.get<{ n: number; b: number }>('SELECT count(*) AS n, sum(length(block)) AS b FROM verification_search_data'))!;
+    const before = await pages();
+    await sql.transaction(async (tx) => {
+      for (const r of [rowid - 1, rowid + 1, rowid + 1000]) await tx.run('DELETE FROM verification_search WHERE rowid = ?', [r]);
+    });
+    expect(await pages()).toEqual(before);
+    expect(await searchWith(handlers, 'okafor')).toEqual([id]);
+    await sql.transaction((tx) => tx.run("INSERT INTO verification_search (verification_search, rank) VALUES ('integrity-check', 0)"));
+  });
+
+  it('catches up in bounded batches, one transaction each, and finds every row', async () => {
+    const { core, org } = await quietCore(freshDir());
+    const sql = core.deps.sql;
+    const N = 5000;
+    await sql.transaction(async (tx) => {
+      for (let i = 0; i < N; i++) {
+        const id = `ver_bulk${String(i).padStart(20, '0')}`;
+        await insertVerification(tx, { kind: 'account', organizationId: org, request: { country: 'NG', accountNumber: String(7_000_000_000 + i), bankCode: '058' }, record: record(id, String(7_000_000_000 + i), `TENDAI MOYO${i % 2 === 0 ? '' : ' ODHIAMBO'}`) });
+      }
+    });
+    // The real search, through a port that counts its transactions and the index rows each one writes.
+    const batches: number[] = [];
+    const counting: SqlQueries = Object.assign(Object.create(sql) as SqlQueries, {
+      transaction: <T>(fn: (tx: SqlQueries) => Promise<T>) =>
+        sql.transaction(async (tx) => {
+          const before = (await tx.get<{ w: number }>('SELECT indexed_through AS w FROM verification_search_state'))!.w;
+          const out = await fn(tx);
+          const after = (await tx.get<{ w: number }>('SELECT indexed_through AS w FROM verification_search_state'))!.w;
+          batches.push((await tx.get<{ n: number }>('SELECT count(*) AS n FROM verifications WHERE rowid > ? AND rowid <= ?', [before, after]))!.n);
+          return out;
+        }),
+    });
+    const found = await searchVerifications(counting, org, 'sandbox', { q: 'tendai moyo', limit: 20, offset: 0 });
+    expect(found.pagination).toMatchObject({ total: 1000, totalCapped: true });
+    expect(batches.length).toBeGreaterThanOrEqual(N / SEARCH_INDEX_BATCH_ROWS);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(SEARCH_INDEX_BATCH_ROWS);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(N);
+    for (const i of [0, 1, 2499, N - 1]) {
+      expect((await searchVerifications(sql, org, 'sandbox', { q: String(7_000_000_000 + i), limit: 20, offset: 0 })).data.map((r) => r.id)).toEqual([`ver_bulk${String(i).padStart(20, '0')}`]);
+    }
+    // Every row is in the index exactly once.
+    const scope = scopeToken(org, 'sandbox');
+    expect(await sql.get('SELECT count(*) AS n FROM verification_search WHERE verification_search MATCH ?', [`scope:"${scope}"`])).toEqual({ n: N });
+    expect(await sql.get('SELECT count(*) AS n FROM verification_search WHERE verification_search MATCH ?', [`scope:"${scope}" AND names:"odhiambo"`])).toEqual({ n: N / 2 });
+  });
+
+  it('keeps the rows of a store written before migration 20 searchable, and indexes what comes after', async () => {
+    const dataDir = freshDir();
+    // A store at migration 19, written through the old triggers.
+    const old = openDatabase(storeFile(dataDir), MIGRATIONS.filter((m) => m.version < 20));
+    const oldSql = createServicePort(old);
+    const org = 'org_old';
+    await oldSql.transaction(async (tx) => {
+      await tx.run("INSERT INTO organizations (id, name, created_at) VALUES (?, 'Old', '2026-01-01T00:00:00.000Z')", [org]);
+      for (let i = 0; i < 30; i++) {
+        await insertVerification(tx, { kind: 'account', organizationId: org, request: {}, record: record(`ver_old${String(i).padStart(21, '0')}`, String(4_400_000_000 + i), 'GRACE SILVA') });
+      }
+    });
+    const lastOld = (await oldSql.get<{ r: number }>('SELECT max(rowid) AS r FROM verifications'))!.r;
+    old.close();
+    const { core } = await quietCore(dataDir, false);
+    const sql = core.deps.sql;
+    expect(await searchIndexedThrough(sql)).toBe(lastOld);
+    expect(await searchIndexBehind(sql)).toBe(false);
+    const q = (text: string) => searchVerifications(sql, org, 'sandbox', { q: text, limit: 50, offset: 0 });
+    const olds = Array.from({ length: 30 }, (_, i) => `ver_old${String(29 - i).padStart(21, '0')}`);
+    expect((await q('grace silva')).data.map((r) => r.id)).toEqual(olds);
+    expect((await q('440000001')).data.map((r) => r.id)).toEqual(olds.slice(10, 20));
+    await sql.transaction((tx) => insertVerification(tx, { kind: 'account', organizationId: org, request: {}, record: record('ver_new000000000000000000001', '4400000999', 'GRACE SILVA') }));
+    expect((await q('grace silva')).data.map((r) => r.id)).toEqual(['ver_new000000000000000000001', ...olds]);
+    expect(await searchIndexBehind(sql)).toBe(false);
+  });
+
+  it('is brought up to date by the service in the background, without a search, and after a restart', async () => {
+    const dataDir = freshDir();
+    // Checks written while no service ran (a CLI, an admin core): an unindexed tail.
+    const first = await quietCore(dataDir);
+    const written = [await verify(first.handlers, NG_OK), await verify(first.handlers, { country: 'NG', accountNumber: '0690000031', bankCode: '044' })];
+    const lastRowid = await rowidOf(first.core.deps.sql, written[1]!);
+    expect(await searchIndexedThrough(first.core.deps.sql)).toBeLessThan(lastRowid);
+    await first.core.close();
+    cores.splice(cores.indexOf(first.core), 1);
+    // The service starts: its indexer catches up on its own.
+    const ts = await startTestService({ dataDir, bootstrap: false });
+    try {
+      const sql = ts.service.deps.sql;
+      await until('the restarted service indexed the tail', async () => (await searchIndexedThrough(sql)) >= lastRowid);
+      // New writes while it runs, one of them completed after it may have been indexed: the loop follows.
+      const more = await api(ts.url, 'POST', '/verify/account', { key: first.sandboxKey, idem: newKey(), body: { ...NG_OK, mode: 'async' } });
+      expect(more.status, more.text).toBe(202);
+      await ts.service.worker.drain();
+      const newest = await rowidOf(sql, more.body.id);
+      await until('the loop indexed the new rows and the completed one', async () => (await searchIndexedThrough(sql)) >= newest && !(await searchIndexBehind(sql)));
+    } finally {
+      await ts.stop();
+    }
+  });
+
+  it('logs a failing batch and tries again later, backing off, without crashing or spinning', async () => {
+    const { core, handlers } = await quietCore(freshDir());
+    await verify(handlers, NG_OK); // not indexed yet: the loop has work
+    const sql = core.deps.sql;
+    const warnings: { retryInMs: number }[] = [];
+    const failing: SqlQueries = Object.assign(Object.create(sql) as SqlQueries, { transaction: () => Promise.reject(new Error('disk I/O error')) });
+    const log = { info() {}, debug() {}, error() {}, warn: (o: object | string) => void warnings.push(o as { retryInMs: number }) };
+    const loop = startSearchIndexer({ sql: failing, log }, { everyMs: 1 });
+    await until('four failures logged', async () => warnings.length >= 4);
+    await loop.stop();
+    expect(warnings.slice(0, 4).map((w) => w.retryInMs)).toEqual([2, 4, 8, 16]);
+    // The real port works again: the index catches up.
+    expect(await catchUpSearchIndex(sql)).toMatchObject({ batches: 1 });
+  });
+});
