@@ -26,6 +26,7 @@ import { m017RateLimitWindows } from './migrations/017-rate-limit-windows';
 import { m018ChangeNotifications } from './migrations/018-change-notifications';
 import { m019PgCounterOff } from './migrations/019-pg-counter-off';
 import { m020SearchDeferred } from './migrations/020-search-deferred';
+import { m021SearchDeleteWatermark } from './migrations/021-search-delete-watermark';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m018ChangeNotifications,
   m019PgCounterOff,
   m020SearchDeferred,
+  m021SearchDeleteWatermark,
 ];

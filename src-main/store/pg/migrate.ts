@@ -27,6 +27,7 @@ import { pg017RateLimitWindows } from './migrations/017-rate-limit-windows';
 import { pg018ChangeNotifications } from './migrations/018-change-notifications';
 import { pg019PgCounterOff } from './migrations/019-pg-counter-off';
 import { pg020SearchDeferred } from './migrations/020-search-deferred';
+import { pg021SearchDeleteWatermark } from './migrations/021-search-delete-watermark';
 
 export interface PgMigration {
   version: number;
@@ -55,6 +56,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg018ChangeNotifications,
   pg019PgCounterOff,
   pg020SearchDeferred,
+  pg021SearchDeleteWatermark,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */

@@ -12,6 +12,7 @@ import { insertVerification, updateVerification } from '../../../src-main/core/v
 import { scopeToken, searchVerifications } from '../../../src-main/core/verification/search';
 import {
   catchUpSearchIndex,
+  indexSearchBatch,
   SEARCH_INDEX_BATCH_ROWS,
   searchIndexBehind,
   searchIndexedThrough,
@@ -176,6 +177,59 @@ sqliteOnly.describe('the SQLite search index off the write path', () => {
     expect(await searchWith(handlers, 'asante')).toEqual([]);
     expect(await searchWith(handlers, 'kofi')).toEqual(['ver_del000000000000000000001']);
     // FTS5's own structure check passes.
+    await sql.transaction((tx) => tx.run("INSERT INTO verification_search (verification_search, rank) VALUES ('integrity-check', 0)"));
+  });
+
+  it('keeps the watermark at or below the last row when one delete takes indexed rows and the unindexed newest (demo data removal)', async () => {
+    const { core, handlers, org } = await quietCore(freshDir());
+    const sql = core.deps.sql;
+    const ids = Array.from({ length: 6 }, (_, i) => `ver_demo00000000000000000${i + 1}`);
+    await sql.transaction(async (tx) => {
+      for (const [i, id] of ids.entries()) {
+        await insertVerification(tx, { kind: 'account', organizationId: org, request: {}, record: record(id, String(6_600_000_001 + i), 'DEMO PERSON') });
+        await tx.run("INSERT INTO demo_records (table_name, record_id) VALUES ('verifications', ?)", [id]);
+      }
+    });
+    // The background loop had indexed part of the demo rows when they were removed: the watermark is inside them.
+    const last = await rowidOf(sql, ids[5]!);
+    await indexSearchBatch(sql, 3);
+    expect(await searchIndexedThrough(sql)).toBe(await rowidOf(sql, ids[2]!));
+    const { removeDemo } = await import('../../../src-main/core/demo/demo-data');
+    expect((await removeDemo(core.rt)).removed).toMatchObject({ verifications: 6 });
+    // Migration 20 left the watermark at the third demo row: the next checks reused rowids counted as indexed, and
+    // no search ever found them.
+    const lastLeft = (await sql.get<{ m: number }>('SELECT coalesce(max(rowid), 0) AS m FROM verifications'))!.m;
+    expect(await searchIndexedThrough(sql)).toBeLessThanOrEqual(lastLeft);
+    const fresh = await verify(handlers, NG_OK);
+    expect(await rowidOf(sql, fresh)).toBeLessThanOrEqual(last);
+    expect(await searchWith(handlers, 'okafor')).toEqual([fresh]);
+    expect(await searchWith(handlers, 'demo')).toEqual([]);
+  });
+
+  it('repairs a store whose watermark migration 20 left above its last row (migration 21)', async () => {
+    const dataDir = freshDir();
+    const at20 = openDatabase(storeFile(dataDir), MIGRATIONS.filter((m) => m.version <= 20));
+    const sql20 = createServicePort(at20);
+    const org = 'org_hurt';
+    const write = (id: string, identifier: string, name: string) =>
+      sql20.transaction((tx) => insertVerification(tx, { kind: 'account', organizationId: org, request: {}, record: record(id, identifier, name) }));
+    await sql20.transaction((tx) => tx.run("INSERT INTO organizations (id, name, created_at) VALUES (?, 'Hurt', '2026-01-01T00:00:00.000Z')", [org]));
+    for (let i = 1; i <= 6; i++) await write(`ver_hurt00000000000000000${i}`, String(3_300_000_000 + i), 'NALEDI DUBE');
+    await indexSearchBatch(sql20, 5);
+    // Migration 20's trigger: the watermark stays at 5 while rows 5 and 6 go in one statement.
+    await sql20.transaction((tx) => tx.run('DELETE FROM verifications WHERE rowid >= 5'));
+    expect(await searchIndexedThrough(sql20)).toBe(5);
+    await write('ver_hurt000000000000000007', '3300000777', 'THABO NKOSI'); // rowid 5, counted as indexed
+    expect(await searchIndexBehind(sql20)).toBe(false);
+    expect((await searchVerifications(sql20, org, 'sandbox', { q: 'nkosi', limit: 20, offset: 0 })).data).toEqual([]);
+    at20.close();
+    // Opened by this version: migration 21 brings the watermark down and notes the row the index lacks.
+    const { core } = await quietCore(dataDir, false);
+    const sql = core.deps.sql;
+    expect(await searchIndexedThrough(sql)).toBe(5);
+    expect(await sql.all('SELECT verification_rowid AS r FROM verification_search_dirty')).toEqual([{ r: 5 }]);
+    expect((await searchVerifications(sql, org, 'sandbox', { q: 'nkosi', limit: 20, offset: 0 })).data.map((r) => r.id)).toEqual(['ver_hurt000000000000000007']);
+    expect((await searchVerifications(sql, org, 'sandbox', { q: 'naledi', limit: 20, offset: 0 })).data).toHaveLength(4);
     await sql.transaction((tx) => tx.run("INSERT INTO verification_search (verification_search, rank) VALUES ('integrity-check', 0)"));
   });
 
