@@ -6,11 +6,14 @@
 // (docs/team-server.md, "Claims, leases and takeover").
 import type { CoreDeps } from '../core/context';
 import type { CoreRuntime } from '../core/runtime';
-import { claimDue, CLAIM_ISOLATION, fanOut, nextDueAt, runScheduledAttempt, type AttemptCommit } from '../core/webhooks/deliveries';
+import { claimDueAttempts, CLAIM_ISOLATION, fanOut, nextDueAt, runScheduledAttempt, type AttemptCommit, type ClaimedAttempt } from '../core/webhooks/deliveries';
 import { closeAgents } from '../core/webhooks/sender';
 import { onWork } from '../store/group-commit';
 import type { TransactionOptions } from '../store/sql-port';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
+
+/** Outbox events fanned out per statement round of a pass. */
+const FAN_OUT_ROUND = 100;
 
 export interface DispatcherOptions {
   /**
@@ -38,9 +41,11 @@ export class WebhookDispatcher {
    * Commits an attempt's log through the SQL port (on SQLite its transactions ride the group commit: attempts in
    * flight together share one sync, and the loop never waits for the disk). The attempt is about to free its slot,
    * so the same transaction leases the next due delivery for it: a stream of deliveries costs one commit each, not
-   * two. That lease reads outbox events other commits wrote; the transaction's promise resolves only once it is
-   * durable (after a sync covering them), and the leased attempts start only then, so no webhook carries an event
-   * that is not yet on disk.
+   * two. That lease reads deliveries other commits wrote (with their events: insertFannedOutEvent); the
+   * transaction's promise resolves only once it is durable (after a sync covering them), and the leased attempts
+   * start only then, so no webhook carries an event that is not yet on disk. It does not fan out: events written
+   * without their deliveries (none of the service's own) wait for the loop's next pass, which every attempt's end
+   * wakes.
    *
    * On PostgreSQL the log commits at READ COMMITTED (runScheduledAttempt says when), and so does the chained
    * claim. A log that must be serializable (the attempt may fail the webhook) chains no claim: a serializable
@@ -48,7 +53,7 @@ export class WebhookDispatcher {
    * end wakes the loop, whose pass claims for the free slot instead.
    */
   private readonly logCommit: AttemptCommit = async (fn, options) => {
-    let next: string[] = [];
+    let next: ClaimedAttempt[] = [];
     try {
       await this.rt.deps.sql.transaction(async (tx) => {
         // A body run again (PostgreSQL, after a serialization failure): the previous run's leases were rolled back.
@@ -57,9 +62,9 @@ export class WebhookDispatcher {
         await fn(tx);
         if (!this.running || !this.chainsClaim(options)) return;
         try {
-          next = await this.claimWork({ ...this.rt.deps, sql: tx }, 1);
+          next = await this.claimWork({ ...this.rt.deps, sql: tx }, 1, false);
         } catch (err) {
-          // The log above stays: fanOut and claimDue each roll back alone (savepoints).
+          // The log above stays: the claim rolls back alone (a savepoint).
           this.rt.deps.log.error({ err: String(err) }, 'webhook claim after an attempt failed');
         }
       }, options);
@@ -112,14 +117,14 @@ export class WebhookDispatcher {
    * the attempts. Returns how many attempts started.
    */
   async tick(): Promise<number> {
-    let ids: string[] = [];
+    let ids: ClaimedAttempt[] = [];
     try {
       // READ COMMITTED on PostgreSQL (CLAIM_ISOLATION): the fan-out and the claim lock what they take.
       await this.rt.deps.sql.transaction(async (tx) => {
         // A body run again after a transient failure: the previous run's leases were rolled back.
         this.leasedNotStarted -= ids.length;
         ids = [];
-        ids = await this.claimWork({ ...this.rt.deps, sql: tx }, 0);
+        ids = await this.claimWork({ ...this.rt.deps, sql: tx }, 0, true);
       }, CLAIM_ISOLATION);
     } catch (err) {
       this.leasedNotStarted -= ids.length;
@@ -134,34 +139,36 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Inside a transaction (`deps.sql` is its handle): turns new outbox events into deliveries and leases a due
-   * attempt for every free slot (`extra`: slots about to be freed by the caller, counted as free).
+   * Inside a transaction (`deps.sql` is its handle): turns new outbox events into deliveries (`fanOutFirst`) and
+   * leases a due attempt for every free slot (`extra`: slots about to be freed by the caller, counted as free).
    */
-  private async claimWork(deps: CoreDeps, extra: number): Promise<string[]> {
-    while ((await fanOut(deps)) > 0) {
-      /* up to 100 events per round */
+  private async claimWork(deps: CoreDeps, extra: number, fanOutFirst: boolean): Promise<ClaimedAttempt[]> {
+    if (fanOutFirst) {
+      while ((await fanOut(deps, FAN_OUT_ROUND)) === FAN_OUT_ROUND) {
+        /* a full round: there may be more */
+      }
     }
     const free = this.freeSlots() + extra;
     if (free <= 0) return [];
     // The slots are held while the claim runs, so a claim running beside it (transactions of an engine that runs
     // them side by side) cannot take them too; those left unused are given back.
     this.leasedNotStarted += free;
-    let ids: string[] = [];
+    let ids: ClaimedAttempt[] = [];
     try {
-      ids = await claimDue(deps, free);
+      ids = await claimDueAttempts(deps, free);
     } finally {
       this.leasedNotStarted -= free - ids.length;
     }
     return ids;
   }
 
-  private startAttempts(ids: string[]): void {
+  private startAttempts(claimed: ClaimedAttempt[]): void {
     const { deps } = this.rt;
-    this.leasedNotStarted -= ids.length;
-    for (const id of ids) {
+    this.leasedNotStarted -= claimed.length;
+    for (const a of claimed) {
       this.inFlight.add(
-        runScheduledAttempt(this.rt, id, 'scheduled', this.logCommit).catch((err: unknown) =>
-          deps.log.error({ deliveryId: id, err: String(err) }, 'webhook attempt crashed'),
+        runScheduledAttempt(this.rt, a.d.id, 'scheduled', this.logCommit, a).catch((err: unknown) =>
+          deps.log.error({ deliveryId: a.d.id, err: String(err) }, 'webhook attempt crashed'),
         ),
         () => this.wake(),
       );

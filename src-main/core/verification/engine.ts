@@ -14,9 +14,10 @@ import { newId } from '../ids';
 import type { Principal } from '../principal';
 import { chargeVerification, reverseCharge } from '../billing/billing';
 import { provenanceOf } from './provenance';
-import { getResultJson, getStored, insertVerification, updateVerification } from './records';
+import { getStored, insertVerification, updateVerification, updateVerificationIf } from './records';
 import type { KindSpec, ProviderAnswer, ProviderContext, VerificationKind } from './types';
 import { appendAudit } from '../audit/audit-log';
+import { insertFannedOutEvent } from '../webhooks/deliveries';
 
 export const VERIFICATION_JOB = 'verification.process';
 /** Settles a charged live sync verification whose process died before the provider's answer was stored. */
@@ -285,8 +286,8 @@ interface ReadBefore {
  * Writes the final record of a still-pending verification, reversing its charge when the outcome is a non-answer,
  * and (async) its outbox event — all in one transaction: the caller's when `q` is a transaction's handle, else one
  * of its own. Does nothing when the record is no longer pending, so the queue's at-least-once delivery, the sync
- * guard and a late answer can all call it safely. `before`: the record as the caller read it; inside the
- * transaction only its stored text is read again, and parsed again only if it changed.
+ * guard and a late answer can all call it safely. `before`: the record as the caller read it; the update is then
+ * conditional on its stored text being unchanged (updateVerificationIf), and only if it changed is it read again.
  */
 function settle(
   rt: VerificationRuntime,
@@ -316,34 +317,44 @@ async function settleIn(
   emitEvent: boolean,
   before: ReadBefore | undefined,
 ): Promise<Settled> {
-  let fresh: Pick<ReadBefore, 'record' | 'request' | 'organizationId'> | null = null;
-  if (before) {
-    const now = await getResultJson(tx, verificationId);
-    if (now === before.resultJson) fresh = before;
-    else if (now !== null) fresh = await getStored(tx, verificationId);
-  } else fresh = await getStored(tx, verificationId);
+  if (before && before.record.status === 'pending') {
+    // The record as read before, if its stored text has not changed since: the update checks it itself, so the
+    // common case reads nothing here.
+    const rec = withChargeOutcome(finish(before.record, before.request));
+    const json = JSON.stringify(rec);
+    if (await updateVerificationIf(tx, rec, json, before.resultJson)) return applied(tx, verificationId, rec, json, before.organizationId, nowMs, emitEvent);
+  }
+  const fresh = await getStored(tx, verificationId);
   if (!fresh || fresh.record.status !== 'pending') return { applied: false, record: fresh?.record ?? null };
   const rec = withChargeOutcome(finish(fresh.record, fresh.request));
-  if (rec.charge.status === 'reversed') await reverseCharge(tx, verificationId, nowMs);
   const json = JSON.stringify(rec);
   await updateVerification(tx, rec, json);
-  if (!emitEvent) return { applied: true, record: rec };
-  await insertOutboxEvent(tx, fresh.organizationId, rec, nowMs, json);
+  return applied(tx, verificationId, rec, json, fresh.organizationId, nowMs, emitEvent);
+}
+
+/** After the final record is written: the charge's reversal if it is one, and (async) the event. */
+async function applied(tx: SqlQueries, verificationId: string, rec: VerificationRecord, json: string, organizationId: string, nowMs: number, emitEvent: boolean): Promise<Settled> {
+  if (rec.charge.status === 'reversed') await reverseCharge(tx, verificationId, nowMs);
+  if (emitEvent) await insertOutboxEvent(tx, organizationId, rec, nowMs, json);
   return { applied: true, record: rec };
 }
 
-const INSERT_EVENT = `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`;
-
-/** The verification's event (interface §6) into the outbox, in the caller's transaction `tx`. `recJson`: JSON.stringify(rec). */
+/**
+ * The verification's event (interface §6) into the outbox, with its webhook deliveries, in the caller's transaction
+ * `tx` (insertFannedOutEvent: the dispatcher then only claims them). `recJson`: JSON.stringify(rec).
+ */
 async function insertOutboxEvent(tx: SqlQueries, organizationId: string, rec: VerificationRecord, nowMs: number, recJson: string = JSON.stringify(rec)): Promise<void> {
   const event = rec.status === 'success' ? 'verification.completed' : 'verification.failed';
   const at = iso(nowMs);
   // JSON.stringify({ event, verificationId, organizationId, timestamp, data: rec }), with the record's text reused.
   const payload = `{"event":${JSON.stringify(event)},"verificationId":${JSON.stringify(rec.id)},"organizationId":${JSON.stringify(organizationId)},"timestamp":${JSON.stringify(at)},"data":${recJson}}`;
-  await tx.run(INSERT_EVENT, [newId('evt'), organizationId, rec.environment, event, rec.id, payload, at]);
-  // Wakes the webhook dispatcher once this transaction has committed, instead of it polling the outbox.
-  signalWork(tx, 'outbox');
+  const deliveries = await insertFannedOutEvent(
+    tx,
+    { id: newId('evt'), organization_id: organizationId, environment: rec.environment, event_type: event, verification_id: rec.id, payload, created_at: at },
+    nowMs,
+  );
+  // Wakes the webhook dispatcher once this transaction has committed, instead of it polling.
+  if (deliveries > 0) signalWork(tx, 'outbox');
 }
 
 /**

@@ -35,13 +35,24 @@ export async function insertVerification(q: SqlQueries, v: StoredVerification): 
   return json;
 }
 
+const UPDATE_SET = `UPDATE verifications SET status = ?, result = ?, error_code = ?, charge_amount = ?, charge_currency = ?, charge_status = ?,
+       completed_at = ? WHERE id = ?`;
+
 /** `json`: the record's JSON when the caller already has it (JSON.stringify(r)). */
 export async function updateVerification(q: SqlQueries, r: VerificationRecord, json: string = JSON.stringify(r)): Promise<void> {
-  await q.run(
-    `UPDATE verifications SET status = ?, result = ?, error_code = ?, charge_amount = ?, charge_currency = ?, charge_status = ?,
-       completed_at = ? WHERE id = ?`,
-    [r.status, json, r.error?.code ?? null, r.charge.amount, r.charge.currency, r.charge.status, r.completedAt, r.id],
-  );
+  await q.run(UPDATE_SET, [r.status, json, r.error?.code ?? null, r.charge.amount, r.charge.currency, r.charge.status, r.completedAt, r.id]);
+}
+
+const UPDATE_IF_UNCHANGED = `${UPDATE_SET} AND result = ?`;
+
+/**
+ * updateVerification, only if the stored `result` text is still `before` (what the record was read from): false
+ * when it changed meanwhile, and nothing was written. On PostgreSQL the update's row lock and the re-check of its
+ * WHERE at the row's latest version make the read and the write one step, as a SELECT … FOR UPDATE would.
+ */
+export async function updateVerificationIf(q: SqlQueries, r: VerificationRecord, json: string, before: string): Promise<boolean> {
+  const { changes } = await q.run(UPDATE_IF_UNCHANGED, [r.status, json, r.error?.code ?? null, r.charge.amount, r.charge.currency, r.charge.status, r.completedAt, r.id, before]);
+  return changes === 1;
 }
 
 export async function getVerification(q: SqlQueries, organizationId: string, environment: string, id: string): Promise<VerificationRecord | null> {
@@ -64,11 +75,6 @@ export async function getStored(q: SqlQueries, id: string): Promise<(StoredVerif
     record: JSON.parse(row.result) as VerificationRecord,
     resultJson: row.result,
   };
-}
-
-/** The stored `result` text of a record (null when there is none), to check it is still what was read before. */
-export async function getResultJson(q: SqlQueries, id: string): Promise<string | null> {
-  return (await q.get<{ result: string | null }>('SELECT result FROM verifications WHERE id = ?', [id]))?.result ?? null;
 }
 
 const KIND_FILTERS = new Set(['account', 'phone', 'identity', 'face', 'address']);

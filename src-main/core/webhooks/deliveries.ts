@@ -42,6 +42,9 @@ export const MAX_RETRY_AFTER_MINUTES = 60;
  */
 export const ATTEMPT_LEASE_MS = 60_000;
 
+/** The settings key of an organization's forward target is this prefix and its id (getForward, setForward). */
+const FORWARD_PREFIX = 'webhooks.forward:';
+
 function attemptLeaseMs(deps: CoreDeps): number {
   return deps.config.leaseMs ?? ATTEMPT_LEASE_MS;
 }
@@ -95,7 +98,7 @@ interface AttemptRow {
   next_attempt_at: string | null;
 }
 
-interface OutboxRow {
+export interface OutboxRow {
   id: string;
   organization_id: string;
   environment: string;
@@ -146,22 +149,46 @@ async function fanOutTx(tx: SqlQueries, clock: Clock, limit: number): Promise<nu
     const scope = `${e.organization_id}\n${e.environment}`;
     let hooks = subscribed.get(scope);
     if (!hooks) {
-      hooks = (await tx.all<{ id: string; events: string; active_since_ms: number }>(SUBSCRIBED_HOOKS, [e.organization_id, e.environment])).map((h) => ({
-        id: h.id,
-        events: JSON.parse(h.events) as string[],
-        activeSinceMs: h.active_since_ms,
-      }));
+      hooks = await subscribedHooks(tx, e.organization_id, e.environment);
       subscribed.set(scope, hooks);
     }
-    const eventMs = hooks.length > 0 ? Date.parse(e.created_at) : 0;
-    for (const h of hooks) {
-      if (!h.events.includes(e.event_type)) continue;
-      if (h.activeSinceMs > eventMs) continue;
-      await tx.run(INSERT_DELIVERY, [newId('del'), h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now]);
-    }
+    await insertDeliveries(tx, hooks, e, nowMs, now);
     await tx.run(MARK_DISPATCHED, [now, e.id]);
   }
   return events.length;
+}
+
+async function subscribedHooks(tx: SqlQueries, organizationId: string, environment: string): Promise<SubscribedHook[]> {
+  const rows = await tx.all<{ id: string; events: string; active_since_ms: number }>(SUBSCRIBED_HOOKS, [organizationId, environment]);
+  return rows.map((h) => ({ id: h.id, events: JSON.parse(h.events) as string[], activeSinceMs: h.active_since_ms }));
+}
+
+/** One pending delivery of `e` per webhook subscribed to its type and active since before it was written. */
+async function insertDeliveries(tx: SqlQueries, hooks: readonly SubscribedHook[], e: OutboxRow, nowMs: number, now: string): Promise<number> {
+  if (hooks.length === 0) return 0;
+  const eventMs = Date.parse(e.created_at);
+  let n = 0;
+  for (const h of hooks) {
+    if (!h.events.includes(e.event_type)) continue;
+    if (h.activeSinceMs > eventMs) continue;
+    await tx.run(INSERT_DELIVERY, [newId('del'), h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now]);
+    n++;
+  }
+  return n;
+}
+
+const INSERT_DISPATCHED_EVENT = `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at, dispatched_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * Inside the transaction that makes an event true (`tx`): the event into the outbox, already fanned out — its
+ * deliveries are written beside it, one per subscribed active webhook, by the rules of fanOut — so the dispatcher
+ * only has to claim them: no pass reads the event back, marks it, or runs an empty fan-out per attempt. The
+ * deliveries commit (and are synced) with the event; the caller signals the dispatcher. Returns the deliveries made.
+ */
+export async function insertFannedOutEvent(tx: SqlQueries, e: OutboxRow, nowMs: number): Promise<number> {
+  await tx.run(INSERT_DISPATCHED_EVENT, [e.id, e.organization_id, e.environment, e.event_type, e.verification_id, e.payload, e.created_at, e.created_at]);
+  return insertDeliveries(tx, await subscribedHooks(tx, e.organization_id, e.environment), e, nowMs, iso(nowMs));
 }
 
 /**
@@ -170,27 +197,75 @@ async function fanOutTx(tx: SqlQueries, clock: Clock, limit: number): Promise<nu
  * signed with the same webhook-id, and receivers deduplicate on it.
  */
 export async function claimDue(deps: CoreDeps, limit: number): Promise<string[]> {
+  return (await claimDueAttempts(deps, limit)).map((a) => a.d.id);
+}
+
+/**
+ * claimDue, with what each attempt needs of its delivery and webhook read by the claim itself (ClaimedAttempt), so
+ * that runScheduledAttempt reads nothing before it sends.
+ */
+export async function claimDueAttempts(deps: CoreDeps, limit: number): Promise<ClaimedAttempt[]> {
   return deps.sql.transaction((tx) => claimDueTx(tx, deps.clock.now(), limit, attemptLeaseMs(deps)), CLAIM_ISOLATION);
 }
 
-const DUE_DELIVERIES = `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
-  AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?`;
+/** An attempt's delivery and webhook as its claim read them (the claim's transaction; the lease is ours). */
+export interface ClaimedAttempt {
+  d: AttemptDelivery;
+  hook: AttemptHook | undefined;
+}
+
+// The attempt's delivery columns, its webhook's and the organization's forward target (a setting), in one row.
+const HOOK_COLUMNS = `w.id AS hook_id, w.url AS hook_url, w.status AS hook_status, w.deleted_at AS hook_deleted_at, w.secret AS hook_secret,
+  w.previous_secret AS hook_previous_secret, w.previous_secret_expires_at_ms AS hook_previous_secret_expires_at_ms`;
+const FORWARD_COLUMN = (d: string) => `(SELECT value FROM settings WHERE key = '${FORWARD_PREFIX}' || ${d}.organization_id) AS hook_forward`;
+const DUE_DELIVERIES = `SELECT d.id, d.webhook_id, d.organization_id, d.event_type, d.payload, d.status, d.attempts, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+  FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+  WHERE d.status = 'pending' AND d.next_attempt_at_ms <= ? AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?)
+  ORDER BY d.next_attempt_at_ms LIMIT ?`;
 const LEASE_DELIVERY = 'UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?';
 // PostgreSQL: the same rows in one statement, locked as they are chosen, those another transaction holds passed over.
-const CLAIM_DUE_PG = `UPDATE webhook_deliveries SET lease_until_ms = ?
+const CLAIM_DUE_PG = `WITH c AS (UPDATE webhook_deliveries SET lease_until_ms = ?
   WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
     AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()})
-  RETURNING id, next_attempt_at_ms`;
+  RETURNING id, webhook_id, organization_id, event_type, payload, status, attempts, next_attempt_at_ms)
+  SELECT c.id, c.webhook_id, c.organization_id, c.event_type, c.payload, c.status, c.attempts, c.next_attempt_at_ms, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('c')}
+  FROM c LEFT JOIN webhooks w ON w.id = c.webhook_id ORDER BY c.next_attempt_at_ms`;
 
-async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs: number): Promise<string[]> {
-  if (tx.engine === 'postgres') {
-    const leased = await tx.all<{ id: string; next_attempt_at_ms: number }>(CLAIM_DUE_PG, [nowMs + leaseMs, nowMs, nowMs, limit]);
-    return leased.sort((a, b) => a.next_attempt_at_ms - b.next_attempt_at_ms).map((r) => r.id);
-  }
-  const rows = await tx.all<{ id: string }>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
-  const ids = rows.map((r) => r.id);
-  for (const id of ids) await tx.run(LEASE_DELIVERY, [nowMs + leaseMs, id]);
-  return ids;
+type ClaimedRow = AttemptDelivery & {
+  hook_id: string | null;
+  hook_url: string;
+  hook_status: WebhookRow['status'];
+  hook_deleted_at: string | null;
+  hook_secret: string;
+  hook_previous_secret: string | null;
+  hook_previous_secret_expires_at_ms: number | null;
+  hook_forward: string | null;
+};
+
+function claimedAttempt(r: ClaimedRow): ClaimedAttempt {
+  return {
+    d: { id: r.id, webhook_id: r.webhook_id, organization_id: r.organization_id, event_type: r.event_type, payload: r.payload, status: r.status, attempts: r.attempts },
+    hook:
+      r.hook_id === null
+        ? undefined
+        : {
+            id: r.hook_id,
+            url: r.hook_url,
+            status: r.hook_status,
+            deleted_at: r.hook_deleted_at,
+            secret: r.hook_secret,
+            previous_secret: r.hook_previous_secret,
+            previous_secret_expires_at_ms: r.hook_previous_secret_expires_at_ms,
+            forward: r.hook_forward,
+          },
+  };
+}
+
+async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs: number): Promise<ClaimedAttempt[]> {
+  if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_PG, [nowMs + leaseMs, nowMs, nowMs, limit])).map(claimedAttempt);
+  const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
+  for (const r of rows) await tx.run(LEASE_DELIVERY, [nowMs + leaseMs, r.id]);
+  return rows.map(claimedAttempt);
 }
 
 /**
@@ -229,17 +304,12 @@ type AttemptHook = Pick<WebhookRow, 'id' | 'url' | 'status' | 'deleted_at' | 'se
   forward: string | null;
 };
 
-async function attemptRows(deps: CoreDeps, deliveryId: string): Promise<{ d: AttemptDelivery; hook: AttemptHook | undefined } | undefined> {
-  const d = await deps.sql.get<AttemptDelivery>('SELECT id, webhook_id, organization_id, event_type, payload, status, attempts FROM webhook_deliveries WHERE id = ?', [
-    deliveryId,
-  ]);
-  if (!d) return undefined;
-  const hook = await deps.sql.get<AttemptHook>(
-    `SELECT id, url, status, deleted_at, secret, previous_secret, previous_secret_expires_at_ms,
-       (SELECT value FROM settings WHERE key = ?) AS forward FROM webhooks WHERE id = ?`,
-    [FORWARD_KEY(d.organization_id), d.webhook_id],
-  );
-  return { d, hook };
+const ATTEMPT_ROW = `SELECT d.id, d.webhook_id, d.organization_id, d.event_type, d.payload, d.status, d.attempts, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+  FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`;
+
+async function attemptRows(deps: CoreDeps, deliveryId: string): Promise<ClaimedAttempt | undefined> {
+  const row = await deps.sql.get<ClaimedRow>(ATTEMPT_ROW, [deliveryId]);
+  return row ? claimedAttempt(row) : undefined;
 }
 
 async function webhookRowById(deps: CoreDeps, id: string): Promise<WebhookRow | undefined> {
@@ -250,7 +320,16 @@ async function webhookRowById(deps: CoreDeps, id: string): Promise<WebhookRow | 
 async function insertAttempt(
   q: SqlQueries,
   deliveryId: string,
-  a: { attempt: number | null; kind: DeliveryAttempt['kind']; url: string; startedMs: number; outcome: SendOutcome; nextAttemptMs: number | null },
+  a: {
+    attempt: number | null;
+    kind: DeliveryAttempt['kind'];
+    url: string;
+    startedMs: number;
+    outcome: SendOutcome;
+    nextAttemptMs: number | null;
+    /** JSON.stringify(outcome.responseHeaders) when the caller has it. */
+    responseHeaders?: string | null;
+  },
 ): Promise<void> {
   await q.run(
     `INSERT INTO webhook_attempts (delivery_id, attempt, kind, url, started_at, duration_ms, status_code, error,
@@ -265,13 +344,13 @@ async function insertAttempt(
       a.outcome.statusCode,
       a.outcome.error,
       a.outcome.responseBody,
-      a.outcome.responseHeaders ? JSON.stringify(a.outcome.responseHeaders) : null,
+      a.responseHeaders !== undefined ? a.responseHeaders : a.outcome.responseHeaders ? JSON.stringify(a.outcome.responseHeaders) : null,
       a.nextAttemptMs === null ? null : iso(a.nextAttemptMs),
     ],
   );
 }
 
-const FORWARD_KEY = (organizationId: string): string => `webhooks.forward:${organizationId}`;
+const FORWARD_KEY = (organizationId: string): string => `${FORWARD_PREFIX}${organizationId}`;
 
 export async function getForward(deps: CoreDeps, organizationId: string): Promise<string | null> {
   const row = await deps.sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [FORWARD_KEY(organizationId)]);
@@ -353,9 +432,14 @@ export async function runScheduledAttempt(
   kind: 'scheduled' | 'manual' = 'scheduled',
   /** How the attempt's bookkeeping is committed (the dispatcher leases the next due delivery in the same transaction). */
   commit: AttemptCommit = (fn, options) => rt.deps.sql.transaction(fn, options),
+  /**
+   * The delivery and its webhook as the claim that leased it read them (claimDueAttempts); without it they are read
+   * now. Either way the bookkeeping below checks the delivery again, in its own transaction.
+   */
+  claimed?: ClaimedAttempt,
 ): Promise<void> {
   const { deps } = rt;
-  const rows = await attemptRows(deps, deliveryId);
+  const rows = claimed ?? (await attemptRows(deps, deliveryId));
   if (!rows) return;
   const { d, hook } = rows;
   if (kind === 'scheduled' && d.status !== 'pending') return;
@@ -379,62 +463,50 @@ export async function runScheduledAttempt(
   const [outcome] = headers
     ? await Promise.all([
         send(rt, hook.url, d.payload, headers),
-        forwardCopy(rt, d, hook.forward, headers).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed')),
+        hook.forward
+          ? forwardCopy(rt, d, hook.forward, headers).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed'))
+          : undefined,
       ])
     : [UNSIGNABLE];
   const endMs = deps.clock.now();
-  let failedWebhook = false;
   let failure: WebhookFailedEvent | null = null;
-  // Only a failed last scheduled attempt can fail the webhook (below: `counts` needs fresh.attempts === d.attempts).
+  // Only a failed last scheduled attempt can fail the webhook (it must count: the delivery still as it was read).
   const mayFailWebhook = kind === 'scheduled' && !outcome.ok && d.attempts + 1 >= MAX_ATTEMPTS;
+  const responseHeaders = outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null;
+  const sentHeaders = headers ? JSON.stringify(headers) : null;
   await commit(async (tx) => {
     // A body run again after a serialization failure starts from scratch.
-    failedWebhook = false;
     failure = null;
-    const fresh = await tx.get<Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at_ms'>>(FRESH_DELIVERY[tx.engine], [d.id]);
-    if (!fresh) return;
-    // A scheduled attempt that lost its delivery meanwhile (cancelled, or a duplicate run) is still logged.
-    const counts = kind === 'manual' || (fresh.status === 'pending' && fresh.attempts === d.attempts);
-    const attempt = counts ? fresh.attempts + 1 : null;
-    let status: DeliveryStatus = fresh.status;
-    let next: number | null = fresh.next_attempt_at_ms;
-    if (counts) {
-      if (outcome.ok) {
-        status = 'success';
-        next = null;
-      } else if (kind === 'manual') {
-        next = fresh.status === 'pending' ? fresh.next_attempt_at_ms : null;
-      } else if (attempt! >= MAX_ATTEMPTS) {
-        status = 'failed';
-        next = null;
-        failedWebhook = true;
-      } else {
-        const delay = RETRY_DELAYS_MINUTES[attempt! - 1]! * deps.config.retryUnitMs;
-        next = Math.max(startedMs + delay, endMs + scaledRetryAfterMs(rt, outcome.retryAfterSeconds));
+    if (kind === 'scheduled') {
+      // The attempt counts if the delivery is still as it was read — pending, with the attempts seen — which the
+      // update checks itself (on PostgreSQL its row lock and the re-check of its WHERE at the latest version do what
+      // a SELECT … FOR UPDATE did); otherwise (cancelled, or a duplicate run) it is only logged, below.
+      const attempt = d.attempts + 1;
+      const next = scheduledOutcome(rt, outcome, attempt, startedMs, endMs);
+      const status: DeliveryStatus = outcome.ok ? 'success' : next === null ? 'failed' : 'pending';
+      const { changes } = await tx.run(UPDATE_SCHEDULED, [
+        status, attempt, next, iso(startedMs), outcome.statusCode, outcome.responseBody, responseHeaders, outcome.error, sentHeaders, iso(endMs), d.id, d.attempts,
+      ]);
+      if (changes === 1) {
+        await insertAttempt(tx, d.id, { attempt, kind, url: hook.url, startedMs, outcome, responseHeaders, nextAttemptMs: next });
+        if (status === 'failed') failure = await markWebhookFailed({ ...deps, sql: tx }, hook.id, { deliveryId: d.id, statusCode: outcome.statusCode, error: outcome.error });
+        return;
       }
     }
-    await insertAttempt(tx, d.id, { attempt, kind: counts ? kind : 'scheduled', url: hook.url, startedMs, outcome, nextAttemptMs: status === 'pending' ? next : null });
-    if (counts) {
-      await tx.run(
-        `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at_ms = ?, lease_until_ms = NULL,
-           last_attempt_at = ?, last_status_code = ?, last_response_body = ?, last_response_headers = ?, last_error = ?,
-           sent_headers = ?, updated_at = ? WHERE id = ?`,
-        [
-          status,
-          attempt,
-          status === 'pending' ? next : null,
-          iso(startedMs),
-          outcome.statusCode,
-          outcome.responseBody,
-          outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
-          outcome.error,
-          headers ? JSON.stringify(headers) : null,
-          iso(endMs),
-          d.id,
-        ],
-      );
+    const fresh = await tx.get<Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at_ms'>>(FRESH_DELIVERY[tx.engine], [d.id]);
+    if (!fresh) return;
+    if (kind === 'scheduled') {
+      // A scheduled attempt that lost its delivery meanwhile is still logged, without counting.
+      await insertAttempt(tx, d.id, { attempt: null, kind, url: hook.url, startedMs, outcome, responseHeaders, nextAttemptMs: fresh.status === 'pending' ? fresh.next_attempt_at_ms : null });
+      return;
     }
-    if (failedWebhook) failure = await markWebhookFailed({ ...deps, sql: tx }, hook.id, { deliveryId: d.id, statusCode: outcome.statusCode, error: outcome.error });
+    // A manual attempt (the console's retry of a finished delivery) counts, can turn it into a success, never fails
+    // it nor the webhook, and leaves the schedule of a pending one as it is.
+    const attempt = fresh.attempts + 1;
+    const status: DeliveryStatus = outcome.ok ? 'success' : fresh.status;
+    const next = status === 'pending' ? fresh.next_attempt_at_ms : null;
+    await insertAttempt(tx, d.id, { attempt, kind, url: hook.url, startedMs, outcome, responseHeaders, nextAttemptMs: next });
+    await tx.run(UPDATE_ATTEMPTED, [status, attempt, next, iso(startedMs), outcome.statusCode, outcome.responseBody, responseHeaders, outcome.error, sentHeaders, iso(endMs), d.id]);
   }, mayFailWebhook ? undefined : BOOKKEEPING_ISOLATION);
   if (failure) emitWebhookFailed(deps, failure);
   deps.log.info(
@@ -442,6 +514,19 @@ export async function runScheduledAttempt(
     'webhook delivery attempt',
   );
 }
+
+/** A scheduled attempt's next attempt time: null once it succeeded or was the last (MAX_ATTEMPTS). */
+function scheduledOutcome(rt: CoreRuntime, outcome: SendOutcome, attempt: number, startedMs: number, endMs: number): number | null {
+  if (outcome.ok || attempt >= MAX_ATTEMPTS) return null;
+  const delay = RETRY_DELAYS_MINUTES[attempt - 1]! * rt.deps.config.retryUnitMs;
+  return Math.max(startedMs + delay, endMs + scaledRetryAfterMs(rt, outcome.retryAfterSeconds));
+}
+
+const ATTEMPTED_SET = `status = ?, attempts = ?, next_attempt_at_ms = ?, lease_until_ms = NULL,
+  last_attempt_at = ?, last_status_code = ?, last_response_body = ?, last_response_headers = ?, last_error = ?,
+  sent_headers = ?, updated_at = ?`;
+const UPDATE_ATTEMPTED = `UPDATE webhook_deliveries SET ${ATTEMPTED_SET} WHERE id = ?`;
+const UPDATE_SCHEDULED = `UPDATE webhook_deliveries SET ${ATTEMPTED_SET} WHERE id = ? AND status = 'pending' AND attempts = ?`;
 
 // ---------------------------------------------------------------------------------------------------------
 // History
