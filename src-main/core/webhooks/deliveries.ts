@@ -371,10 +371,10 @@ export async function setForward(rt: CoreRuntime, organizationId: string, url: s
   return { url: checked.url };
 }
 
-async function forwardCopy(rt: CoreRuntime, d: AttemptDelivery, target: string | null, headers: SentHeaders): Promise<void> {
+async function forwardCopy(rt: CoreRuntime, d: AttemptDelivery, target: string | null, headers: SentHeaders, body: string | Buffer = d.payload): Promise<void> {
   if (!target) return;
   const startedMs = rt.deps.clock.now();
-  const outcome = await send(rt, target, d.payload, headers, { local: true });
+  const outcome = await send(rt, target, body, headers, { local: true });
   await rt.deps.sql.transaction((tx) => insertAttempt(tx, d.id, { attempt: null, kind: 'forward', url: target, startedMs, outcome, nextAttemptMs: null }));
 }
 
@@ -459,12 +459,14 @@ export async function runScheduledAttempt(
   }
   const startedMs = deps.clock.now();
   const secrets = openSigningSecrets(deps, hook, startedMs);
-  const headers = secrets ? deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body: d.payload, secrets, nowMs: startedMs }) : null;
+  // The bytes sent and signed, encoded once.
+  const body = Buffer.from(d.payload, 'utf8');
+  const headers = secrets ? deliveryHeaders({ deliveryId: d.id, eventType: d.event_type, body, secrets, nowMs: startedMs }) : null;
   const [outcome] = headers
     ? await Promise.all([
-        send(rt, hook.url, d.payload, headers),
+        send(rt, hook.url, body, headers),
         hook.forward
-          ? forwardCopy(rt, d, hook.forward, headers).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed'))
+          ? forwardCopy(rt, d, hook.forward, headers, body).catch((err: unknown) => deps.log.warn({ deliveryId: d.id, err: String(err) }, 'forward to local receiver failed'))
           : undefined,
       ])
     : [UNSIGNABLE];
