@@ -3,10 +3,12 @@
 // loses nothing and the schedule resumes after a restart. On PostgreSQL any number of instances run this loop on
 // one database: fan-out and claims lock what they take (`FOR UPDATE SKIP LOCKED`), so they take disjoint events
 // and deliveries; an attempt whose instance died is claimed again by any instance once its lease expires
-// (docs/team-server.md, "Claims, leases and takeover").
+// (docs/team-server.md, "Claims, leases and takeover"). An async check's deliveries, written with its result, are
+// leased for this loop in that same transaction while it has free slots, and handed to it once durable, so they need
+// no claim (DeliveryHandOff in core/webhooks/deliveries.ts).
 import type { CoreDeps } from '../core/context';
 import type { CoreRuntime } from '../core/runtime';
-import { claimDueAttempts, CLAIM_ISOLATION, fanOut, nextDueAt, runScheduledAttempt, type AttemptCommit, type ClaimedAttempt } from '../core/webhooks/deliveries';
+import { claimDueAttempts, CLAIM_ISOLATION, fanOut, nextDueAt, runScheduledAttempt, takeLeasedDeliveries, type AttemptCommit, type ClaimedAttempt } from '../core/webhooks/deliveries';
 import { closeAgents } from '../core/webhooks/sender';
 import { onWork } from '../store/group-commit';
 import type { TransactionOptions } from '../store/sql-port';
@@ -21,7 +23,11 @@ export interface DispatcherOptions {
    * (signalWork 'outbox'), so this is only the safety net, and the pace of a manual clock in tests.
    */
   pollMs?: number;
-  /** Attempts in flight at once (default 32): each mostly waits on the endpoint or on a shared commit. */
+  /**
+   * Attempts in flight at once (default 64): each mostly waits on the endpoint or on a shared commit (its slot is
+   * held until its log is durable), and an async check's deliveries are handed to the loop as they are written only
+   * while a slot is free (DeliveryHandOff).
+   */
   concurrency?: number;
 }
 
@@ -36,6 +42,14 @@ export class WebhookDispatcher {
 
   /** Attempts leased by a commit that has not been started yet (they hold slots too). */
   private leasedNotStarted = 0;
+
+  /**
+   * Whether deliveries may be due that no claim has taken: set by a work signal (deliveries written unleased, by this
+   * instance or another) and by a claim that filled every slot it asked for; cleared when a claim starts. Only the
+   * claim chained to an attempt's log looks at it — an empty claim there would scan the leased deliveries on every
+   * attempt; the loop's passes (after every attempt's end, at the next due time, at each poll) claim regardless.
+   */
+  private dueHint = true;
 
   /**
    * Commits an attempt's log through the SQL port (on SQLite its transactions ride the group commit: attempts in
@@ -87,13 +101,40 @@ export class WebhookDispatcher {
   }
 
   private get concurrency(): number {
-    return this.o.concurrency ?? 32;
+    return this.o.concurrency ?? 64;
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = onWork(this.rt.deps.sql, 'outbox', () => this.wake());
+    const unsubscribe = onWork(this.rt.deps.sql, 'outbox', () => {
+      this.dueHint = true;
+      this.wake();
+    });
+    // Deliveries written by this process's transactions (an async check's completion) are leased for this loop in
+    // its free slots as they are written, and handed to it once durable: they need no claim (DeliveryHandOff).
+    const untake = takeLeasedDeliveries(this.rt.deps.sql, {
+      reserve: (n) => {
+        const k = this.running ? Math.max(0, Math.min(n, this.freeSlots())) : 0;
+        this.leasedNotStarted += k;
+        // A delivery left unleased is for a claim: a freed slot must look (the work signal may come later, or, on an
+        // instance that does not listen, not at all).
+        if (k < n) this.dueHint = true;
+        return k;
+      },
+      release: (n) => {
+        this.leasedNotStarted -= n;
+      },
+      start: (claimed) => {
+        // Stopped meanwhile: the leases end by themselves (released at the next start on SQLite).
+        if (this.running) this.startAttempts(claimed);
+        else this.leasedNotStarted -= claimed.length;
+      },
+    });
+    this.unsubscribe = () => {
+      unsubscribe();
+      untake();
+    };
     this.loopDone = this.loop();
   }
 
@@ -147,18 +188,28 @@ export class WebhookDispatcher {
       while ((await fanOut(deps, FAN_OUT_ROUND)) === FAN_OUT_ROUND) {
         /* a full round: there may be more */
       }
+    } else if (!this.dueHint) {
+      // A chained claim only while deliveries may be waiting (dueHint); the loop's passes always claim.
+      return [];
     }
     const free = this.freeSlots() + extra;
     if (free <= 0) return [];
     // The slots are held while the claim runs, so a claim running beside it (transactions of an engine that runs
     // them side by side) cannot take them too; those left unused are given back.
     this.leasedNotStarted += free;
+    // Cleared before the claim reads: work announced from now on sets it again.
+    this.dueHint = false;
     let ids: ClaimedAttempt[] = [];
     try {
       ids = await claimDueAttempts(deps, free);
+    } catch (err) {
+      this.dueHint = true;
+      throw err;
     } finally {
       this.leasedNotStarted -= free - ids.length;
     }
+    // As many as there were slots: more may be due.
+    if (ids.length === free) this.dueHint = true;
     return ids;
   }
 
@@ -170,7 +221,11 @@ export class WebhookDispatcher {
         runScheduledAttempt(this.rt, a.d.id, 'scheduled', this.logCommit, a).catch((err: unknown) =>
           deps.log.error({ deliveryId: a.d.id, err: String(err) }, 'webhook attempt crashed'),
         ),
-        () => this.wake(),
+        // A freed slot is worth a pass only while deliveries may be waiting for one (dueHint); otherwise the next
+        // work signal, due time or poll starts it.
+        () => {
+          if (this.dueHint) this.wake();
+        },
       );
     }
   }

@@ -17,7 +17,7 @@ import { provenanceOf } from './provenance';
 import { getStored, insertVerification, updateVerification, updateVerificationIf } from './records';
 import type { KindSpec, ProviderAnswer, ProviderContext, VerificationKind } from './types';
 import { appendAudit } from '../audit/audit-log';
-import { insertFannedOutEvent } from '../webhooks/deliveries';
+import { DeliveryHandOff, insertFannedOutEvent } from '../webhooks/deliveries';
 
 export const VERIFICATION_JOB = 'verification.process';
 /** Settles a charged live sync verification whose process died before the provider's answer was stored. */
@@ -297,10 +297,12 @@ function settle(
   nowMs: number,
   emitEvent: boolean,
   before?: ReadBefore,
+  /** The event's deliveries are leased for this process's dispatcher (processVerification starts them). */
+  handOff: DeliveryHandOff | null = null,
 ): Promise<Settled> {
   // Inside the caller's transaction no savepoint of its own: a failure here fails the caller's whole write.
-  if (q.inTransaction) return settleIn(rt, q, verificationId, finish, nowMs, emitEvent, before);
-  return q.transaction((tx) => settleIn(rt, tx, verificationId, finish, nowMs, emitEvent, before));
+  if (q.inTransaction) return settleIn(rt, q, verificationId, finish, nowMs, emitEvent, before, handOff);
+  return q.transaction((tx) => settleIn(rt, tx, verificationId, finish, nowMs, emitEvent, before, handOff));
 }
 
 interface Settled {
@@ -316,26 +318,36 @@ async function settleIn(
   nowMs: number,
   emitEvent: boolean,
   before: ReadBefore | undefined,
+  handOff: DeliveryHandOff | null,
 ): Promise<Settled> {
   if (before && before.record.status === 'pending') {
     // The record as read before, if its stored text has not changed since: the update checks it itself, so the
     // common case reads nothing here.
     const rec = withChargeOutcome(finish(before.record, before.request));
     const json = JSON.stringify(rec);
-    if (await updateVerificationIf(tx, rec, json, before.resultJson)) return applied(tx, verificationId, rec, json, before.organizationId, nowMs, emitEvent);
+    if (await updateVerificationIf(tx, rec, json, before.resultJson)) return applied(tx, verificationId, rec, json, before.organizationId, nowMs, emitEvent, handOff);
   }
   const fresh = await getStored(tx, verificationId);
   if (!fresh || fresh.record.status !== 'pending') return { applied: false, record: fresh?.record ?? null };
   const rec = withChargeOutcome(finish(fresh.record, fresh.request));
   const json = JSON.stringify(rec);
   await updateVerification(tx, rec, json);
-  return applied(tx, verificationId, rec, json, fresh.organizationId, nowMs, emitEvent);
+  return applied(tx, verificationId, rec, json, fresh.organizationId, nowMs, emitEvent, handOff);
 }
 
 /** After the final record is written: the charge's reversal if it is one, and (async) the event. */
-async function applied(tx: SqlQueries, verificationId: string, rec: VerificationRecord, json: string, organizationId: string, nowMs: number, emitEvent: boolean): Promise<Settled> {
+async function applied(
+  tx: SqlQueries,
+  verificationId: string,
+  rec: VerificationRecord,
+  json: string,
+  organizationId: string,
+  nowMs: number,
+  emitEvent: boolean,
+  handOff: DeliveryHandOff | null,
+): Promise<Settled> {
   if (rec.charge.status === 'reversed') await reverseCharge(tx, verificationId, nowMs);
-  if (emitEvent) await insertOutboxEvent(tx, organizationId, rec, nowMs, json);
+  if (emitEvent) await insertOutboxEvent(tx, organizationId, rec, nowMs, json, handOff);
   return { applied: true, record: rec };
 }
 
@@ -343,18 +355,26 @@ async function applied(tx: SqlQueries, verificationId: string, rec: Verification
  * The verification's event (interface §6) into the outbox, with its webhook deliveries, in the caller's transaction
  * `tx` (insertFannedOutEvent: the dispatcher then only claims them). `recJson`: JSON.stringify(rec).
  */
-async function insertOutboxEvent(tx: SqlQueries, organizationId: string, rec: VerificationRecord, nowMs: number, recJson: string = JSON.stringify(rec)): Promise<void> {
+async function insertOutboxEvent(
+  tx: SqlQueries,
+  organizationId: string,
+  rec: VerificationRecord,
+  nowMs: number,
+  recJson: string = JSON.stringify(rec),
+  handOff: DeliveryHandOff | null = null,
+): Promise<void> {
   const event = rec.status === 'success' ? 'verification.completed' : 'verification.failed';
   const at = iso(nowMs);
   // JSON.stringify({ event, verificationId, organizationId, timestamp, data: rec }), with the record's text reused.
   const payload = `{"event":${JSON.stringify(event)},"verificationId":${JSON.stringify(rec.id)},"organizationId":${JSON.stringify(organizationId)},"timestamp":${JSON.stringify(at)},"data":${recJson}}`;
-  const deliveries = await insertFannedOutEvent(
+  const { made, leased } = await insertFannedOutEvent(
     tx,
     { id: newId('evt'), organization_id: organizationId, environment: rec.environment, event_type: event, verification_id: rec.id, payload, created_at: at },
     nowMs,
+    handOff,
   );
-  // Wakes the webhook dispatcher once this transaction has committed, instead of it polling.
-  if (deliveries > 0) signalWork(tx, 'outbox');
+  // Wakes the webhook dispatcher once this transaction has committed, for the deliveries it is to claim.
+  if (made > leased) signalWork(tx, 'outbox');
 }
 
 /**
@@ -383,11 +403,22 @@ export async function processVerification(
   if (answer.interrupted) throw new Error('upstream call cancelled: the service is stopping');
   const now = deps.clock.now();
   // Through the group commit: concurrent completions share one fsync, and the job's completion rides the same write.
-  await deps.sql.transaction(
-    completeWith(async (tx) => {
-      await settle(rt, tx, verificationId, (pending, request) => applyAnswer(spec, request, pending, answer, now), now, true, stored);
-    }),
-  );
+  // The event's deliveries are leased for this process's dispatcher as they are written, and start once the write is
+  // durable: they need no claim (DeliveryHandOff).
+  const handOff = new DeliveryHandOff(deps);
+  try {
+    await deps.sql.transaction(
+      completeWith(async (tx) => {
+        // A body run again (PostgreSQL, after a serialization failure): the previous run's leases were rolled back.
+        handOff.reset();
+        await settle(rt, tx, verificationId, (pending, request) => applyAnswer(spec, request, pending, answer, now), now, true, stored, handOff);
+      }),
+    );
+  } catch (err) {
+    handOff.reset();
+    throw err;
+  }
+  handOff.start();
 }
 
 /**

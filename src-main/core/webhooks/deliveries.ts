@@ -123,6 +123,8 @@ interface SubscribedHook {
   id: string;
   events: readonly string[];
   activeSinceMs: number;
+  /** What an attempt needs of the webhook, for a delivery leased as it is made (DeliveryHandOff). */
+  attempt: AttemptHook;
 }
 
 // PostgreSQL: the events are locked as they are chosen, those another transaction holds passed over.
@@ -130,11 +132,12 @@ const FAN_OUT_EVENTS = perEngine(
   (d) => `SELECT id, organization_id, environment, event_type, verification_id, payload, created_at FROM outbox_events
   WHERE dispatched_at IS NULL ORDER BY created_at, ${d.insertionOrder()} LIMIT ?${d.skipLocked()}`,
 );
-const SUBSCRIBED_HOOKS = `SELECT id, events, active_since_ms FROM webhooks
-  WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`;
+const SUBSCRIBED_HOOKS = `SELECT id, events, active_since_ms, url, status, deleted_at, secret, previous_secret, previous_secret_expires_at_ms,
+    (SELECT value FROM settings WHERE key = ?) AS forward
+  FROM webhooks WHERE organization_id = ? AND environment = ? AND status = 'active' AND deleted_at IS NULL`;
 const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type,
-    verification_id, payload, status, attempts, next_attempt_at_ms, created_at_ms, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+    verification_id, payload, status, attempts, next_attempt_at_ms, lease_until_ms, created_at_ms, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 const MARK_DISPATCHED = 'UPDATE outbox_events SET dispatched_at = ? WHERE id = ?';
 
 async function fanOutTx(tx: SqlQueries, clock: Clock, limit: number): Promise<number> {
@@ -152,29 +155,65 @@ async function fanOutTx(tx: SqlQueries, clock: Clock, limit: number): Promise<nu
       hooks = await subscribedHooks(tx, e.organization_id, e.environment);
       subscribed.set(scope, hooks);
     }
-    await insertDeliveries(tx, hooks, e, nowMs, now);
+    await insertDeliveries(tx, hooks, e, nowMs, now, null);
     await tx.run(MARK_DISPATCHED, [now, e.id]);
   }
   return events.length;
 }
 
+type SubscribedRow = Omit<AttemptHook, 'forward'> & { events: string; active_since_ms: number; forward: string | null };
+
 async function subscribedHooks(tx: SqlQueries, organizationId: string, environment: string): Promise<SubscribedHook[]> {
-  const rows = await tx.all<{ id: string; events: string; active_since_ms: number }>(SUBSCRIBED_HOOKS, [organizationId, environment]);
-  return rows.map((h) => ({ id: h.id, events: JSON.parse(h.events) as string[], activeSinceMs: h.active_since_ms }));
+  const rows = await tx.all<SubscribedRow>(SUBSCRIBED_HOOKS, [FORWARD_KEY(organizationId), organizationId, environment]);
+  return rows.map((h) => ({
+    id: h.id,
+    events: JSON.parse(h.events) as string[],
+    activeSinceMs: h.active_since_ms,
+    attempt: {
+      id: h.id,
+      url: h.url,
+      status: h.status,
+      deleted_at: h.deleted_at,
+      secret: h.secret,
+      previous_secret: h.previous_secret,
+      previous_secret_expires_at_ms: h.previous_secret_expires_at_ms,
+      forward: h.forward,
+    },
+  }));
 }
 
-/** One pending delivery of `e` per webhook subscribed to its type and active since before it was written. */
-async function insertDeliveries(tx: SqlQueries, hooks: readonly SubscribedHook[], e: OutboxRow, nowMs: number, now: string): Promise<number> {
-  if (hooks.length === 0) return 0;
+/**
+ * One pending delivery of `e` per webhook subscribed to its type and active since before it was written; with
+ * `handOff`, each leased for this process's dispatcher while it has a free slot. Returns the deliveries made and
+ * how many of them were leased.
+ */
+async function insertDeliveries(
+  tx: SqlQueries,
+  hooks: readonly SubscribedHook[],
+  e: OutboxRow,
+  nowMs: number,
+  now: string,
+  handOff: DeliveryHandOff | null,
+): Promise<{ made: number; leased: number }> {
+  const out = { made: 0, leased: 0 };
+  if (hooks.length === 0) return out;
   const eventMs = Date.parse(e.created_at);
-  let n = 0;
   for (const h of hooks) {
     if (!h.events.includes(e.event_type)) continue;
     if (h.activeSinceMs > eventMs) continue;
-    await tx.run(INSERT_DELIVERY, [newId('del'), h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, nowMs, now, now]);
-    n++;
+    const id = newId('del');
+    const leaseUntil = handOff?.lease(nowMs) ?? null;
+    const { changes } = await tx.run(INSERT_DELIVERY, [id, h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, leaseUntil, nowMs, now, now]);
+    if (changes === 1) out.made++;
+    if (leaseUntil === null) continue;
+    if (changes !== 1) {
+      handOff!.unlease();
+      continue;
+    }
+    handOff!.add({ d: { id, webhook_id: h.id, organization_id: e.organization_id, event_type: e.event_type, payload: e.payload, status: 'pending', attempts: 0 }, hook: h.attempt });
+    out.leased++;
   }
-  return n;
+  return out;
 }
 
 const INSERT_DISPATCHED_EVENT = `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at, dispatched_at)
@@ -182,13 +221,85 @@ const INSERT_DISPATCHED_EVENT = `INSERT INTO outbox_events (id, organization_id,
 
 /**
  * Inside the transaction that makes an event true (`tx`): the event into the outbox, already fanned out — its
- * deliveries are written beside it, one per subscribed active webhook, by the rules of fanOut — so the dispatcher
- * only has to claim them: no pass reads the event back, marks it, or runs an empty fan-out per attempt. The
- * deliveries commit (and are synced) with the event; the caller signals the dispatcher. Returns the deliveries made.
+ * deliveries are written beside it, one per subscribed active webhook, by the rules of fanOut — so no pass reads the
+ * event back, marks it, or runs an empty fan-out per attempt. With `handOff` the deliveries are also leased for this
+ * process's dispatcher (as many as it has free slots) and started once the transaction is durable, so they need no
+ * claim either. The deliveries commit (and are synced) with the event. Returns the deliveries made and how many were
+ * leased; the caller signals the dispatcher for the others.
  */
-export async function insertFannedOutEvent(tx: SqlQueries, e: OutboxRow, nowMs: number): Promise<number> {
+export async function insertFannedOutEvent(tx: SqlQueries, e: OutboxRow, nowMs: number, handOff: DeliveryHandOff | null = null): Promise<{ made: number; leased: number }> {
   await tx.run(INSERT_DISPATCHED_EVENT, [e.id, e.organization_id, e.environment, e.event_type, e.verification_id, e.payload, e.created_at, e.created_at]);
-  return insertDeliveries(tx, await subscribedHooks(tx, e.organization_id, e.environment), e, nowMs, iso(nowMs));
+  return insertDeliveries(tx, await subscribedHooks(tx, e.organization_id, e.environment), e, nowMs, iso(nowMs), handOff);
+}
+
+/** This process's dispatcher, as a transaction that writes deliveries sees it (DeliveryHandOff). */
+export interface AttemptTaker {
+  /** Holds up to `n` attempt slots for deliveries about to be leased; returns how many it holds. */
+  reserve(n: number): number;
+  /** Gives back held slots that were not used. */
+  release(n: number): void;
+  /** Starts the attempts of deliveries leased in held slots (their transaction is durable). */
+  start(claimed: ClaimedAttempt[]): void;
+}
+
+const takers = new WeakMap<object, AttemptTaker>();
+
+/** The dispatcher of the store behind `port` (the SQL port itself) takes deliveries leased for it; returns the undo. */
+export function takeLeasedDeliveries(port: SqlQueries, taker: AttemptTaker): () => void {
+  takers.set(port, taker);
+  return () => {
+    if (takers.get(port) === taker) takers.delete(port);
+  };
+}
+
+/**
+ * The deliveries one transaction leases for this process's dispatcher as it writes them (insertFannedOutEvent):
+ * each in a slot the dispatcher holds for it, started by `start()` once the transaction is durable — the same rule
+ * as a claim's leases (nothing is sent before the commit it depends on is on disk). Without a dispatcher (a CLI, a
+ * test without one) or without a free slot a delivery is written unleased, and the dispatcher claims it as usual.
+ * A transaction that rolls back or runs again calls `reset()`: its leases never happened.
+ */
+export class DeliveryHandOff {
+  private readonly taker: AttemptTaker | null;
+  private readonly leaseMs: number;
+  private held = 0;
+  private claimed: ClaimedAttempt[] = [];
+
+  constructor(deps: CoreDeps) {
+    this.taker = takers.get(deps.sql) ?? null;
+    this.leaseMs = attemptLeaseMs(deps);
+  }
+
+  /** The lease's end for one more delivery, or null (no dispatcher here, or no free slot). */
+  lease(nowMs: number): number | null {
+    if (!this.taker || this.taker.reserve(1) !== 1) return null;
+    this.held++;
+    return nowMs + this.leaseMs;
+  }
+
+  /** The last lease was not used (the delivery already existed). */
+  unlease(): void {
+    this.held--;
+    this.taker!.release(1);
+  }
+
+  add(claimed: ClaimedAttempt): void {
+    this.claimed.push(claimed);
+  }
+
+  reset(): void {
+    if (this.held > 0) this.taker!.release(this.held);
+    this.held = 0;
+    this.claimed = [];
+  }
+
+  /** After the transaction is durable: its leased deliveries' attempts start. */
+  start(): void {
+    const claimed = this.claimed;
+    this.held = 0;
+    this.claimed = [];
+    if (claimed.length > 0) this.taker!.start(claimed);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 // The pipeline's CPU cuts (docs/performance.md, "The async pipeline's statements") keep every rule, on both engines:
 // an async check's event is written with its deliveries in the transaction of its result (subscribers, event types
-// and environments as the fan-out chose them); a claim returns what its attempt needs, and an attempt made from
+// and environments as the fan-out chose them), leased for this process's dispatcher while it has a free slot and
+// started by it once that transaction is durable, the others claimed as before; a claim returns what its attempt needs, and an attempt made from
 // those rows counts only while the delivery is still as claimed; a completion whose record changed meanwhile reads
 // it again instead of overwriting it.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { claimDueAttempts, runScheduledAttempt, setForward } from '../../../src-
 import { closeAgents } from '../../../src-main/core/webhooks/sender';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import { createWebhook, updateWebhook, type Scope } from '../../../src-main/core/webhooks/webhooks-service';
+import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
 import { createCore, type Core } from '../../../src-main/service';
 import { dropTestStore, testStore } from '../../helpers/harness';
 
@@ -153,4 +155,47 @@ describe('an async check and its webhook deliveries', () => {
     expect(await core.deps.sql.get('SELECT count(*) AS n FROM outbox_events WHERE verification_id = ?', [id])).toEqual({ n: 1 });
     expect(await core.deps.sql.all('SELECT event_type FROM webhook_deliveries WHERE verification_id = ?', [id])).toEqual([{ event_type: 'verification.completed' }]);
   });
+
+  it("leases an event's deliveries for the running dispatcher's free slots as they are written and starts them after the commit; the rest are claimed", async () => {
+    const s = await setup();
+    const { core, receiver, scope } = s;
+    const url = `${receiver.url}/hook`;
+    const first = await createWebhook(core.rt, scope, { url: `${url}?n=1`, events: ['verification.completed'] });
+    const second = await createWebhook(core.rt, scope, { url: `${url}?n=2`, events: ['verification.completed'] });
+    // One slot, and no poll to speak of: the handed delivery starts without a pass; the other waits for the signal's.
+    const dispatcher = new WebhookDispatcher(core.rt, { concurrency: 1, pollMs: 600_000 });
+    dispatcher.start();
+    cleanup.push(() => dispatcher.stop());
+    const id = await submitAsync(s);
+    let inside: { webhook_id: string; leased: number }[] = [];
+    let sentBeforeDurable = -1;
+    await processVerification(core.rt.verification, id, (write) => async (tx) => {
+      await write(tx);
+      inside = await tx.all<{ webhook_id: string; leased: number }>(
+        'SELECT webhook_id, CASE WHEN lease_until_ms IS NULL THEN 0 ELSE 1 END AS leased FROM webhook_deliveries WHERE verification_id = ?',
+        [id],
+      );
+      sentBeforeDurable = receiver.requests.length;
+    });
+    // Written in the result's transaction: one leased for the free slot, one left to be claimed.
+    expect(inside.map((r) => r.leased).sort()).toEqual([0, 1]);
+    expect(sentBeforeDurable).toBe(0);
+    await receiver.waitFor(2);
+    const leased = inside.find((r) => r.leased === 1)!.webhook_id;
+    // The handed one went first (the other needed the slot it held).
+    expect(receiver.requests.map((r) => r.path)).toEqual([`/hook?n=${leased === first.id ? 1 : 2}`, `/hook?n=${leased === first.id ? 2 : 1}`]);
+    await until(async () => (await core.deps.sql.all("SELECT id FROM webhook_deliveries WHERE verification_id = ? AND status = 'success'", [id])).length === 2);
+    expect(await core.deps.sql.all('SELECT webhook_id, attempts, lease_until_ms FROM webhook_deliveries WHERE verification_id = ? ORDER BY webhook_id', [id])).toEqual(
+      [first.id, second.id].sort().map((w) => ({ webhook_id: w, attempts: 1, lease_until_ms: null })),
+    );
+  });
 });
+
+/** Polls `cond` (a bound on a hang, not a timing assertion). */
+async function until(cond: () => Promise<boolean>, limitMs = 10_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
