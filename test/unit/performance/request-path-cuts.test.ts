@@ -1,4 +1,4 @@
-// The CPU cuts of issue 16 item 2 must not change an answer: the canonical JSON of a fingerprint, the ids, the
+// The CPU cuts of issue 16 item 2 must not change an answer: the canonical JSON of a fingerprint, the ids, the times, the
 // API-key cache (revocation stays immediate, from this process or another), the key name recorded as provenance,
 // the opened webhook secrets, the job completion that rides the result's write, and the async completion that
 // reuses the record it read only while the stored text is unchanged.
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src-main/core/context';
+import { iso } from '../../../src-main/core/clock';
 import { canonicalJson } from '../../../src-main/core/idempotency/idempotency';
 import { newId } from '../../../src-main/core/ids';
 import { authenticateApiKey, insertKey, revokeKey } from '../../../src-main/core/keys/keys-service';
@@ -50,6 +51,18 @@ describe('canonicalJson', () => {
       { numRuns: 500 },
     );
     expect(canonicalJson({ b: 1, a: [2, { d: 3, c: undefined }] })).toBe(canonicalJson({ a: [2, { c: undefined, d: 3 }], b: 1 }));
+  });
+});
+
+describe('iso', () => {
+  it('formats every time as Date does, repeated or not, and refuses an invalid one', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -8.64e15, max: 8.64e15 }), { maxLength: 20 }), (times) => {
+        for (const ms of [...times, ...times.slice().reverse(), ...times]) expect(iso(ms)).toBe(new Date(ms).toISOString());
+      }),
+    );
+    expect(() => iso(Number.NaN)).toThrow(RangeError);
+    expect(iso(0)).toBe('1970-01-01T00:00:00.000Z');
   });
 });
 
