@@ -218,11 +218,15 @@ export class WebhookDispatcher {
     this.leasedNotStarted -= claimed.length;
     for (const a of claimed) {
       this.inFlight.add(
-        runScheduledAttempt(this.rt, a.d.id, 'scheduled', this.logCommit, a).catch((err: unknown) =>
-          deps.log.error({ deliveryId: a.d.id, err: String(err) }, 'webhook attempt crashed'),
+        runScheduledAttempt(this.rt, a.d.id, 'scheduled', this.logCommit, a).then(
+          // A failed attempt may have scheduled the next one sooner than the loop's sleep ends: it looks again.
+          (failed) => {
+            if (failed) this.wake();
+          },
+          (err: unknown) => deps.log.error({ deliveryId: a.d.id, err: String(err) }, 'webhook attempt crashed'),
         ),
         // A freed slot is worth a pass only while deliveries may be waiting for one (dueHint); otherwise the next
-        // work signal, due time or poll starts it.
+        // work signal, due time (a failed attempt wakes the loop to look at it) or poll starts it.
         () => {
           if (this.dueHint) this.wake();
         },

@@ -535,7 +535,8 @@ const FRESH_DELIVERY = perEngine((d) => `SELECT status, attempts, next_attempt_a
  * Makes the next scheduled attempt of a leased delivery: POST, record the attempt, then success, the next
  * attempt time, or (after the fifth failure) a failed delivery and a failed webhook. Safe to run twice. The lease
  * was committed before this runs; the POST (and the signing) happen outside any transaction, and the attempt's log
- * and the delivery's update are written together in one transaction after it.
+ * and the delivery's update are written together in one transaction after it. Resolves true when the POST failed
+ * (another attempt may now be scheduled: the dispatcher looks at the next due time again).
  */
 export async function runScheduledAttempt(
   rt: CoreRuntime,
@@ -548,12 +549,12 @@ export async function runScheduledAttempt(
    * now. Either way the bookkeeping below checks the delivery again, in its own transaction.
    */
   claimed?: ClaimedAttempt,
-): Promise<void> {
+): Promise<boolean> {
   const { deps } = rt;
   const rows = claimed ?? (await attemptRows(deps, deliveryId));
-  if (!rows) return;
+  if (!rows) return false;
   const { d, hook } = rows;
-  if (kind === 'scheduled' && d.status !== 'pending') return;
+  if (kind === 'scheduled' && d.status !== 'pending') return false;
   if (!hook || hook.deleted_at !== null || (kind === 'scheduled' && hook.status !== 'active')) {
     if (d.status === 'pending') {
       const nowMs = deps.clock.now();
@@ -566,7 +567,7 @@ export async function runScheduledAttempt(
         );
       });
     }
-    return;
+    return false;
   }
   const startedMs = deps.clock.now();
   const secrets = openSigningSecrets(deps, hook, startedMs);
@@ -626,6 +627,7 @@ export async function runScheduledAttempt(
     { deliveryId: d.id, webhookId: hook.id, kind, ok: outcome.ok, statusCode: outcome.statusCode, error: outcome.error },
     'webhook delivery attempt',
   );
+  return !outcome.ok;
 }
 
 /** A scheduled attempt's next attempt time: null once it succeeded or was the last (MAX_ATTEMPTS). */
