@@ -31,14 +31,14 @@ export function digitAt(value: string, index: number): number {
 export function exactDigitsProblem(value: string, n: number, what: string): string | null {
   const v = value.trim();
   if (v.length === n && /^\d+$/.test(v)) return null;
-  const bad = /\D/.exec(v)?.[0];
+  const bad = /\D/u.exec(v)?.[0];
   if (bad !== undefined) return `${what} takes digits only: “${bad}” is not a digit.`;
   return `${what} has exactly ${n} digits; this one has ${v.length}.`;
 }
 
 /** As exactDigitsProblem, for a length range (after the separators people type are removed). */
 export function digitRangeProblem(value: string, min: number, max: number, what: string): string | null {
-  const bad = /\D/.exec(value)?.[0];
+  const bad = /\D/u.exec(value)?.[0];
   if (bad !== undefined) return `${what} takes digits only: “${bad}” is not a digit.`;
   if (value.length < min || value.length > max) return `${what} has ${min} to ${max} digits; this one has ${value.length}.`;
   return null;

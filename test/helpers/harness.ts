@@ -112,7 +112,7 @@ export async function startTestService(opts: StartOptions = {}): Promise<TestSer
   const dataDir = cfg.dataDir ?? mkdtempSync(join(tmpdir(), 'vc-'));
   // A start that fails (what some tests expect) keeps the folder and its database, for the test to retry.
   const databaseUrl = cfg.databaseUrl ?? (await folderDatabase(dataDir)) ?? undefined;
-  const service = await startService({ port: 0, logLevel: 'silent', scryptN: 1024, lockDoor: 'test', ...cfg, ...(databaseUrl ? { databaseUrl } : {}), dataDir });
+  const service = await startService({ port: 0, logLevel: process.env['VC_TEST_LOG'] ?? 'silent', scryptN: 1024, lockDoor: 'test', ...cfg, ...(databaseUrl ? { databaseUrl } : {}), dataDir });
   if (!service.url) throw new Error('service did not listen');
   // The listening port (a team server's url is its public URL, whose port may differ).
   const addr = service.app?.server.address();

@@ -165,6 +165,21 @@ describe('JSON bodies', () => {
     if (ON_POSTGRES) expectErrorBody(r, 422, 'VALIDATION_ERROR');
     else expect(r.status).toBe(200);
   });
+
+  // Found by the soak's schema fuzz on PostgreSQL (seed 1752069974): the format failure quoted the first non-digit as
+  // one UTF-16 unit, half of an astral character, and PostgreSQL's JSON functions refuse a lone surrogate → 500.
+  it.each(['sync', 'async'])('an astral character in a digits-only field: the failure names the whole character (%s, never a 5xx)', async (mode) => {
+    const r = await postAccount(JSON.stringify({ country: 'ET', accountNumber: '\u{1b2c2}\u{16e8d}9', bankCode: 'SBIN0000691', ...(mode === 'async' ? { mode } : {}) }));
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    expect(r.body.status).toBe('failed');
+    expect(r.body.error.message).toContain('“\u{1b2c2}”');
+    expect(r.text).not.toMatch(/\\ud[89a-f]/i);
+  });
+  it(`an unpaired surrogate escape in a string → ${ON_POSTGRES ? '422 VALIDATION_ERROR (PostgreSQL cannot store it)' : '200'}`, async () => {
+    const r = await postAccount('{"country":"NG","accountNumber":"0123\\ud800456789","bankCode":"058"}');
+    if (ON_POSTGRES) expectErrorBody(r, 422, 'VALIDATION_ERROR');
+    else expect(r.status).toBe(200);
+  });
 });
 
 describe('sizes and media types', () => {

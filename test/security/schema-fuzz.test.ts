@@ -39,6 +39,8 @@ let doc: { paths: Record<string, Record<string, Operation['op']>>; components: {
 let set: SchemaSet;
 let fuzzEmail: string;
 let logoutEmail: string;
+const logoutTokens: string[] = [];
+const fuzzRefreshTokens: string[] = [];
 const throwawayKeyIds: string[] = [];
 const throwawayWebhookIds: string[] = [];
 const counts = new Map<string, { valid: number; invalid: number }>();
@@ -98,8 +100,10 @@ function realIds(o: Operation, name: string): string[] {
 async function credentials(o: Operation): Promise<fc.Arbitrary<Record<string, string>>> {
   const schemes = (o.op.security ?? []).map((s) => Object.keys(s)[0]);
   if (o.path.endsWith('/auth/logout')) {
-    // Logging out ends the session, so every request gets its own.
-    const t = (await login(f.ts.url, logoutEmail)).accessToken;
+    // Logging out ends the session, so every request gets its own, signed in before any fuzzing: the fuzzed
+    // POST /auth/login fails often enough (400 runs in the soak) to throttle this client address (50 failures).
+    const t = logoutTokens.pop();
+    if (!t) throw new Error('no signed-in session left for POST /auth/logout: mint more in beforeAll');
     return fc.constant({ authorization: `Bearer ${t}` });
   }
   const options: Record<string, string>[] = [];
@@ -272,6 +276,9 @@ beforeAll(async () => {
   fuzzEmail = `fuzz-${randomUUID().slice(0, 8)}@example.com`;
   logoutEmail = `logout-${randomUUID().slice(0, 8)}@example.com`;
   for (const email of [fuzzEmail, logoutEmail]) await createUser(f.ts.service.deps, f.a.organizationId, { email, password: TEST_PASSWORD, role: 'DEVELOPER' });
+  // One session per logout request of both tests (at most 10 each), and the refresh tokens of the valid test.
+  for (let i = 0; i < 2 * Math.min(RUNS, 10); i++) logoutTokens.push((await login(f.ts.url, logoutEmail)).accessToken);
+  for (let i = 0; i < 2; i++) fuzzRefreshTokens.push((await login(f.ts.url, fuzzEmail)).refreshToken);
   for (let i = 0; i < 3; i++) {
     const k = await fetch(`${f.ts.url}/api/v1/client/api-keys`, {
       method: 'POST',
@@ -353,7 +360,7 @@ describe('schema-driven fuzzing of every route (issue 9 item 3)', () => {
 
   it('valid requests: never a 5xx, a documented status, a body that matches its schema', { timeout: SOAK ? 1_800_000 : 180_000 }, async () => {
     const fixtures = (await (await fetch(`${f.ts.url}/api/v1/sandbox/fixtures`, { headers: { 'x-api-key': f.a.sandboxKey } })).json()) as { data: { request: Record<string, unknown> }[] };
-    const refreshTokens = [(await login(f.ts.url, fuzzEmail)).refreshToken, (await login(f.ts.url, fuzzEmail)).refreshToken];
+    const refreshTokens = fuzzRefreshTokens;
     const gen = hints(fixtures.data, refreshTokens);
     let i = 0;
     for (const o of operations()) {

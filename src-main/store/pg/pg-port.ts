@@ -56,11 +56,23 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
  */
 const NUL_REFUSED = new Set(['22021', '22P05']);
 
+/**
+ * Nor can its JSON functions read an unpaired UTF-16 surrogate escape (`"\ud800"`: valid JSON text, not Unicode),
+ * which JSON.parse gives us as a lone surrogate and JSON.stringify writes back as that escape: refused like a NUL.
+ * 22P02 is also every other malformed input, so only the surrogate's is mapped.
+ */
+function loneSurrogate(e: unknown): boolean {
+  return pgErrorCode(e) === '22P02' && /surrogate/i.test(String((e as { detail?: unknown }).detail ?? ''));
+}
+
 async function execute<T>(c: Queryable, sql: string, params: SqlParams | undefined): Promise<SqlResult<T>> {
   const st = toPgStatement(sql, params);
   const r = await c.query({ text: st.text, values: st.values, types: PORT_TYPES }).catch((e: unknown) => {
     if (NUL_REFUSED.has(pgErrorCode(e) ?? '')) {
       throw new AppError('VALIDATION_ERROR', { message: 'Text with the NUL character (U+0000) cannot be stored by this server (PostgreSQL); remove it from the request.' });
+    }
+    if (loneSurrogate(e)) {
+      throw new AppError('VALIDATION_ERROR', { message: 'Text with an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair) cannot be stored by this server (PostgreSQL); send the character itself or remove it.' });
     }
     throw e;
   });
