@@ -3,7 +3,8 @@
 // folder; async sandbox checks POSTed over HTTP by 32 clients and delivered signed to a receiver in this process;
 // better-sqlite3's statements are counted by their SQL text (after a warm-up). The times are wall time around each
 // call, so they rise with the machine's load; the counts do not.
-// Usage: npx tsx bench/lib/pipeline-statements.ts [--count 2000] [--warmup 300] [--top 40] [--by-write] [--keep]
+// Usage: npx tsx bench/lib/pipeline-statements.ts [--count 2000] [--warmup 300] [--top 40] [--by-write] [--keep] [--sync]
+//   --sync: benchmark 1's path instead: sync sandbox checks (answered 200), statements per request.
 //   --by-write: a savepoint's RELEASE is counted by the first statement of its write (the History search index's
 //   FTS5 table writes its pending entries when a savepoint ends: that cost shows on the RELEASE).
 //   --keep: keep the data folder (its path is printed) to look at the store afterwards.
@@ -22,6 +23,7 @@ const count = arg('--count', 2_000);
 const warmup = arg('--warmup', 300);
 const top = arg('--top', 40);
 const byWrite = flag('--by-write');
+const sync = flag('--sync');
 
 interface Tally {
   n: number;
@@ -90,7 +92,7 @@ const scope = { kind: 'console' as const, organizationId: org.organizationId, en
 await createWebhook(service.rt, scope, { url: `http://127.0.0.1:${rxPort}/hook`, events: ['verification.completed', 'verification.failed'] });
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 const url = new URL(service.url!);
-const body = JSON.stringify({ country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' });
+const body = JSON.stringify({ country: 'NG', accountNumber: '0123456789', bankCode: '058', ...(sync ? {} : { mode: 'async' }) });
 
 function post(): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -108,7 +110,7 @@ function post(): Promise<string> {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode === 202) resolve((JSON.parse(text) as { id: string }).id);
+          if (res.statusCode === (sync ? 200 : 202)) resolve((JSON.parse(text) as { id: string }).id);
           else reject(new Error(`POST answered ${res.statusCode}: ${text}`));
         });
       },
@@ -132,7 +134,7 @@ async function round(n: number): Promise<number> {
     }),
   );
   const end = Date.now() + 60_000;
-  while (ids.some((id) => !received.has(id))) {
+  while (!sync && ids.some((id) => !received.has(id))) {
     if (Date.now() > end) throw new Error(`delivered ${received.size} of ${ids.length}`);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -152,7 +154,7 @@ try {
     ns += t.ns;
   }
   const us = (t: bigint, d: number) => (Number(t) / 1000 / d).toFixed(1);
-  console.log(`${count} verifications delivered in ${Math.round(ms)} ms (${Math.round((count / ms) * 1000)}/s; service, clients and receiver in one process)`);
+  console.log(`${count} verifications ${sync ? 'answered' : 'delivered'} in ${Math.round(ms)} ms (${Math.round((count / ms) * 1000)}/s; service, clients and receiver in one process)`);
   console.log(`statements per verification: ${(n / count).toFixed(2)}; SQLite's time per verification: ${us(ns, count)} µs`);
   console.log('  per check     µs  µs/call  rows/call  empty  µs/empty  statement');
   for (const [sql, t] of rows.slice(0, top)) {
