@@ -163,9 +163,11 @@ describe('an async check and its webhook deliveries', () => {
     const first = await createWebhook(core.rt, scope, { url: `${url}?n=1`, events: ['verification.completed'] });
     const second = await createWebhook(core.rt, scope, { url: `${url}?n=2`, events: ['verification.completed'] });
     // One slot, and no poll to speak of: the handed delivery starts without a pass; the other waits for the signal's.
-    const dispatcher = new WebhookDispatcher(core.rt, { concurrency: 1, pollMs: 600_000 });
+    const dispatcher = new PassCounting(core.rt, { concurrency: 1, pollMs: 600_000 });
     dispatcher.start();
     cleanup.push(() => dispatcher.stop());
+    // Its first pass done (a claim holds the free slots while it runs, so a hand-off beside it would find none).
+    await until(async () => dispatcher.passes >= 1);
     const id = await submitAsync(s);
     let inside: { webhook_id: string; leased: number }[] = [];
     let sentBeforeDurable = -1;
@@ -190,6 +192,16 @@ describe('an async check and its webhook deliveries', () => {
     );
   });
 });
+
+/** Counts its finished passes. */
+class PassCounting extends WebhookDispatcher {
+  passes = 0;
+  override async tick(): Promise<number> {
+    const n = await super.tick();
+    this.passes++;
+    return n;
+  }
+}
 
 /** Polls `cond` (a bound on a hang, not a timing assertion). */
 async function until(cond: () => Promise<boolean>, limitMs = 10_000): Promise<void> {
