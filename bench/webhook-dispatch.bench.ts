@@ -2,13 +2,16 @@
 // POST through the SSRF-guarded agent, durable attempt log with synchronous=FULL) runs in this process on a
 // fresh store and delivers N events to a receiver process, at concurrency 1, 16 and 64. Baseline: plain undici
 // posting the same bodies to the same receiver at the same concurrency. Medians over rounds; writes results.
+// One endpoint only: the dispatcher's per-endpoint limit is set to the concurrency measured, so each level measures
+// the dispatcher at that many attempts at once; one more row measures concurrency 64 with the default limit (8), the
+// most one endpoint gets in the service, against plain undici at 8.
 // Usage: npx tsx bench/webhook-dispatch.bench.ts [--quick] [--events 2000] [--rounds 3]
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import { iso } from '../src-main/core/clock';
 import { bootstrap } from '../src-main/core/orgs/organizations';
 import { createWebhook } from '../src-main/core/webhooks/webhooks-service';
-import { WebhookDispatcher } from '../src-main/jobs/webhook-dispatcher';
+import { PER_ENDPOINT_DEFAULT, WebhookDispatcher } from '../src-main/jobs/webhook-dispatcher';
 import { createCore } from '../src-main/service';
 import { arg, cpuMs, freshDataDir, median, ratio, round2, sleep, startChild, writeResult } from './lib/harness';
 
@@ -73,10 +76,10 @@ async function waitReceived(n: number, limitMs: number): Promise<number> {
 /** This process's event-loop CPU (ms, /proc; null elsewhere): per delivery and per plain post, steadier than rates. */
 const loopCpu = () => cpuMs(process.pid, true);
 
-async function dispatchRound(concurrency: number): Promise<{ perSec: number; bad: number; cpuUs: number | null }> {
+async function dispatchRound(concurrency: number, perEndpoint = concurrency): Promise<{ perSec: number; bad: number; cpuUs: number | null }> {
   await rx('/_reset');
   await enqueueEvents();
-  const d = new WebhookDispatcher(core.rt, { concurrency, pollMs: 20 });
+  const d = new WebhookDispatcher(core.rt, { concurrency, perEndpoint, pollMs: 20 });
   const cpu0 = loopCpu();
   const t0 = nowMs();
   d.start();
@@ -112,21 +115,23 @@ async function undiciRound(concurrency: number): Promise<{ perSec: number; cpuUs
 const table: Record<string, { dispatcher: number; undici: number; ratio: number; cpuUsPerDelivery: number; cpuUsPerPost: number }> = {};
 let badSignatures = 0;
 try {
-  for (const c of levels) {
+  const rows = [...levels.map((c) => ({ name: `concurrency ${c}`, c, perEndpoint: c, undiciC: c })),
+    { name: `concurrency 64, per-endpoint ${PER_ENDPOINT_DEFAULT} (default)`, c: 64, perEndpoint: PER_ENDPOINT_DEFAULT, undiciC: PER_ENDPOINT_DEFAULT }];
+  for (const { name, c, perEndpoint, undiciC } of rows) {
     const d: number[] = [];
     const b: number[] = [];
     const dCpu: number[] = [];
     const bCpu: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      const u = await undiciRound(c);
+      const u = await undiciRound(undiciC);
       b.push(u.perSec);
       bCpu.push(u.cpuUs ?? NaN);
-      const out = await dispatchRound(c);
+      const out = await dispatchRound(c, perEndpoint);
       d.push(out.perSec);
       dCpu.push(out.cpuUs ?? NaN);
       badSignatures += out.bad;
     }
-    table[`concurrency ${c}`] = {
+    table[name] = {
       dispatcher: round2(median(d)),
       undici: round2(median(b)),
       ratio: ratio(median(d), median(b)),

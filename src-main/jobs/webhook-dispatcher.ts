@@ -6,12 +6,28 @@
 // (docs/team-server.md, "Claims, leases and takeover"). An async check's deliveries, written with its result, are
 // leased for this loop in that same transaction while it has free slots, and handed to it once durable, so they need
 // no claim (DeliveryHandOff in core/webhooks/deliveries.ts).
+//
+// No endpoint may take every slot: at most `perEndpoint` attempts of one webhook are held at once (leased or in
+// flight), on every path that leases — the loop's claim, the claim chained to an attempt's log, the hand-off — so a
+// receiver that hangs until the 10 s timeout holds only its own slots while the other endpoints' deliveries go on
+// (docs/webhooks.md, "How many attempts at once"). The counts are this process's: each instance caps itself.
 import type { CoreDeps } from '../core/context';
 import type { CoreRuntime } from '../core/runtime';
-import { claimDueAttempts, CLAIM_ISOLATION, fanOut, nextDueAt, runScheduledAttempt, takeLeasedDeliveries, type AttemptCommit, type ClaimedAttempt } from '../core/webhooks/deliveries';
+import {
+  cappedWebhooks,
+  claimDueAttempts,
+  CLAIM_ISOLATION,
+  fanOut,
+  nextDueAt,
+  runScheduledAttempt,
+  takeLeasedDeliveries,
+  type AttemptCommit,
+  type ClaimedAttempt,
+  type EndpointCap,
+} from '../core/webhooks/deliveries';
 import { closeAgents } from '../core/webhooks/sender';
 import { onWork } from '../store/group-commit';
-import type { TransactionOptions } from '../store/sql-port';
+import type { SqlQueries, TransactionOptions } from '../store/sql-port';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
 /** Outbox events fanned out per statement round of a pass. */
@@ -29,7 +45,16 @@ export interface DispatcherOptions {
    * while a slot is free (DeliveryHandOff).
    */
   concurrency?: number;
+  /**
+   * Attempts of one webhook held at once, leased or in flight (default 8): a receiver that hangs until the attempt
+   * times out keeps this many slots at most, and the others serve every other endpoint. Deliveries of a webhook at
+   * its limit wait, due, and are claimed as its attempts end. At least 1.
+   */
+  perEndpoint?: number;
 }
+
+/** Default of DispatcherOptions.perEndpoint. */
+export const PER_ENDPOINT_DEFAULT = 8;
 
 export class WebhookDispatcher {
   private running = false;
@@ -42,6 +67,31 @@ export class WebhookDispatcher {
 
   /** Attempts leased by a commit that has not been started yet (they hold slots too). */
   private leasedNotStarted = 0;
+
+  /** Attempts held per webhook id: leased (not started yet) or in flight. The per-endpoint limit counts these. */
+  private readonly held = new Map<string, number>();
+  /** The deliveries of those attempts (a claim does not count them twice: EndpointCap.holding). */
+  private readonly holding = new Set<string>();
+
+  /**
+   * Webhooks at their per-endpoint limit when a claim ran or a hand-off passed them over: deliveries of theirs may
+   * be due and waiting for one of their slots. The end of one of their attempts then claims (chained to its log, or
+   * a pass), whatever dueHint says; a claim that finds one of them below its limit again drops it.
+   */
+  private readonly capWaiting = new Set<string>();
+
+  /**
+   * The webhooks whose deliveries the loop's current sleep left out of its next due time (at their limit then): when
+   * one of their attempts ends, a delivery of theirs coming due before the sleep ends must not wait for it.
+   */
+  private sleepPassedOver: ReadonlySet<string> = new Set();
+
+  /**
+   * The claims of this dispatcher run one at a time: each reads `held` and takes at most the room it shows, which a
+   * claim beside it (PostgreSQL runs transactions side by side) would not see taken. A claim never waits on another
+   * transaction's rows (SKIP LOCKED), so the order cannot deadlock.
+   */
+  private claims: Promise<unknown> = Promise.resolve();
 
   /**
    * Whether deliveries may be due that no claim has taken: set by a work signal (deliveries written unleased, by this
@@ -66,17 +116,17 @@ export class WebhookDispatcher {
    * transaction that locks rows another instance changed after its snapshot fails and runs again. The attempt's
    * end wakes the loop, whose pass claims for the free slot instead.
    */
-  private readonly logCommit: AttemptCommit = async (fn, options) => {
+  private async logCommit(webhookId: string, fn: (tx: SqlQueries) => Promise<void>, options: TransactionOptions | undefined): Promise<void> {
     let next: ClaimedAttempt[] = [];
     try {
       await this.rt.deps.sql.transaction(async (tx) => {
         // A body run again (PostgreSQL, after a serialization failure): the previous run's leases were rolled back.
-        this.leasedNotStarted -= next.length;
+        this.unhold(next);
         next = [];
         await fn(tx);
         if (!this.running || !this.chainsClaim(options)) return;
         try {
-          next = await this.claimWork({ ...this.rt.deps, sql: tx }, 1, false);
+          next = await this.claimWork({ ...this.rt.deps, sql: tx }, 1, false, webhookId);
         } catch (err) {
           // The log above stays: the claim rolls back alone (a savepoint).
           this.rt.deps.log.error({ err: String(err) }, 'webhook claim after an attempt failed');
@@ -84,11 +134,11 @@ export class WebhookDispatcher {
       }, options);
     } catch (err) {
       // Rolled back with the transaction: those leases never happened.
-      this.leasedNotStarted -= next.length;
+      this.unhold(next);
       throw err;
     }
     this.startAttempts(next);
-  };
+  }
 
   constructor(
     private readonly rt: CoreRuntime,
@@ -104,6 +154,32 @@ export class WebhookDispatcher {
     return this.o.concurrency ?? 64;
   }
 
+  private get perEndpoint(): number {
+    return Math.max(1, this.o.perEndpoint ?? PER_ENDPOINT_DEFAULT);
+  }
+
+  private heldBy(webhookId: string): number {
+    return this.held.get(webhookId) ?? 0;
+  }
+
+  private hold(webhookId: string, deliveryId: string): void {
+    this.held.set(webhookId, this.heldBy(webhookId) + 1);
+    this.holding.add(deliveryId);
+  }
+
+  private release(webhookId: string, deliveryId: string): void {
+    const n = this.heldBy(webhookId) - 1;
+    if (n > 0) this.held.set(webhookId, n);
+    else this.held.delete(webhookId);
+    this.holding.delete(deliveryId);
+  }
+
+  /** Leases that never happened (their transaction rolled back) or whose attempts will not start: slots given back. */
+  private unhold(claimed: readonly ClaimedAttempt[]): void {
+    this.leasedNotStarted -= claimed.length;
+    for (const a of claimed) this.release(a.d.webhook_id, a.d.id);
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -114,21 +190,27 @@ export class WebhookDispatcher {
     // Deliveries written by this process's transactions (an async check's completion) are leased for this loop in
     // its free slots as they are written, and handed to it once durable: they need no claim (DeliveryHandOff).
     const untake = takeLeasedDeliveries(this.rt.deps.sql, {
-      reserve: (n) => {
-        const k = this.running ? Math.max(0, Math.min(n, this.freeSlots())) : 0;
-        this.leasedNotStarted += k;
+      reserve: (webhookId, deliveryId) => {
+        const atLimit = this.heldBy(webhookId) >= this.perEndpoint;
+        if (this.running && this.freeSlots() > 0 && !atLimit) {
+          this.leasedNotStarted += 1;
+          this.hold(webhookId, deliveryId);
+          return true;
+        }
         // A delivery left unleased is for a claim: a freed slot must look (the work signal may come later, or, on an
-        // instance that does not listen, not at all).
-        if (k < n) this.dueHint = true;
-        return k;
+        // instance that does not listen, not at all) — one of its webhook's own slots when that was what was missing.
+        this.dueHint = true;
+        if (atLimit) this.capWaiting.add(webhookId);
+        return false;
       },
-      release: (n) => {
-        this.leasedNotStarted -= n;
+      release: (webhookId, deliveryId) => {
+        this.leasedNotStarted -= 1;
+        this.release(webhookId, deliveryId);
       },
       start: (claimed) => {
         // Stopped meanwhile: the leases end by themselves (released at the next start on SQLite).
         if (this.running) this.startAttempts(claimed);
-        else this.leasedNotStarted -= claimed.length;
+        else this.unhold(claimed);
       },
     });
     this.unsubscribe = () => {
@@ -163,12 +245,12 @@ export class WebhookDispatcher {
       // READ COMMITTED on PostgreSQL (CLAIM_ISOLATION): the fan-out and the claim lock what they take.
       await this.rt.deps.sql.transaction(async (tx) => {
         // A body run again after a transient failure: the previous run's leases were rolled back.
-        this.leasedNotStarted -= ids.length;
+        this.unhold(ids);
         ids = [];
         ids = await this.claimWork({ ...this.rt.deps, sql: tx }, 0, true);
       }, CLAIM_ISOLATION);
     } catch (err) {
-      this.leasedNotStarted -= ids.length;
+      this.unhold(ids);
       throw err;
     }
     this.startAttempts(ids);
@@ -181,54 +263,112 @@ export class WebhookDispatcher {
 
   /**
    * Inside a transaction (`deps.sql` is its handle): turns new outbox events into deliveries (`fanOutFirst`) and
-   * leases a due attempt for every free slot (`extra`: slots about to be freed by the caller, counted as free).
+   * leases a due attempt for every free slot (`extra`: slots about to be freed by the caller, counted as free), no
+   * webhook beyond its per-endpoint limit. `freeing`: the webhook of the attempt whose slot is about to be freed
+   * (a chained claim), counted as holding one attempt fewer.
    */
-  private async claimWork(deps: CoreDeps, extra: number, fanOutFirst: boolean): Promise<ClaimedAttempt[]> {
+  private async claimWork(deps: CoreDeps, extra: number, fanOutFirst: boolean, freeing?: string): Promise<ClaimedAttempt[]> {
     if (fanOutFirst) {
       while ((await fanOut(deps, FAN_OUT_ROUND)) === FAN_OUT_ROUND) {
         /* a full round: there may be more */
       }
-    } else if (!this.dueHint) {
-      // A chained claim only while deliveries may be waiting (dueHint); the loop's passes always claim.
+    } else if (!this.dueHint && !(freeing !== undefined && this.capWaiting.has(freeing))) {
+      // A chained claim only while deliveries may be waiting (dueHint, or for the slot being freed: capWaiting); the
+      // loop's passes always claim.
       return [];
     }
+    // Only the freed slot's webhook is known to have deliveries waiting (capWaiting, not dueHint): the claim takes
+    // only its (a claim of every webhook would read past its backlog looking for others').
+    const only = fanOutFirst || this.dueHint ? undefined : freeing;
     const free = this.freeSlots() + extra;
     if (free <= 0) return [];
     // The slots are held while the claim runs, so a claim running beside it (transactions of an engine that runs
     // them side by side) cannot take them too; those left unused are given back.
     this.leasedNotStarted += free;
-    // Cleared before the claim reads: work announced from now on sets it again.
-    this.dueHint = false;
+    // Cleared before the claim reads (a claim of every webhook): work announced from now on sets it again.
+    if (only === undefined) this.dueHint = false;
     let ids: ClaimedAttempt[] = [];
     try {
-      ids = await claimDueAttempts(deps, free);
+      ids = await this.oneClaimAtATime(async () => {
+        const cap = this.endpointCap(freeing, only);
+        const claimed = await claimDueAttempts(deps, free, cap);
+        for (const a of claimed) this.hold(a.d.webhook_id, a.d.id);
+        this.noteCapped(cap, free, claimed, freeing);
+        return claimed;
+      });
     } catch (err) {
-      this.dueHint = true;
+      if (only === undefined) this.dueHint = true;
       throw err;
     } finally {
       this.leasedNotStarted -= free - ids.length;
     }
     // As many as there were slots: more may be due.
-    if (ids.length === free) this.dueHint = true;
+    if (ids.length === free && only === undefined) this.dueHint = true;
     return ids;
+  }
+
+  private oneClaimAtATime<T>(claim: () => Promise<T>): Promise<T> {
+    const run = this.claims.then(claim);
+    this.claims = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The limit a claim keeps, as things stand when it starts (a copy: attempts that end while it runs change the live
+   * counts); `freeing` (a chained claim's attempt, about to end) counts one attempt fewer.
+   */
+  private endpointCap(freeing: string | undefined, only: string | undefined): EndpointCap {
+    const held = new Map(this.held);
+    if (freeing !== undefined && held.has(freeing)) held.set(freeing, this.heldBy(freeing) - 1);
+    return { perEndpoint: this.perEndpoint, held, holding: new Set(this.holding), ...(only === undefined ? {} : { only }) };
+  }
+
+  /**
+   * After a claim of up to `limit`, by the room each webhook had in it: one that got all its room (or had none, or got
+   * `limit`) may have deliveries still waiting for one of its slots (capWaiting); one that got less had no more due
+   * (unless the claim filled every slot it asked for: dueHint). A claim of one webhook's deliveries (`only`) tells nothing of the others'. One
+   * still waiting whose slot freed while the claim ran (an attempt that ended meanwhile saw it before this) gets a
+   * pass.
+   */
+  private noteCapped(cap: EndpointCap, limit: number, claimed: readonly ClaimedAttempt[], freeing: string | undefined): void {
+    const got = new Map<string, number>();
+    for (const a of claimed) got.set(a.d.webhook_id, (got.get(a.d.webhook_id) ?? 0) + 1);
+    const judge = (id: string): void => {
+      if ((got.get(id) ?? 0) >= Math.min(limit, cap.perEndpoint - (cap.held.get(id) ?? 0))) this.capWaiting.add(id);
+      else this.capWaiting.delete(id);
+    };
+    if (cap.only !== undefined) judge(cap.only);
+    else for (const id of new Set([...this.capWaiting, ...cap.held.keys(), ...got.keys()])) judge(id);
+    for (const id of this.capWaiting) {
+      if (this.heldBy(id) - (id === freeing ? 1 : 0) < cap.perEndpoint) {
+        this.wake();
+        break;
+      }
+    }
   }
 
   private startAttempts(claimed: ClaimedAttempt[]): void {
     const { deps } = this.rt;
     this.leasedNotStarted -= claimed.length;
     for (const a of claimed) {
+      const webhookId = a.d.webhook_id;
+      const commit: AttemptCommit = (fn, options) => this.logCommit(webhookId, fn, options);
       this.inFlight.add(
-        runScheduledAttempt(this.rt, a.d.id, 'scheduled', this.logCommit, a).then(
+        runScheduledAttempt(this.rt, a.d.id, 'scheduled', commit, a).then(
           // A failed attempt may have scheduled the next one sooner than the loop's sleep ends: it looks again.
           (failed) => {
             if (failed) this.wake();
           },
           (err: unknown) => deps.log.error({ deliveryId: a.d.id, err: String(err) }, 'webhook attempt crashed'),
         ),
-        // A freed slot is worth a pass only while deliveries may be waiting for one (dueHint); otherwise the next
-        // work signal, due time (a failed attempt wakes the loop to look at it) or poll starts it.
+        // A freed slot is worth a pass only while deliveries may be waiting for one (dueHint, or for a slot of this
+        // webhook: capWaiting, or the sleep did not look at this webhook's); otherwise the next work signal, due time
+        // (a failed attempt wakes the loop to look at it) or poll starts it.
         () => {
-          if (this.dueHint) this.wake();
+          this.release(webhookId, a.d.id);
+          // (A slot the claim chained to the attempt's log filled again is no freed slot of its webhook.)
+          const freed = this.heldBy(webhookId) < this.perEndpoint;
+          if (this.dueHint || (freed && (this.capWaiting.has(webhookId) || this.sleepPassedOver.has(webhookId)))) this.wake();
         },
       );
     }
@@ -252,8 +392,11 @@ export class WebhookDispatcher {
     const poll = this.o.pollMs ?? 200;
     const full = this.freeSlots() <= 0;
     let next: number | null = null;
+    // Deliveries of webhooks at their limit are not due for this loop: one of their attempts' end wakes it.
+    const capped = cappedWebhooks({ perEndpoint: this.perEndpoint, held: this.held, holding: this.holding });
+    this.sleepPassedOver = new Set(capped);
     try {
-      next = full ? null : await nextDueAt(this.rt.deps);
+      next = full ? null : await nextDueAt(this.rt.deps, capped);
     } catch (err) {
       this.rt.deps.log.error({ err: String(err) }, 'webhook dispatcher could not read the next due attempt');
     }

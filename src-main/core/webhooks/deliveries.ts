@@ -29,7 +29,7 @@ import {
   type Scope,
   type WebhookRow,
 } from './webhooks-service';
-import { dialectOf, perEngine, POSTGRES_DIALECT } from '../../store/pg/dialect';
+import { dialectOf, perEngine, POSTGRES_DIALECT, SQLITE_DIALECT, type Dialect } from '../../store/pg/dialect';
 
 export const MAX_ATTEMPTS = 5;
 /** Waits between consecutive attempts in "minutes" (interface §6): attempts at 0, 1, 4, 13 and 40. */
@@ -202,12 +202,12 @@ async function insertDeliveries(
     if (!h.events.includes(e.event_type)) continue;
     if (h.activeSinceMs > eventMs) continue;
     const id = newId('del');
-    const leaseUntil = handOff?.lease(nowMs) ?? null;
+    const leaseUntil = handOff?.lease(nowMs, h.id, id) ?? null;
     const { changes } = await tx.run(INSERT_DELIVERY, [id, h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, leaseUntil, nowMs, now, now]);
     if (changes === 1) out.made++;
     if (leaseUntil === null) continue;
     if (changes !== 1) {
-      handOff!.unlease();
+      handOff!.unlease(h.id, id);
       continue;
     }
     handOff!.add({ d: { id, webhook_id: h.id, organization_id: e.organization_id, event_type: e.event_type, payload: e.payload, status: 'pending', attempts: 0 }, hook: h.attempt });
@@ -234,10 +234,13 @@ export async function insertFannedOutEvent(tx: SqlQueries, e: OutboxRow, nowMs: 
 
 /** This process's dispatcher, as a transaction that writes deliveries sees it (DeliveryHandOff). */
 export interface AttemptTaker {
-  /** Holds up to `n` attempt slots for deliveries about to be leased; returns how many it holds. */
-  reserve(n: number): number;
-  /** Gives back held slots that were not used. */
-  release(n: number): void;
+  /**
+   * Holds an attempt slot for a delivery of webhook `webhookId` about to be leased; false when it has none for it (no
+   * free slot, or that webhook is at its per-endpoint limit).
+   */
+  reserve(webhookId: string, deliveryId: string): boolean;
+  /** Gives back a held slot that was not used. */
+  release(webhookId: string, deliveryId: string): void;
   /** Starts the attempts of deliveries leased in held slots (their transaction is durable). */
   start(claimed: ClaimedAttempt[]): void;
 }
@@ -256,13 +259,15 @@ export function takeLeasedDeliveries(port: SqlQueries, taker: AttemptTaker): () 
  * The deliveries one transaction leases for this process's dispatcher as it writes them (insertFannedOutEvent):
  * each in a slot the dispatcher holds for it, started by `start()` once the transaction is durable — the same rule
  * as a claim's leases (nothing is sent before the commit it depends on is on disk). Without a dispatcher (a CLI, a
- * test without one) or without a free slot a delivery is written unleased, and the dispatcher claims it as usual.
+ * test without one), without a free slot, or for a webhook with as many attempts held as its per-endpoint limit
+ * allows, a delivery is written unleased, and the dispatcher claims it as usual.
  * A transaction that rolls back or runs again calls `reset()`: its leases never happened.
  */
 export class DeliveryHandOff {
   private readonly taker: AttemptTaker | null;
   private readonly leaseMs: number;
-  private held = 0;
+  /** The webhook and delivery of each slot held. */
+  private held: [webhookId: string, deliveryId: string][] = [];
   private claimed: ClaimedAttempt[] = [];
 
   constructor(deps: CoreDeps) {
@@ -270,17 +275,17 @@ export class DeliveryHandOff {
     this.leaseMs = attemptLeaseMs(deps);
   }
 
-  /** The lease's end for one more delivery, or null (no dispatcher here, or no free slot). */
-  lease(nowMs: number): number | null {
-    if (!this.taker || this.taker.reserve(1) !== 1) return null;
-    this.held++;
+  /** The lease's end for delivery `deliveryId` of webhook `webhookId`, or null (no dispatcher here, or no slot for it). */
+  lease(nowMs: number, webhookId: string, deliveryId: string): number | null {
+    if (!this.taker || !this.taker.reserve(webhookId, deliveryId)) return null;
+    this.held.push([webhookId, deliveryId]);
     return nowMs + this.leaseMs;
   }
 
   /** The last lease was not used (the delivery already existed). */
-  unlease(): void {
-    this.held--;
-    this.taker!.release(1);
+  unlease(webhookId: string, deliveryId: string): void {
+    this.held.pop();
+    this.taker!.release(webhookId, deliveryId);
   }
 
   add(claimed: ClaimedAttempt): void {
@@ -288,15 +293,15 @@ export class DeliveryHandOff {
   }
 
   reset(): void {
-    if (this.held > 0) this.taker!.release(this.held);
-    this.held = 0;
+    for (const [webhookId, deliveryId] of this.held) this.taker!.release(webhookId, deliveryId);
+    this.held = [];
     this.claimed = [];
   }
 
   /** After the transaction is durable: its leased deliveries' attempts start. */
   start(): void {
     const claimed = this.claimed;
-    this.held = 0;
+    this.held = [];
     this.claimed = [];
     if (claimed.length > 0) this.taker!.start(claimed);
   }
@@ -307,16 +312,45 @@ export class DeliveryHandOff {
  * instance died or stalled) — in one transaction (a savepoint inside one). The delivery keeps its id: a repeat is
  * signed with the same webhook-id, and receivers deduplicate on it.
  */
-export async function claimDue(deps: CoreDeps, limit: number): Promise<string[]> {
-  return (await claimDueAttempts(deps, limit)).map((a) => a.d.id);
+export async function claimDue(deps: CoreDeps, limit: number, cap?: EndpointCap): Promise<string[]> {
+  return (await claimDueAttempts(deps, limit, cap)).map((a) => a.d.id);
+}
+
+/**
+ * The per-endpoint limit a claim keeps (docs/webhooks.md, "How many attempts at once"): at most `perEndpoint`
+ * attempts of one webhook held at once by the claiming dispatcher, counting those it already holds (`held`:
+ * attempts leased or in flight, by webhook id). A webhook at its limit is passed over; one below it gets at most
+ * its remaining room from one claim. What another instance holds is not counted (each instance caps itself).
+ */
+export interface EndpointCap {
+  perEndpoint: number;
+  held: ReadonlyMap<string, number>;
+  /**
+   * The deliveries of those attempts. A claim that numbers a webhook's due deliveries leaves them out: on PostgreSQL
+   * one leased by a transaction of ours that has not committed yet still looks due to it, and would be counted twice.
+   */
+  holding: ReadonlySet<string>;
+  /**
+   * Claim only this webhook's deliveries (at most its room): the claim chained to the end of one of its attempts when
+   * only its deliveries are known to be waiting for a slot. It reads from the oldest due delivery until it has them,
+   * instead of passing over another webhook's backlog to find those of webhooks with room.
+   */
+  only?: string;
+}
+
+/** The webhooks of `cap` at their limit (a claim passes over their deliveries): a JSON array for the statements. */
+export function cappedWebhooks(cap: EndpointCap | undefined): string[] {
+  const out: string[] = [];
+  if (cap) for (const [id, n] of cap.held) if (n >= cap.perEndpoint) out.push(id);
+  return out;
 }
 
 /**
  * claimDue, with what each attempt needs of its delivery and webhook read by the claim itself (ClaimedAttempt), so
- * that runScheduledAttempt reads nothing before it sends.
+ * that runScheduledAttempt reads nothing before it sends. With `cap`, no webhook gets more than its room.
  */
-export async function claimDueAttempts(deps: CoreDeps, limit: number): Promise<ClaimedAttempt[]> {
-  return deps.sql.transaction((tx) => claimDueTx(tx, deps.clock.now(), limit, attemptLeaseMs(deps)), CLAIM_ISOLATION);
+export async function claimDueAttempts(deps: CoreDeps, limit: number, cap?: EndpointCap): Promise<ClaimedAttempt[]> {
+  return deps.sql.transaction((tx) => claimDueTx(tx, deps.clock.now(), limit, attemptLeaseMs(deps), cap), CLAIM_ISOLATION);
 }
 
 /** An attempt's delivery and webhook as its claim read them (the claim's transaction; the lease is ours). */
@@ -329,18 +363,66 @@ export interface ClaimedAttempt {
 const HOOK_COLUMNS = `w.id AS hook_id, w.url AS hook_url, w.status AS hook_status, w.deleted_at AS hook_deleted_at, w.secret AS hook_secret,
   w.previous_secret AS hook_previous_secret, w.previous_secret_expires_at_ms AS hook_previous_secret_expires_at_ms`;
 const FORWARD_COLUMN = (d: string) => `(SELECT value FROM settings WHERE key = '${FORWARD_PREFIX}' || ${d}.organization_id) AS hook_forward`;
-const DUE_DELIVERIES = `SELECT d.id, d.webhook_id, d.organization_id, d.event_type, d.payload, d.status, d.attempts, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+const DELIVERY_COLUMNS = 'id, webhook_id, organization_id, event_type, payload, status, attempts';
+const DUE = (d: string) => `${d}status = 'pending' AND ${d}next_attempt_at_ms <= ? AND (${d}lease_until_ms IS NULL OR ${d}lease_until_ms <= ?)`;
+// A webhook at its per-endpoint limit (a JSON array of ids, cappedWebhooks) is passed over.
+const NOT_CAPPED = (dialect: Dialect, d: string) => `${d}webhook_id NOT IN ${dialect.jsonArrayValues('?')}`;
+// Deliveries the claiming dispatcher holds already (a JSON array of ids, EndpointCap.holding).
+const NOT_HELD = (dialect: Dialect, d: string) => `${d}id NOT IN ${dialect.jsonArrayValues('?')}`;
+/**
+ * The due deliveries a claim with a per-endpoint limit may take, oldest first: those of webhooks below their limit,
+ * each webhook's numbered in due order (`nth`) and kept while its count of attempts already held (a JSON array with
+ * a webhook's id once per attempt) plus `nth` is within the limit. The deliveries it holds are not numbered (on
+ * PostgreSQL a lease of a transaction of its that has not committed is not seen). Parameters: now, now, capped,
+ * holding, held, perEndpoint.
+ * A window function: SQLite ≥ 3.25 and PostgreSQL alike. Used only when a claim could take more of one webhook than
+ * its room (EndpointCap): it numbers every due delivery of the webhooks below their limit.
+ */
+const WITHIN_ROOM = (dialect: Dialect) => `SELECT r.id, r.next_attempt_at_ms FROM (
+    SELECT id, webhook_id, next_attempt_at_ms, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at_ms, ${dialect.insertionOrder()}) AS nth
+    FROM webhook_deliveries WHERE ${DUE('')} AND ${NOT_CAPPED(dialect, '')} AND ${NOT_HELD(dialect, '')}) r
+  LEFT JOIN (SELECT value AS webhook_id, count(*) AS n FROM ${dialect.jsonArrayValues('?')} AS h GROUP BY value) b ON b.webhook_id = r.webhook_id
+  WHERE r.nth + coalesce(b.n, 0) <= ?`;
+
+// SQLite (one writer: a SELECT of due rows, then an UPDATE of each, is a claim). Parameters: now, now[, capped], limit.
+const DUE_DELIVERIES = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
   FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
-  WHERE d.status = 'pending' AND d.next_attempt_at_ms <= ? AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?)
-  ORDER BY d.next_attempt_at_ms LIMIT ?`;
+  WHERE ${DUE('d.')} ORDER BY d.next_attempt_at_ms LIMIT ?`;
+const DUE_DELIVERIES_PASSING_CAPPED = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+  FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+  WHERE ${DUE('d.')} AND ${NOT_CAPPED(SQLITE_DIALECT, 'd.')} ORDER BY d.next_attempt_at_ms LIMIT ?`;
+// Parameters: now, now, capped, holding, held, perEndpoint, limit.
+const DUE_DELIVERIES_WITHIN_ROOM = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+  FROM (${WITHIN_ROOM(SQLITE_DIALECT)} ORDER BY r.next_attempt_at_ms LIMIT ?) c
+  JOIN webhook_deliveries d ON d.id = c.id LEFT JOIN webhooks w ON w.id = d.webhook_id ORDER BY c.next_attempt_at_ms`;
+// Parameters: now, now, webhook, limit. The webhook's column is kept out of the plan (noIndex): by its index
+// (webhook_id, created_at_ms) SQLite would read and sort every delivery the webhook ever had; by the due index it
+// reads from the oldest due delivery and stops at the limit.
+const DUE_DELIVERIES_OF = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+  FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+  WHERE ${DUE('d.')} AND ${SQLITE_DIALECT.noIndex('d.webhook_id')} = ? ORDER BY d.next_attempt_at_ms LIMIT ?`;
 const LEASE_DELIVERY = 'UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?';
+
 // PostgreSQL: the same rows in one statement, locked as they are chosen, those another transaction holds passed over.
-const CLAIM_DUE_PG = `WITH c AS (UPDATE webhook_deliveries SET lease_until_ms = ?
-  WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ?
-    AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()})
-  RETURNING id, webhook_id, organization_id, event_type, payload, status, attempts, next_attempt_at_ms)
-  SELECT c.id, c.webhook_id, c.organization_id, c.event_type, c.payload, c.status, c.attempts, c.next_attempt_at_ms, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('c')}
+const CLAIMED_PG = (which: string) => `WITH c AS (UPDATE webhook_deliveries SET lease_until_ms = ?
+  WHERE id IN (${which})
+  RETURNING ${DELIVERY_COLUMNS}, next_attempt_at_ms)
+  SELECT c.${DELIVERY_COLUMNS.split(', ').join(', c.')}, c.next_attempt_at_ms, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('c')}
   FROM c LEFT JOIN webhooks w ON w.id = c.webhook_id ORDER BY c.next_attempt_at_ms`;
+// Parameters: lease, now, now[, capped], limit.
+const CLAIM_DUE_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries WHERE ${DUE('')} ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
+const CLAIM_DUE_PASSING_CAPPED_PG = CLAIMED_PG(
+  `SELECT id FROM webhook_deliveries WHERE ${DUE('')} AND ${NOT_CAPPED(POSTGRES_DIALECT, '')} ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`,
+);
+// Parameters: lease, now, now, webhook, limit.
+const CLAIM_DUE_OF_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries WHERE ${DUE('')} AND webhook_id = ? ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
+// PostgreSQL cannot lock rows in a query with a window function: the rows within room are chosen first (more than
+// needed: `candidates`, so rows another transaction holds can be passed over), then locked, re-checked and limited.
+// Any of them may be taken: every one is within its webhook's room. Parameters: lease, now, now, capped, holding,
+// held, perEndpoint, candidates, now, now, limit.
+const CLAIM_DUE_WITHIN_ROOM_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries
+    WHERE id IN (SELECT id FROM (${WITHIN_ROOM(POSTGRES_DIALECT)} ORDER BY r.next_attempt_at_ms LIMIT ?) room) AND ${DUE('')}
+    ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
 
 type ClaimedRow = AttemptDelivery & {
   hook_id: string | null;
@@ -372,10 +454,53 @@ function claimedAttempt(r: ClaimedRow): ClaimedAttempt {
   };
 }
 
-async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs: number): Promise<ClaimedAttempt[]> {
-  if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_PG, [nowMs + leaseMs, nowMs, nowMs, limit])).map(claimedAttempt);
-  const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
-  for (const r of rows) await tx.run(LEASE_DELIVERY, [nowMs + leaseMs, r.id]);
+/**
+ * Which statement a claim needs: the plain one while no webhook is at its limit and none could exceed it within this
+ * claim (the claim's statement and plan as without a limit); passing over the webhooks at their limit when only
+ * that is needed; numbering each webhook's due deliveries (WITHIN_ROOM) when the claim could take more of a webhook
+ * than its room — `limit` above the smallest room of a webhook below its limit (perEndpoint for one holding none).
+ */
+function claimShape(limit: number, cap: EndpointCap | undefined): { capped: string[]; held: string[] | null; holding: string } {
+  if (!cap) return { capped: [], held: null, holding: '[]' };
+  const capped: string[] = [];
+  let smallestRoom = cap.perEndpoint;
+  for (const [id, n] of cap.held) {
+    if (n >= cap.perEndpoint) capped.push(id);
+    else smallestRoom = Math.min(smallestRoom, cap.perEndpoint - n);
+  }
+  if (limit <= smallestRoom) return { capped, held: null, holding: '[]' };
+  const held: string[] = [];
+  for (const [id, n] of cap.held) if (n > 0 && n < cap.perEndpoint) for (let i = 0; i < n; i++) held.push(id);
+  return { capped, held, holding: JSON.stringify([...cap.holding]) };
+}
+
+async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs: number, cap: EndpointCap | undefined): Promise<ClaimedAttempt[]> {
+  const leaseUntil = nowMs + leaseMs;
+  if (cap?.only !== undefined) {
+    const room = Math.min(limit, cap.perEndpoint - (cap.held.get(cap.only) ?? 0));
+    if (room <= 0) return [];
+    if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_OF_PG, [leaseUntil, nowMs, nowMs, cap.only, room])).map(claimedAttempt);
+    const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES_OF, [nowMs, nowMs, cap.only, room]);
+    for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
+    return rows.map(claimedAttempt);
+  }
+  const { capped, held, holding } = claimShape(limit, cap);
+  if (tx.engine === 'postgres') {
+    const rows =
+      held !== null
+        ? await tx.all<ClaimedRow>(CLAIM_DUE_WITHIN_ROOM_PG, [leaseUntil, nowMs, nowMs, JSON.stringify(capped), holding, JSON.stringify(held), cap!.perEndpoint, 2 * limit, nowMs, nowMs, limit])
+        : capped.length > 0
+          ? await tx.all<ClaimedRow>(CLAIM_DUE_PASSING_CAPPED_PG, [leaseUntil, nowMs, nowMs, JSON.stringify(capped), limit])
+          : await tx.all<ClaimedRow>(CLAIM_DUE_PG, [leaseUntil, nowMs, nowMs, limit]);
+    return rows.map(claimedAttempt);
+  }
+  const rows =
+    held !== null
+      ? await tx.all<ClaimedRow>(DUE_DELIVERIES_WITHIN_ROOM, [nowMs, nowMs, JSON.stringify(capped), holding, JSON.stringify(held), cap!.perEndpoint, limit])
+      : capped.length > 0
+        ? await tx.all<ClaimedRow>(DUE_DELIVERIES_PASSING_CAPPED, [nowMs, nowMs, JSON.stringify(capped), limit])
+        : await tx.all<ClaimedRow>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
+  for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
   return rows.map(claimedAttempt);
 }
 
@@ -393,10 +518,21 @@ const NEXT_DUE = perEngine(
   (d) => `SELECT min(${d.greatest('next_attempt_at_ms', 'coalesce(lease_until_ms, 0)')}) AS t FROM webhook_deliveries
      WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
 );
+const NEXT_DUE_PASSING_CAPPED = perEngine(
+  (d) => `SELECT min(${d.greatest('next_attempt_at_ms', 'coalesce(lease_until_ms, 0)')}) AS t FROM webhook_deliveries
+     WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL AND ${NOT_CAPPED(d, '')}`,
+);
 
-/** When the next pending attempt (or an expired lease) is due; null when nothing is pending. */
-export async function nextDueAt(deps: CoreDeps): Promise<number | null> {
-  const row = await deps.sql.get<{ t: number | null }>(NEXT_DUE[deps.sql.engine]);
+/**
+ * When the next pending attempt (or an expired lease) is due; null when nothing is pending. Deliveries of the
+ * webhooks at their per-endpoint limit (`capped`, cappedWebhooks) are left out: no claim would take them now, and a
+ * loop that slept until their (past) due time would spin; the end of one of their attempts wakes the loop instead.
+ */
+export async function nextDueAt(deps: CoreDeps, capped: readonly string[] = []): Promise<number | null> {
+  const row =
+    capped.length > 0
+      ? await deps.sql.get<{ t: number | null }>(NEXT_DUE_PASSING_CAPPED[deps.sql.engine], [JSON.stringify(capped)])
+      : await deps.sql.get<{ t: number | null }>(NEXT_DUE[deps.sql.engine]);
   return row?.t ?? null;
 }
 

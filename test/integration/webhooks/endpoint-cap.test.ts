@@ -1,0 +1,254 @@
+// The per-endpoint limit of the webhook dispatcher (docs/webhooks.md, "How many attempts at once"), on both engines:
+// a receiver that holds every request open never has more than `perEndpoint` of them at once — whichever path
+// leased them: the loop's claim, the claim chained to an attempt's log, or the hand-off of an async check's
+// deliveries — while the other endpoint's deliveries all go out; once it answers, its waiting deliveries follow
+// (each as one of its slots frees, without waiting for a poll), none lost.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
+import { bootstrap } from '../../../src-main/core/orgs/organizations';
+import { processVerification } from '../../../src-main/core/verification/engine';
+import { submitOnce } from '../../../src-main/core/verification/verification-service';
+import { claimDueAttempts, fanOut, nextDueAt } from '../../../src-main/core/webhooks/deliveries';
+import { closeAgents } from '../../../src-main/core/webhooks/sender';
+import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
+import { createWebhook } from '../../../src-main/core/webhooks/webhooks-service';
+import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
+import { createCore, type Core } from '../../../src-main/service';
+import type { SqlValue } from '../../../src-main/store/sql-port';
+import { dropTestStore, testStore } from '../../helpers/harness';
+import { until } from './helpers';
+
+const ASYNC_NG = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' } as const;
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+/**
+ * A receiver that holds every request open (no answer) until release(); after that it answers each at once. `open`
+ * counts requests not answered yet, `maxOpen` the most at any moment.
+ */
+interface HangingReceiver {
+  receiver: TestReceiver;
+  readonly open: number;
+  readonly maxOpen: number;
+  release(): void;
+}
+
+async function startHangingReceiver(): Promise<HangingReceiver> {
+  let open = 0;
+  let maxOpen = 0;
+  let released = false;
+  const waiting: (() => void)[] = [];
+  const receiver = await startTestReceiver({
+    responder: async () => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      if (!released) await new Promise<void>((r) => waiting.push(r));
+      open--;
+      return { status: 200, body: 'ok' };
+    },
+  });
+  const h: HangingReceiver = {
+    receiver,
+    get open() {
+      return open;
+    },
+    get maxOpen() {
+      return maxOpen;
+    },
+    release() {
+      released = true;
+      for (const r of waiting.splice(0)) r();
+    },
+  };
+  // Released before the receiver closes, so nothing stays open past the test.
+  cleanup.push(async () => h.release());
+  return h;
+}
+
+async function setup(receivers: TestReceiver[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'vc-endpoint-cap-'));
+  const core: Core = await createCore({
+    dataDir: dir,
+    startWorker: false,
+    logLevel: 'silent',
+    scryptN: 1024,
+    allowWebhookHosts: receivers.map((r) => `127.0.0.1:${r.port}`),
+    ...(await testStore(dir)),
+  });
+  cleanup.push(
+    ...receivers.map((r) => () => r.close()),
+    async () => rmSync(dir, { recursive: true, force: true }),
+    () => dropTestStore(dir),
+    () => core.close(),
+    () => closeAgents(core.rt),
+  );
+  const org = await bootstrap(core.deps, { email: 'endpoint-cap@example.com', password: 'correct horse battery staple' });
+  const scope = { kind: 'console' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'OWNER' as const };
+  return { core, org, scope };
+}
+
+/** Counts its finished passes (a loop that spun on deliveries it may not take would make hundreds). */
+class CountingDispatcher extends WebhookDispatcher {
+  passes = 0;
+  override async tick(): Promise<number> {
+    const n = await super.tick();
+    this.passes++;
+    return n;
+  }
+}
+
+function startDispatcher(core: Core, o: ConstructorParameters<typeof WebhookDispatcher>[1]): CountingDispatcher {
+  const d = new CountingDispatcher(core.rt, o);
+  d.start();
+  cleanup.push(() => d.stop());
+  return d;
+}
+
+async function count(core: Core, sql: string, args: SqlValue[]): Promise<number> {
+  return (await core.deps.sql.get<{ n: number }>(sql, args))!.n;
+}
+
+const succeeded = (core: Core, webhookId: string) => count(core, "SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'success'", [webhookId]);
+const attemptsLogged = (core: Core, webhookId: string) =>
+  count(core, 'SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?', [webhookId]);
+
+describe('the per-endpoint limit of the webhook dispatcher', () => {
+  it('a claim passes over the webhooks at their limit and takes at most the room of the others, oldest first', async () => {
+    const receiver = await startTestReceiver();
+    const { core, org, scope } = await setup([receiver]);
+    const hooks: string[] = [];
+    for (let i = 0; i < 3; i++) hooks.push((await createWebhook(core.rt, scope, { url: `${receiver.url}/hook?n=${i}`, events: ['verification.completed'] })).id);
+    const [full, half, idle] = hooks as [string, string, string];
+    const at = new Date(core.deps.clock.now() + 1).toISOString();
+    await core.deps.sql.transaction(async (tx) => {
+      for (let i = 0; i < 10; i++) {
+        await tx.run(
+          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', 'verification.completed', ?, '{}', ?)`,
+          [`evt_room${i}`, org.organizationId, `ver_room${i}`, at],
+        );
+      }
+    });
+    expect(await fanOut(core.deps)).toBe(10);
+    // Ten due deliveries each: `full`'s the oldest, then `half`'s, then `idle`'s.
+    const base = core.deps.clock.now() - 10_000;
+    await core.deps.sql.transaction(async (tx) => {
+      for (const [i, id] of hooks.entries()) await tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE webhook_id = ?', [base + i * 1000, id]);
+    });
+    // One of `idle`'s is held by the dispatcher already: a lease of a transaction of its that has not committed yet
+    // (on PostgreSQL it still looks due to a claim); it is the oldest of `idle`'s.
+    const [heldOne] = await core.deps.sql.all<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id LIMIT 1', [idle]);
+    await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE id = ?', [base + 1500, heldOne!.id]));
+    const unlease = () => core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET lease_until_ms = NULL'));
+    const byHook = (claimed: { d: { webhook_id: string } }[]) => hooks.map((h) => claimed.filter((c) => c.d.webhook_id === h).length);
+    // `full` holds 8 of 8, `half` 6, `idle` 1.
+    const cap = { perEndpoint: 8, held: new Map([[full, 8], [half, 6], [idle, 1]]), holding: new Set([heldOne!.id]) };
+
+    // More slots than room: `half` gets its 2, `idle` its 7 (not the one it holds), `full` nothing.
+    const wide = await claimDueAttempts(core.deps, 16, cap);
+    expect(byHook(wide)).toEqual([0, 2, 7]);
+    expect(wide.map((c) => c.d.id)).not.toContain(heldOne!.id);
+    await unlease();
+    // Fewer: the oldest of the webhooks below their limit.
+    expect(byHook(await claimDueAttempts(core.deps, 2, cap))).toEqual([0, 2, 0]);
+    await unlease();
+    expect(byHook(await claimDueAttempts(core.deps, 5, cap))).toEqual([0, 2, 3]);
+    await unlease();
+    // Without a limit: oldest first, whoever it is.
+    expect(byHook(await claimDueAttempts(core.deps, 12))).toEqual([10, 2, 0]);
+    await unlease();
+    // The loop's next due time passes over the webhooks at their limit.
+    expect(await nextDueAt(core.deps)).toBe(base);
+    expect(await nextDueAt(core.deps, [full])).toBe(base + 1000);
+    expect(await nextDueAt(core.deps, [full, half, idle])).toBeNull();
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('a hanging endpoint holds at most perEndpoint requests while every other delivery goes out; released, its deliveries follow', async () => {
+    const hanging = await startHangingReceiver();
+    const healthy = await startTestReceiver();
+    const { core, org, scope } = await setup([hanging.receiver, healthy]);
+    // Two endpoints of one organization: 40 deliveries for the hanging one, due before the healthy one's 20.
+    const stuck = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    const fine = await createWebhook(core.rt, scope, { url: `${healthy.url}/hook`, events: ['verification.failed'] });
+    const at = new Date(core.deps.clock.now() + 1).toISOString();
+    await core.deps.sql.transaction(async (tx) => {
+      for (let i = 0; i < 60; i++) {
+        await tx.run(
+          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', ?, ?, '{}', ?)`,
+          [`evt_cap${i}`, org.organizationId, i < 40 ? 'verification.completed' : 'verification.failed', `ver_cap${i}`, at],
+        );
+      }
+    });
+    expect(await fanOut(core.deps)).toBe(60);
+    await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE webhook_id = ?', [stuck.id]));
+
+    // 16 slots, the default limit of 8 per endpoint, and no poll to speak of: only claims (the first pass, those
+    // chained to attempts' logs, the passes an attempt's end wakes) move the deliveries.
+    const dispatcher = startDispatcher(core, { concurrency: 16, pollMs: 600_000 });
+    await until(async () => (await succeeded(core, fine.id)) === 20, 'every delivery of the healthy endpoint to succeed', 15_000);
+    // Delivered while the hanging endpoint still held its requests: none of its attempts had ended (timed out).
+    expect(await attemptsLogged(core, stuck.id)).toBe(0);
+    await until(() => hanging.open === 8, 'the hanging endpoint to hold 8 requests');
+    expect(hanging.maxOpen).toBe(8);
+    expect(healthy.requests).toHaveLength(20);
+    // The 32 deliveries still due are not due for this loop while their endpoint is at its limit: it sleeps (its
+    // poll is ten minutes) instead of going round. A bound on a count, not on a time: a slower machine makes fewer.
+    const passes = dispatcher.passes;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(dispatcher.passes - passes, 'passes while only capped deliveries were due').toBeLessThanOrEqual(2);
+
+    hanging.release();
+    // Each of its deliveries goes as one of its slots frees (a lost wake-up would leave them for the ten-minute poll).
+    await until(async () => (await succeeded(core, stuck.id)) === 40, 'every delivery of the released endpoint to succeed', 15_000).catch(async (err: unknown) => {
+      const rows = await core.deps.sql.all('SELECT status, attempts, count(*) AS n, count(lease_until_ms) AS leased FROM webhook_deliveries WHERE webhook_id = ? GROUP BY status, attempts', [stuck.id]);
+      throw new Error(`${String(err)}: its deliveries ${JSON.stringify(rows)}, ${hanging.receiver.requests.length} requests received, ${hanging.open} open`);
+    });
+    expect(hanging.maxOpen).toBe(8);
+    const ids = hanging.receiver.requests.map((r) => r.headers['webhook-id']);
+    expect(new Set(ids).size).toBe(40);
+    expect(ids).toHaveLength(40);
+    expect(await core.deps.sql.all('SELECT status, attempts, count(*) AS n FROM webhook_deliveries GROUP BY status, attempts')).toEqual([
+      { status: 'success', attempts: 1, n: 60 },
+    ]);
+  });
+
+  it("an async check's deliveries are handed to the dispatcher only within their endpoint's limit; the rest are claimed as its slot frees", async () => {
+    const hanging = await startHangingReceiver();
+    const { core, org, scope } = await setup([hanging.receiver]);
+    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    // Free slots to spare, one per endpoint.
+    const dispatcher = startDispatcher(core, { concurrency: 4, perEndpoint: 1, pollMs: 600_000 });
+    // Its first pass done (a claim holds the free slots while it runs, so a hand-off beside it would find none).
+    await until(() => dispatcher.passes >= 1, 'the first pass');
+    const principal = await authenticateApiKey(core.deps, org.keys.sandbox.key);
+    const leasedInside: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await submitOnce(core.rt.verification, principal, 'account', ASYNC_NG);
+      const id = (JSON.parse(res.body) as { id: string }).id;
+      await processVerification(core.rt.verification, id, (write) => async (tx) => {
+        await write(tx);
+        const row = await tx.get<{ leased: number }>(
+          'SELECT CASE WHEN lease_until_ms IS NULL THEN 0 ELSE 1 END AS leased FROM webhook_deliveries WHERE verification_id = ?',
+          [id],
+        );
+        leasedInside.push(row!.leased);
+      });
+      if (i === 0) await until(() => hanging.open === 1, 'the first delivery to be sent');
+    }
+    // The first was leased as it was written (the endpoint held nothing); the second was not (it held one).
+    expect(leasedInside).toEqual([1, 0]);
+    expect(hanging.maxOpen).toBe(1);
+    expect(await attemptsLogged(core, hook.id)).toBe(0);
+
+    hanging.release();
+    await until(async () => (await succeeded(core, hook.id)) === 2, 'both deliveries to succeed');
+    expect(hanging.maxOpen).toBe(1);
+    expect(hanging.receiver.requests).toHaveLength(2);
+  });
+});
