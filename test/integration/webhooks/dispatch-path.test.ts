@@ -18,9 +18,9 @@ import { claimDueAttempts, runScheduledAttempt, setForward } from '../../../src-
 import { closeAgents } from '../../../src-main/core/webhooks/sender';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import { createWebhook, updateWebhook, type Scope } from '../../../src-main/core/webhooks/webhooks-service';
-import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
 import { createCore, type Core } from '../../../src-main/service';
 import { dropTestStore, testStore } from '../../helpers/harness';
+import { CountingDispatcher } from './helpers';
 
 const ASYNC_NG = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' } as const;
 
@@ -163,7 +163,7 @@ describe('an async check and its webhook deliveries', () => {
     const first = await createWebhook(core.rt, scope, { url: `${url}?n=1`, events: ['verification.completed'] });
     const second = await createWebhook(core.rt, scope, { url: `${url}?n=2`, events: ['verification.completed'] });
     // One slot, and no poll to speak of: the handed delivery starts without a pass; the other waits for the signal's.
-    const dispatcher = new PassCounting(core.rt, { concurrency: 1, pollMs: 600_000 });
+    const dispatcher = new CountingDispatcher(core.rt, { concurrency: 1, pollMs: 600_000 });
     dispatcher.start();
     cleanup.push(() => dispatcher.stop());
     // Its first pass done (a claim holds the free slots while it runs, so a hand-off beside it would find none).
@@ -193,15 +193,6 @@ describe('an async check and its webhook deliveries', () => {
   });
 });
 
-/** Counts its finished passes. */
-class PassCounting extends WebhookDispatcher {
-  passes = 0;
-  override async tick(): Promise<number> {
-    const n = await super.tick();
-    this.passes++;
-    return n;
-  }
-}
 
 /** Polls `cond` (a bound on a hang, not a timing assertion). */
 async function until(cond: () => Promise<boolean>, limitMs = 10_000): Promise<void> {

@@ -19,7 +19,7 @@ import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
 import { createCore, type Core } from '../../../src-main/service';
 import type { SqlValue } from '../../../src-main/store/sql-port';
 import { dropTestStore, testStore } from '../../helpers/harness';
-import { until } from './helpers';
+import { CountingDispatcher, until } from './helpers';
 
 const ASYNC_NG = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' } as const;
 
@@ -93,15 +93,6 @@ async function setup(receivers: TestReceiver[]) {
   return { core, org, scope };
 }
 
-/** Counts its finished passes (a loop that spun on deliveries it may not take would make hundreds). */
-class CountingDispatcher extends WebhookDispatcher {
-  passes = 0;
-  override async tick(): Promise<number> {
-    const n = await super.tick();
-    this.passes++;
-    return n;
-  }
-}
 
 function startDispatcher(core: Core, o: ConstructorParameters<typeof WebhookDispatcher>[1]): CountingDispatcher {
   const d = new CountingDispatcher(core.rt, o);

@@ -3,6 +3,7 @@
 import { api, NG_OK, newKey, startTestService, type TestService } from '../../helpers/harness';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import type { Clock } from '../../../src-main/core/clock';
+import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
 
 export const NG_FAILED = { country: 'NG', accountNumber: '0000000000', bankCode: '058' } as const;
 
@@ -56,4 +57,14 @@ export function deliveryRows(ts: TestService, webhookId: string) {
     attempts: number;
     verification_id: string;
   }>('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms, id', [webhookId]);
+}
+
+/** A dispatcher that counts its finished passes (to wait for the first one, or to see a loop that spins). */
+export class CountingDispatcher extends WebhookDispatcher {
+  passes = 0;
+  override async tick(): Promise<number> {
+    const n = await super.tick();
+    this.passes++;
+    return n;
+  }
 }
