@@ -4,23 +4,17 @@
 // started by it once that transaction is durable, the others claimed as before; a claim returns what its attempt needs, and an attempt made from
 // those rows counts only while the delivery is still as claimed; a completion whose record changed meanwhile reads
 // it again instead of overwriting it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
-import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import type { Principal } from '../../../src-main/core/principal';
 import { processVerification, type VerificationRuntime } from '../../../src-main/core/verification/engine';
 import type { ProviderAnswer } from '../../../src-main/core/verification/types';
 import { submitOnce } from '../../../src-main/core/verification/verification-service';
 import { claimDueAttempts, runScheduledAttempt, setForward } from '../../../src-main/core/webhooks/deliveries';
-import { closeAgents } from '../../../src-main/core/webhooks/sender';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import { createWebhook, updateWebhook, type Scope } from '../../../src-main/core/webhooks/webhooks-service';
-import { createCore, type Core } from '../../../src-main/service';
-import { dropTestStore, testStore } from '../../helpers/harness';
-import { CountingDispatcher } from './helpers';
+import { type Core } from '../../../src-main/service';
+import { CountingDispatcher, dispatchCore } from './helpers';
 
 const ASYNC_NG = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' } as const;
 
@@ -38,17 +32,7 @@ afterEach(async () => {
 
 async function setup(): Promise<Setup> {
   const receiver = await startTestReceiver();
-  const dir = mkdtempSync(join(tmpdir(), 'vc-dispatch-'));
-  const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024, allowWebhookHosts: [`127.0.0.1:${receiver.port}`], ...(await testStore(dir)) });
-  cleanup.push(
-    () => receiver.close(),
-    async () => rmSync(dir, { recursive: true, force: true }),
-    () => dropTestStore(dir),
-    () => core.close(),
-    () => closeAgents(core.rt),
-  );
-  const org = await bootstrap(core.deps, { email: 'dispatch@example.com', password: 'correct horse battery staple' });
-  const scope = { kind: 'console' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'OWNER' as const };
+  const { core, org, scope } = await dispatchCore([receiver], cleanup, 'dispatch@example.com');
   const principal = await authenticateApiKey(core.deps, org.keys.sandbox.key);
   return { core, receiver, scope, principal };
 }

@@ -3,23 +3,17 @@
 // leased them: the loop's claim, the claim chained to an attempt's log, or the hand-off of an async check's
 // deliveries — while the other endpoint's deliveries all go out; once it answers, its waiting deliveries follow
 // (each as one of its slots frees, without waiting for a poll), none lost.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
-import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { processVerification } from '../../../src-main/core/verification/engine';
 import { submitOnce } from '../../../src-main/core/verification/verification-service';
 import { claimDueAttempts, fanOut, nextDueAt } from '../../../src-main/core/webhooks/deliveries';
-import { closeAgents } from '../../../src-main/core/webhooks/sender';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import { createWebhook } from '../../../src-main/core/webhooks/webhooks-service';
 import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
-import { createCore, type Core } from '../../../src-main/service';
+import type { Core } from '../../../src-main/service';
 import type { SqlValue } from '../../../src-main/store/sql-port';
-import { dropTestStore, testStore } from '../../helpers/harness';
-import { CountingDispatcher, until } from './helpers';
+import { CountingDispatcher, dispatchCore, until } from './helpers';
 
 const ASYNC_NG = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' } as const;
 
@@ -71,26 +65,8 @@ async function startHangingReceiver(): Promise<HangingReceiver> {
   return h;
 }
 
-async function setup(receivers: TestReceiver[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'vc-endpoint-cap-'));
-  const core: Core = await createCore({
-    dataDir: dir,
-    startWorker: false,
-    logLevel: 'silent',
-    scryptN: 1024,
-    allowWebhookHosts: receivers.map((r) => `127.0.0.1:${r.port}`),
-    ...(await testStore(dir)),
-  });
-  cleanup.push(
-    ...receivers.map((r) => () => r.close()),
-    async () => rmSync(dir, { recursive: true, force: true }),
-    () => dropTestStore(dir),
-    () => core.close(),
-    () => closeAgents(core.rt),
-  );
-  const org = await bootstrap(core.deps, { email: 'endpoint-cap@example.com', password: 'correct horse battery staple' });
-  const scope = { kind: 'console' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'OWNER' as const };
-  return { core, org, scope };
+function setup(receivers: TestReceiver[]) {
+  return dispatchCore(receivers, cleanup, 'endpoint-cap@example.com');
 }
 
 

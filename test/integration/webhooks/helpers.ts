@@ -4,6 +4,13 @@ import { api, NG_OK, newKey, startTestService, type TestService } from '../../he
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import type { Clock } from '../../../src-main/core/clock';
 import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bootstrap } from '../../../src-main/core/orgs/organizations';
+import { closeAgents } from '../../../src-main/core/webhooks/sender';
+import { createCore, type Core } from '../../../src-main/service';
+import { dropTestStore, testStore } from '../../helpers/harness';
 
 export const NG_FAILED = { country: 'NG', accountNumber: '0000000000', bankCode: '058' } as const;
 
@@ -67,4 +74,31 @@ export class CountingDispatcher extends WebhookDispatcher {
     this.passes++;
     return n;
   }
+}
+
+/**
+ * A core without its queue worker (the test drives the dispatcher) on a fresh store of the project's engine, its URL
+ * rules allowing `receivers`, with an organization; everything it made (and the receivers) is undone by `cleanup`,
+ * run in reverse by the test's afterEach.
+ */
+export async function dispatchCore(receivers: TestReceiver[], cleanup: (() => Promise<void>)[], email: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'vc-dispatch-'));
+  const core: Core = await createCore({
+    dataDir: dir,
+    startWorker: false,
+    logLevel: 'silent',
+    scryptN: 1024,
+    allowWebhookHosts: receivers.map((r) => `127.0.0.1:${r.port}`),
+    ...(await testStore(dir)),
+  });
+  cleanup.push(
+    ...receivers.map((r) => async () => r.close()),
+    async () => rmSync(dir, { recursive: true, force: true }),
+    async () => dropTestStore(dir),
+    async () => core.close(),
+    async () => closeAgents(core.rt),
+  );
+  const org = await bootstrap(core.deps, { email, password: 'correct horse battery staple' });
+  const scope = { kind: 'console' as const, organizationId: org.organizationId, environment: 'sandbox' as const, role: 'OWNER' as const };
+  return { core, org, scope };
 }
