@@ -312,8 +312,8 @@ export class DeliveryHandOff {
  * instance died or stalled) — in one transaction (a savepoint inside one). The delivery keeps its id: a repeat is
  * signed with the same webhook-id, and receivers deduplicate on it.
  */
-export async function claimDue(deps: CoreDeps, limit: number, cap?: EndpointCap): Promise<string[]> {
-  return (await claimDueAttempts(deps, limit, cap)).map((a) => a.d.id);
+export async function claimDue(deps: CoreDeps, limit: number): Promise<string[]> {
+  return (await claimDueAttempts(deps, limit)).map((a) => a.d.id);
 }
 
 /**
