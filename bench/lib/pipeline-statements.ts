@@ -3,7 +3,8 @@
 // folder; async sandbox checks POSTed over HTTP by 32 clients and delivered signed to a receiver in this process;
 // better-sqlite3's statements are counted by their SQL text (after a warm-up). The times are wall time around each
 // call, so they rise with the machine's load; the counts do not.
-// Usage: npx tsx bench/lib/pipeline-statements.ts [--count 2000] [--warmup 300] [--top 40] [--by-write] [--keep] [--sync]
+// Usage: npx tsx bench/lib/pipeline-statements.ts [--count 2000] [--warmup 300] [--top 40] [--width 120] [--by-write] [--keep] [--sync]
+//   --width: characters of each statement's text shown (and told apart by).
 //   --sync: benchmark 1's path instead: sync sandbox checks (answered 200), statements per request.
 //   --by-write: a savepoint's RELEASE is counted by the first statement of its write (the History search index's
 //   FTS5 table writes its pending entries when a savepoint ends: that cost shows on the RELEASE).
@@ -22,6 +23,7 @@ import { arg, flag } from './harness';
 const count = arg('--count', 2_000);
 const warmup = arg('--warmup', 300);
 const top = arg('--top', 40);
+const width = arg('--width', 120);
 const byWrite = flag('--by-write');
 const sync = flag('--sync');
 
@@ -49,7 +51,7 @@ for (const m of ['run', 'get', 'all', 'iterate'] as const) {
       return out;
     } finally {
       const dt = process.hrtime.bigint() - t0;
-      let key = this.source.replace(/\s+/g, ' ').slice(0, 120);
+      let key = this.source.replace(/\s+/g, ' ').slice(0, width);
       if (byWrite) {
         if (key.startsWith('RELEASE')) key += ` (write: ${firstOfWrite})`;
         if (key.startsWith('SAVEPOINT vc_group')) firstOfWrite = '';

@@ -7,10 +7,12 @@
 // leased for this loop in that same transaction while it has free slots, and handed to it once durable, so they need
 // no claim (DeliveryHandOff in core/webhooks/deliveries.ts).
 //
-// No endpoint may take every slot: at most `perEndpoint` attempts of one webhook are held at once (leased or in
-// flight), on every path that leases — the loop's claim, the claim chained to an attempt's log, the hand-off — so a
-// receiver that hangs until the 10 s timeout holds only its own slots while the other endpoints' deliveries go on
-// (docs/webhooks.md, "How many attempts at once"). The counts are this process's: each instance caps itself.
+// No endpoint may take every slot: a responsive endpoint holds at most three quarters of them (leased or in flight),
+// and one that is slow — an attempt of it open for a second or more now, or ended so within the last minute — at
+// most `perEndpoint`, on every path that leases — the loop's claim, the claim chained to an attempt's log, the
+// hand-off — so a receiver that hangs until the 10 s timeout holds only its own slots while the other endpoints'
+// deliveries go on, and a quick one is not held to a handful of requests at once (docs/webhooks.md, "How many
+// attempts at once"). The counts are this process's: each instance caps itself.
 import type { CoreDeps } from '../core/context';
 import type { CoreRuntime } from '../core/runtime';
 import {
@@ -46,15 +48,29 @@ export interface DispatcherOptions {
    */
   concurrency?: number;
   /**
-   * Attempts of one webhook held at once, leased or in flight (default 8): a receiver that hangs until the attempt
-   * times out keeps this many slots at most, and the others serve every other endpoint. Deliveries of a webhook at
-   * its limit wait, due, and are claimed as its attempts end. At least 1.
+   * Attempts of one slow webhook held at once, leased or in flight (default 8): one with an attempt open for
+   * SLOW_ATTEMPT_MS or more, or whose attempt ended after as long within the last SLOW_MEMORY_MS. A receiver that hangs
+   * until the attempt times out keeps this many slots once its first attempts are seen hanging, and the others serve
+   * every other endpoint. Deliveries of a webhook at its limit wait, due, and are claimed as its attempts end. At
+   * least 1.
    */
   perEndpoint?: number;
+  /**
+   * Attempts of one responsive webhook held at once (default: `concurrency` less a quarter, at least `perEndpoint`):
+   * what a hanging endpoint holds before it is seen as slow, so at least a quarter of the slots always serves the
+   * others.
+   */
+  responsivePerEndpoint?: number;
+  /** How long an attempt may stay open before its webhook counts as slow (default SLOW_ATTEMPT_MS). */
+  slowAttemptMs?: number;
 }
 
 /** Default of DispatcherOptions.perEndpoint. */
 export const PER_ENDPOINT_DEFAULT = 8;
+/** An attempt open this long makes its webhook slow (DispatcherOptions.perEndpoint). */
+export const SLOW_ATTEMPT_MS = 1000;
+/** A webhook stays slow this long after an attempt of it that lasted SLOW_ATTEMPT_MS or more ended. */
+export const SLOW_MEMORY_MS = 60_000;
 
 export class WebhookDispatcher {
   private running = false;
@@ -72,6 +88,10 @@ export class WebhookDispatcher {
   private readonly held = new Map<string, number>();
   /** The deliveries of those attempts (a claim does not count them twice: EndpointCap.holding). */
   private readonly holding = new Set<string>();
+  /** When each attempt in flight started, by webhook id (oldest first): limitFor. */
+  private readonly startedAt = new Map<string, Map<string, number>>();
+  /** When an attempt that lasted SLOW_ATTEMPT_MS or more last ended, by webhook id: limitFor. */
+  private readonly slowEndedAt = new Map<string, number>();
 
   /**
    * Webhooks at their per-endpoint limit when a claim ran or a hand-off passed them over: deliveries of theirs may
@@ -92,6 +112,10 @@ export class WebhookDispatcher {
    * transaction's rows (SKIP LOCKED), so the order cannot deadlock.
    */
   private claims: Promise<unknown> = Promise.resolve();
+
+  /** Claims for a freed slot of one webhook (refill) in flight, and their webhooks; stop() waits for them. */
+  private readonly refills = new Set<Promise<void>>();
+  private readonly refilling = new Set<string>();
 
   /**
    * Whether deliveries may be due that no claim has taken: set by a work signal (deliveries written unleased, by this
@@ -158,6 +182,41 @@ export class WebhookDispatcher {
     return Math.max(1, this.o.perEndpoint ?? PER_ENDPOINT_DEFAULT);
   }
 
+  private get slowAttemptMs(): number {
+    return this.o.slowAttemptMs ?? SLOW_ATTEMPT_MS;
+  }
+
+  /** The most attempts any webhook may hold: a responsive one's limit. */
+  private get responsivePerEndpoint(): number {
+    const c = this.concurrency;
+    return Math.max(this.perEndpoint, this.o.responsivePerEndpoint ?? c - Math.floor(c / 4));
+  }
+
+  /**
+   * The attempts webhook `webhookId` may hold now: responsivePerEndpoint, or perEndpoint while it is slow (an attempt
+   * of it in flight for slowAttemptMs or more, or one that took as long ended within SLOW_MEMORY_MS). Wall time,
+   * not the service's clock: it is about how long real requests take.
+   */
+  private limitFor(webhookId: string): number {
+    const now = performance.now();
+    const slowEnd = this.slowEndedAt.get(webhookId);
+    if (slowEnd !== undefined) {
+      if (now - slowEnd < SLOW_MEMORY_MS) return this.perEndpoint;
+      this.slowEndedAt.delete(webhookId);
+    }
+    const oldest = this.startedAt.get(webhookId)?.values().next().value;
+    return oldest !== undefined && now - oldest >= this.slowAttemptMs ? this.perEndpoint : this.responsivePerEndpoint;
+  }
+
+  /** A webhook's attempts held beyond what its limit leaves: counted against responsivePerEndpoint, it is at its limit alike. */
+  private effectiveHeld(webhookId: string): number {
+    return this.heldBy(webhookId) + this.responsivePerEndpoint - this.limitFor(webhookId);
+  }
+
+  private atLimit(webhookId: string, freeing = false): boolean {
+    return this.heldBy(webhookId) - (freeing ? 1 : 0) >= this.limitFor(webhookId);
+  }
+
   private heldBy(webhookId: string): number {
     return this.held.get(webhookId) ?? 0;
   }
@@ -191,16 +250,21 @@ export class WebhookDispatcher {
     // its free slots as they are written, and handed to it once durable: they need no claim (DeliveryHandOff).
     const untake = takeLeasedDeliveries(this.rt.deps.sql, {
       reserve: (webhookId, deliveryId) => {
-        const atLimit = this.heldBy(webhookId) >= this.perEndpoint;
+        const atLimit = this.atLimit(webhookId);
         if (this.running && this.freeSlots() > 0 && !atLimit) {
           this.leasedNotStarted += 1;
           this.hold(webhookId, deliveryId);
           return true;
         }
         // A delivery left unleased is for a claim: a freed slot must look (the work signal may come later, or, on an
-        // instance that does not listen, not at all) — one of its webhook's own slots when that was what was missing.
+        // instance that does not listen, not at all) — only one of its webhook's own slots when that was what was
+        // missing: any freed slot would claim across all webhooks, reading past this webhook's whole backlog (every
+        // due delivery of it) to find none of another's.
+        if (this.running && atLimit) {
+          this.capWaiting.add(webhookId);
+          return 'own-slot';
+        }
         this.dueHint = true;
-        if (atLimit) this.capWaiting.add(webhookId);
         return false;
       },
       release: (webhookId, deliveryId) => {
@@ -231,6 +295,7 @@ export class WebhookDispatcher {
     this.unsubscribe?.();
     this.wake();
     await this.loopDone;
+    await Promise.allSettled([...this.refills]);
     await this.inFlight.settled();
     await closeAgents(this.rt);
   }
@@ -280,7 +345,14 @@ export class WebhookDispatcher {
     // Only the freed slot's webhook is known to have deliveries waiting (capWaiting, not dueHint): the claim takes
     // only its (a claim of every webhook would read past its backlog looking for others').
     const only = fanOutFirst || this.dueHint ? undefined : freeing;
-    const free = this.freeSlots() + extra;
+    return this.claimSlots(deps, this.freeSlots() + extra, only, freeing);
+  }
+
+  /**
+   * Leases up to `free` due attempts (only webhook `only`'s when given), no webhook beyond its per-endpoint limit;
+   * `freeing` as in claimWork.
+   */
+  private async claimSlots(deps: CoreDeps, free: number, only: string | undefined, freeing: string | undefined): Promise<ClaimedAttempt[]> {
     if (free <= 0) return [];
     // The slots are held while the claim runs, so a claim running beside it (transactions of an engine that runs
     // them side by side) cannot take them too; those left unused are given back.
@@ -318,9 +390,11 @@ export class WebhookDispatcher {
    * counts); `freeing` (a chained claim's attempt, about to end) counts one attempt fewer.
    */
   private endpointCap(freeing: string | undefined, only: string | undefined): EndpointCap {
-    const held = new Map(this.held);
-    if (freeing !== undefined && held.has(freeing)) held.set(freeing, this.heldBy(freeing) - 1);
-    return { perEndpoint: this.perEndpoint, held, holding: new Set(this.holding), ...(only === undefined ? {} : { only }) };
+    // Each webhook's limit as the room left below responsivePerEndpoint: a slow one counts as holding that much more.
+    const held = new Map<string, number>();
+    for (const id of this.held.keys()) held.set(id, this.effectiveHeld(id) - (id === freeing ? 1 : 0));
+    for (const id of this.slowEndedAt.keys()) if (!held.has(id)) held.set(id, this.effectiveHeld(id));
+    return { perEndpoint: this.responsivePerEndpoint, held, holding: new Set(this.holding), ...(only === undefined ? {} : { only }) };
   }
 
   /**
@@ -340,11 +414,28 @@ export class WebhookDispatcher {
     if (cap.only !== undefined) judge(cap.only);
     else for (const id of new Set([...this.capWaiting, ...cap.held.keys(), ...got.keys()])) judge(id);
     for (const id of this.capWaiting) {
-      if (this.heldBy(id) - (id === freeing ? 1 : 0) < cap.perEndpoint) {
+      if (!this.atLimit(id, id === freeing)) {
         this.wake();
         break;
       }
     }
+  }
+
+  private attemptStarted(webhookId: string, deliveryId: string): void {
+    let started = this.startedAt.get(webhookId);
+    if (!started) this.startedAt.set(webhookId, (started = new Map()));
+    started.set(deliveryId, performance.now());
+  }
+
+  /** The attempt's request ended (answered, failed or timed out): one that took SLOW_ATTEMPT_MS or more makes its webhook slow. */
+  private attemptAnswered(webhookId: string, deliveryId: string): void {
+    const started = this.startedAt.get(webhookId);
+    const t = started?.get(deliveryId);
+    if (t === undefined) return;
+    started!.delete(deliveryId);
+    if (started!.size === 0) this.startedAt.delete(webhookId);
+    const now = performance.now();
+    if (now - t >= this.slowAttemptMs) this.slowEndedAt.set(webhookId, now);
   }
 
   private startAttempts(claimed: ClaimedAttempt[]): void {
@@ -352,7 +443,12 @@ export class WebhookDispatcher {
     this.leasedNotStarted -= claimed.length;
     for (const a of claimed) {
       const webhookId = a.d.webhook_id;
-      const commit: AttemptCommit = (fn, options) => this.logCommit(webhookId, fn, options);
+      this.attemptStarted(webhookId, a.d.id);
+      // The attempt logs once its request has ended: how long that took is known then.
+      const commit: AttemptCommit = (fn, options) => {
+        this.attemptAnswered(webhookId, a.d.id);
+        return this.logCommit(webhookId, fn, options);
+      };
       this.inFlight.add(
         runScheduledAttempt(this.rt, a.d.id, 'scheduled', commit, a).then(
           // A failed attempt may have scheduled the next one sooner than the loop's sleep ends: it looks again.
@@ -365,13 +461,56 @@ export class WebhookDispatcher {
         // webhook: capWaiting, or the sleep did not look at this webhook's); otherwise the next work signal, due time
         // (a failed attempt wakes the loop to look at it) or poll starts it.
         () => {
+          this.attemptAnswered(webhookId, a.d.id);
           this.release(webhookId, a.d.id);
           // (A slot the claim chained to the attempt's log filled again is no freed slot of its webhook.)
-          const freed = this.heldBy(webhookId) < this.perEndpoint;
-          if (this.dueHint || (freed && (this.capWaiting.has(webhookId) || this.sleepPassedOver.has(webhookId)))) this.wake();
+          const freed = !this.atLimit(webhookId);
+          if (this.dueHint) this.wake();
+          else if (freed && this.capWaiting.has(webhookId)) this.refill(webhookId);
+          else if (freed && this.sleepPassedOver.has(webhookId)) this.wake();
         },
       );
     }
+  }
+
+  /**
+   * A slot of webhook `webhookId` is free and deliveries of its may be waiting for one (capWaiting; nothing else is
+   * known to be due): a claim of its deliveries alone, in a transaction of its own. A pass of the loop would claim
+   * across every webhook, reading past this one's whole backlog (every due delivery of it) to find none of another's;
+   * this claim reads from its oldest due delivery. One at a time per webhook: the next freed slot finds it running.
+   */
+  private refill(webhookId: string): void {
+    if (!this.running || this.refilling.has(webhookId)) return;
+    this.refilling.add(webhookId);
+    let next: ClaimedAttempt[] = [];
+    const run = this.rt.deps.sql
+      .transaction(async (tx) => {
+        // A body run again after a transient failure: the previous run's leases were rolled back.
+        this.unhold(next);
+        next = [];
+        next = await this.claimSlots({ ...this.rt.deps, sql: tx }, this.freeSlots(), webhookId, undefined);
+      }, CLAIM_ISOLATION)
+      .then(
+        () => {
+          if (this.running) this.startAttempts(next);
+          else this.unhold(next); // stopped meanwhile: the leases end by themselves (released at the next start on SQLite)
+        },
+        (err: unknown) => {
+          this.unhold(next);
+          this.rt.deps.log.error({ err: String(err) }, 'webhook claim for a freed slot failed');
+          this.wake(); // the loop's pass claims instead
+        },
+      )
+      .finally(() => {
+        this.refilling.delete(webhookId);
+        this.refills.delete(run);
+        if (!this.running || this.atLimit(webhookId)) return;
+        // Slots freed while it ran found it running: they are looked at now. Once none of its due deliveries waits,
+        // one that comes due before the loop's sleep ends (a retry the sleep passed over) must not wait for it.
+        if (this.capWaiting.has(webhookId)) this.refill(webhookId);
+        else if (this.sleepPassedOver.has(webhookId)) this.wake();
+      });
+    this.refills.add(run);
   }
 
   private async loop(): Promise<void> {
@@ -393,7 +532,7 @@ export class WebhookDispatcher {
     const full = this.freeSlots() <= 0;
     let next: number | null = null;
     // Deliveries of webhooks at their limit are not due for this loop: one of their attempts' end wakes it.
-    const capped = cappedWebhooks({ perEndpoint: this.perEndpoint, held: this.held, holding: this.holding });
+    const capped = cappedWebhooks(this.endpointCap(undefined, undefined));
     this.sleepPassedOver = new Set(capped);
     try {
       next = full ? null : await nextDueAt(this.rt.deps, capped);

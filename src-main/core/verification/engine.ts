@@ -367,14 +367,17 @@ async function insertOutboxEvent(
   const at = iso(nowMs);
   // JSON.stringify({ event, verificationId, organizationId, timestamp, data: rec }), with the record's text reused.
   const payload = `{"event":${JSON.stringify(event)},"verificationId":${JSON.stringify(rec.id)},"organizationId":${JSON.stringify(organizationId)},"timestamp":${JSON.stringify(at)},"data":${recJson}}`;
-  const { made, leased } = await insertFannedOutEvent(
+  const { made, leased, ownSlot } = await insertFannedOutEvent(
     tx,
     { id: newId('evt'), organization_id: organizationId, environment: rec.environment, event_type: event, verification_id: rec.id, payload, created_at: at },
     nowMs,
     handOff,
   );
-  // Wakes the webhook dispatcher once this transaction has committed, for the deliveries it is to claim.
-  if (made > leased) signalWork(tx, 'outbox');
+  // Wakes the webhook dispatcher once this transaction has committed, for the deliveries it is to claim — except on
+  // SQLite for those its own webhook's slots will claim (FannedOut.ownSlot): a signal makes it claim across every
+  // webhook, which reads past that webhook's whole backlog to find none of another's. On PostgreSQL the signal also
+  // reaches the other instances, which cap themselves and may have room.
+  if (made > leased + (tx.engine === 'postgres' ? 0 : ownSlot)) signalWork(tx, 'outbox');
 }
 
 /**

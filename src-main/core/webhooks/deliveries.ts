@@ -183,9 +183,19 @@ async function subscribedHooks(tx: SqlQueries, organizationId: string, environme
 }
 
 /**
+ * What writing an event's deliveries did: how many were made, how many of them were leased for this process's
+ * dispatcher (handed to it once durable), and how many were left unleased for one of their webhook's slots here
+ * (at its per-endpoint limit: the dispatcher claims them as that webhook's attempts end, no signal needed for it).
+ */
+export interface FannedOut {
+  made: number;
+  leased: number;
+  ownSlot: number;
+}
+
+/**
  * One pending delivery of `e` per webhook subscribed to its type and active since before it was written; with
- * `handOff`, each leased for this process's dispatcher while it has a free slot. Returns the deliveries made and
- * how many of them were leased.
+ * `handOff`, each leased for this process's dispatcher while it has a free slot (FannedOut).
  */
 async function insertDeliveries(
   tx: SqlQueries,
@@ -194,17 +204,19 @@ async function insertDeliveries(
   nowMs: number,
   now: string,
   handOff: DeliveryHandOff | null,
-): Promise<{ made: number; leased: number }> {
-  const out = { made: 0, leased: 0 };
+): Promise<FannedOut> {
+  const out = { made: 0, leased: 0, ownSlot: 0 };
   if (hooks.length === 0) return out;
   const eventMs = Date.parse(e.created_at);
   for (const h of hooks) {
     if (!h.events.includes(e.event_type)) continue;
     if (h.activeSinceMs > eventMs) continue;
     const id = newId('del');
-    const leaseUntil = handOff?.lease(nowMs, h.id, id) ?? null;
+    const lease = handOff?.lease(nowMs, h.id, id) ?? null;
+    const leaseUntil = typeof lease === 'number' ? lease : null;
     const { changes } = await tx.run(INSERT_DELIVERY, [id, h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, leaseUntil, nowMs, now, now]);
     if (changes === 1) out.made++;
+    if (lease === 'own-slot' && changes === 1) out.ownSlot++;
     if (leaseUntil === null) continue;
     if (changes !== 1) {
       handOff!.unlease(h.id, id);
@@ -227,7 +239,7 @@ const INSERT_DISPATCHED_EVENT = `INSERT INTO outbox_events (id, organization_id,
  * claim either. The deliveries commit (and are synced) with the event. Returns the deliveries made and how many were
  * leased; the caller signals the dispatcher for the others.
  */
-export async function insertFannedOutEvent(tx: SqlQueries, e: OutboxRow, nowMs: number, handOff: DeliveryHandOff | null = null): Promise<{ made: number; leased: number }> {
+export async function insertFannedOutEvent(tx: SqlQueries, e: OutboxRow, nowMs: number, handOff: DeliveryHandOff | null = null): Promise<FannedOut> {
   await tx.run(INSERT_DISPATCHED_EVENT, [e.id, e.organization_id, e.environment, e.event_type, e.verification_id, e.payload, e.created_at, e.created_at]);
   return insertDeliveries(tx, await subscribedHooks(tx, e.organization_id, e.environment), e, nowMs, iso(nowMs), handOff);
 }
@@ -235,10 +247,11 @@ export async function insertFannedOutEvent(tx: SqlQueries, e: OutboxRow, nowMs: 
 /** This process's dispatcher, as a transaction that writes deliveries sees it (DeliveryHandOff). */
 export interface AttemptTaker {
   /**
-   * Holds an attempt slot for a delivery of webhook `webhookId` about to be leased; false when it has none for it (no
-   * free slot, or that webhook is at its per-endpoint limit).
+   * Holds an attempt slot for a delivery of webhook `webhookId` about to be leased (true); otherwise the delivery is
+   * written unleased: 'own-slot' when that webhook is at its per-endpoint limit here and the dispatcher will claim
+   * it by itself as one of the webhook's attempts ends, false when it has no free slot at all (or is stopping).
    */
-  reserve(webhookId: string, deliveryId: string): boolean;
+  reserve(webhookId: string, deliveryId: string): boolean | 'own-slot';
   /** Gives back a held slot that was not used. */
   release(webhookId: string, deliveryId: string): void;
   /** Starts the attempts of deliveries leased in held slots (their transaction is durable). */
@@ -275,9 +288,13 @@ export class DeliveryHandOff {
     this.leaseMs = attemptLeaseMs(deps);
   }
 
-  /** The lease's end for delivery `deliveryId` of webhook `webhookId`, or null (no dispatcher here, or no slot for it). */
-  lease(nowMs: number, webhookId: string, deliveryId: string): number | null {
-    if (!this.taker || !this.taker.reserve(webhookId, deliveryId)) return null;
+  /**
+   * The lease's end for delivery `deliveryId` of webhook `webhookId`; 'own-slot' when it is left unleased for one of
+   * its webhook's slots here (AttemptTaker.reserve); null when no dispatcher here has a slot for it.
+   */
+  lease(nowMs: number, webhookId: string, deliveryId: string): number | 'own-slot' | null {
+    const got = this.taker ? this.taker.reserve(webhookId, deliveryId) : false;
+    if (got !== true) return got === 'own-slot' ? got : null;
     this.held.push([webhookId, deliveryId]);
     return nowMs + this.leaseMs;
   }
@@ -319,8 +336,9 @@ export async function claimDue(deps: CoreDeps, limit: number): Promise<string[]>
 /**
  * The per-endpoint limit a claim keeps (docs/webhooks.md, "How many attempts at once"): at most `perEndpoint`
  * attempts of one webhook held at once by the claiming dispatcher, counting those it already holds (`held`:
- * attempts leased or in flight, by webhook id). A webhook at its limit is passed over; one below it gets at most
- * its remaining room from one claim. What another instance holds is not counted (each instance caps itself).
+ * attempts leased or in flight, by webhook id; a webhook whose own limit is lower — a slow one — is given as holding
+ * that much more). A webhook at its limit is passed over; one below it gets at most its remaining room from one
+ * claim. What another instance holds is not counted (each instance caps itself).
  */
 export interface EndpointCap {
   perEndpoint: number;

@@ -1,8 +1,9 @@
-// The per-endpoint limit of the webhook dispatcher (docs/webhooks.md, "How many attempts at once"), on both engines:
-// a receiver that holds every request open never has more than `perEndpoint` of them at once — whichever path
-// leased them: the loop's claim, the claim chained to an attempt's log, or the hand-off of an async check's
-// deliveries — while the other endpoint's deliveries all go out; once it answers, its waiting deliveries follow
-// (each as one of its slots frees, without waiting for a poll), none lost.
+// The per-endpoint limits of the webhook dispatcher (docs/webhooks.md, "How many attempts at once"), on both engines:
+// a receiver that holds every request open never has more of them at once than a responsive endpoint's limit (three
+// quarters of the slots), and once its attempts are seen hanging no more than `perEndpoint` — whichever path leased
+// them: the loop's claim, the claim chained to an attempt's log, or the hand-off of an async check's deliveries —
+// while the other endpoint's deliveries all go out; once it answers, its waiting deliveries follow (each as one of
+// its slots frees, without waiting for a poll), none lost.
 import { afterEach, describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
 import { processVerification } from '../../../src-main/core/verification/engine';
@@ -30,20 +31,29 @@ interface HangingReceiver {
   receiver: TestReceiver;
   readonly open: number;
   readonly maxOpen: number;
+  /** The most requests open at once among those that arrived after release(). */
+  readonly maxOpenAfterRelease: number;
   release(): void;
 }
 
 async function startHangingReceiver(): Promise<HangingReceiver> {
   let open = 0;
   let maxOpen = 0;
+  let openAfter = 0;
+  let maxOpenAfter = 0;
   let released = false;
   const waiting: (() => void)[] = [];
   const receiver = await startTestReceiver({
     responder: async () => {
       open++;
       maxOpen = Math.max(maxOpen, open);
+      const after = released;
+      if (after) maxOpenAfter = Math.max(maxOpenAfter, ++openAfter);
       if (!released) await new Promise<void>((r) => waiting.push(r));
+      // Answered on the next turn, so that requests sent together are open together.
+      if (after) await new Promise((r) => setImmediate(r));
       open--;
+      if (after) openAfter--;
       return { status: 200, body: 'ok' };
     },
   });
@@ -54,6 +64,9 @@ async function startHangingReceiver(): Promise<HangingReceiver> {
     },
     get maxOpen() {
       return maxOpen;
+    },
+    get maxOpenAfterRelease() {
+      return maxOpenAfter;
     },
     release() {
       released = true;
@@ -136,7 +149,7 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
-  it('a hanging endpoint holds at most perEndpoint requests while every other delivery goes out; released, its deliveries follow', async () => {
+  it('a hanging endpoint holds at most its responsive limit, then perEndpoint, while every other delivery goes out; released, its deliveries follow', async () => {
     const hanging = await startHangingReceiver();
     const healthy = await startTestReceiver();
     const { core, org, scope } = await setup([hanging.receiver, healthy]);
@@ -155,28 +168,36 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     expect(await fanOut(core.deps)).toBe(60);
     await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE webhook_id = ?', [stuck.id]));
 
-    // 16 slots, the default limit of 8 per endpoint, and no poll to speak of: only claims (the first pass, those
-    // chained to attempts' logs, the passes an attempt's end wakes) move the deliveries.
-    const dispatcher = startDispatcher(core, { concurrency: 16, pollMs: 600_000 });
+    // 16 slots: a responsive endpoint may hold 12 (16 less a quarter), a slow one 4 (an attempt open for 200 ms makes
+    // it slow), and no poll to speak of: only claims (the first pass, those chained to attempts' logs, the claims and
+    // passes an attempt's end starts) move the deliveries.
+    const slowAttemptMs = 200;
+    const dispatcher = startDispatcher(core, { concurrency: 16, perEndpoint: 4, slowAttemptMs, pollMs: 600_000 });
     await until(async () => (await succeeded(core, fine.id)) === 20, 'every delivery of the healthy endpoint to succeed', 15_000);
     // Delivered while the hanging endpoint still held its requests: none of its attempts had ended (timed out).
     expect(await attemptsLogged(core, stuck.id)).toBe(0);
-    await until(() => hanging.open === 8, 'the hanging endpoint to hold 8 requests');
-    expect(hanging.maxOpen).toBe(8);
+    // Its first requests went while it was responsive: 12, the other 4 slots left to the healthy endpoint.
+    await until(() => hanging.open === 12, 'the hanging endpoint to hold 12 requests');
+    expect(hanging.maxOpen).toBe(12);
     expect(healthy.requests).toHaveLength(20);
-    // The 32 deliveries still due are not due for this loop while their endpoint is at its limit: it sleeps (its
+    // The 28 deliveries still due are not due for this loop while their endpoint is at its limit: it sleeps (its
     // poll is ten minutes) instead of going round. A bound on a count, not on a time: a slower machine makes fewer.
     const passes = dispatcher.passes;
     await new Promise((r) => setTimeout(r, 300));
     expect(dispatcher.passes - passes, 'passes while only capped deliveries were due').toBeLessThanOrEqual(2);
+    expect(hanging.maxOpen).toBe(12);
 
+    // Its attempts have been open for more than slowAttemptMs (the wait above): released, they end slow, and the
+    // endpoint's deliveries go at most 4 at once from then on (slow for a minute).
     hanging.release();
     // Each of its deliveries goes as one of its slots frees (a lost wake-up would leave them for the ten-minute poll).
     await until(async () => (await succeeded(core, stuck.id)) === 40, 'every delivery of the released endpoint to succeed', 15_000).catch(async (err: unknown) => {
       const rows = await core.deps.sql.all('SELECT status, attempts, count(*) AS n, count(lease_until_ms) AS leased FROM webhook_deliveries WHERE webhook_id = ? GROUP BY status, attempts', [stuck.id]);
       throw new Error(`${String(err)}: its deliveries ${JSON.stringify(rows)}, ${hanging.receiver.requests.length} requests received, ${hanging.open} open`);
     });
-    expect(hanging.maxOpen).toBe(8);
+    expect(hanging.maxOpen).toBe(12);
+    expect(hanging.maxOpenAfterRelease).toBeGreaterThan(0);
+    expect(hanging.maxOpenAfterRelease).toBeLessThanOrEqual(4);
     const ids = hanging.receiver.requests.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(40);
     expect(ids).toHaveLength(40);
@@ -185,33 +206,67 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     ]);
   });
 
+  it('a responsive endpoint is not held to perEndpoint: a quick one gets up to its responsive limit at once', async () => {
+    // A receiver that answers only once 12 requests are open together: with the limit of a slow endpoint (4) it
+    // would never answer, and the deliveries would wait for the attempts' 10 s timeout.
+    const gate = await startHangingReceiver();
+    const { core, org, scope } = await setup([gate.receiver]);
+    const hook = await createWebhook(core.rt, scope, { url: `${gate.receiver.url}/hook`, events: ['verification.completed'] });
+    const at = new Date(core.deps.clock.now() + 1).toISOString();
+    await core.deps.sql.transaction(async (tx) => {
+      for (let i = 0; i < 30; i++) {
+        await tx.run(
+          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', 'verification.completed', ?, '{}', ?)`,
+          [`evt_quick${i}`, org.organizationId, `ver_quick${i}`, at],
+        );
+      }
+    });
+    expect(await fanOut(core.deps)).toBe(30);
+    // slowAttemptMs out of reach: the endpoint stays responsive however slow the machine.
+    startDispatcher(core, { concurrency: 16, perEndpoint: 4, slowAttemptMs: 600_000, pollMs: 600_000 });
+    await until(() => gate.open === 12, '12 requests open at once');
+    gate.release();
+    await until(async () => (await succeeded(core, hook.id)) === 30, 'every delivery to succeed', 15_000);
+    expect(gate.maxOpen).toBe(12);
+    expect(gate.maxOpenAfterRelease).toBeLessThanOrEqual(12);
+    expect(new Set(gate.receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(30);
+  });
+
   it("an async check's deliveries are handed to the dispatcher only within their endpoint's limit; the rest are claimed as its slot frees", async () => {
     const hanging = await startHangingReceiver();
     const { core, org, scope } = await setup([hanging.receiver]);
     const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    // Free slots to spare, one per endpoint.
-    const dispatcher = startDispatcher(core, { concurrency: 4, perEndpoint: 1, pollMs: 600_000 });
+    // Free slots to spare: 4, a responsive endpoint 3 of them (slowAttemptMs out of reach), a slow one 1.
+    const dispatcher = startDispatcher(core, { concurrency: 4, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 600_000 });
     // Its first pass done (a claim holds the free slots while it runs, so a hand-off beside it would find none).
     await until(() => dispatcher.passes >= 1, 'the first pass');
-    const principal = await authenticateApiKey(core.deps, org.keys.sandbox.key);
-    const leasedInside: number[] = [];
-    for (let i = 0; i < 2; i++) {
-      const res = await submitOnce(core.rt.verification, principal, 'account', ASYNC_NG);
-      const id = (JSON.parse(res.body) as { id: string }).id;
-      await processVerification(core.rt.verification, id, (write) => async (tx) => {
-        await write(tx);
-        const row = await tx.get<{ leased: number }>(
-          'SELECT CASE WHEN lease_until_ms IS NULL THEN 0 ELSE 1 END AS leased FROM webhook_deliveries WHERE verification_id = ?',
-          [id],
-        );
-        leasedInside.push(row!.leased);
-      });
-      if (i === 0) await until(() => hanging.open === 1, 'the first delivery to be sent');
-    }
-    // The first was leased as it was written (the endpoint held nothing); the second was not (it held one).
+    const leasedInside = await submitChecks(core, org.keys.sandbox.key, 4, (i) => (i < 3 ? until(() => hanging.open === i + 1, `delivery ${i + 1} to be sent`) : undefined));
+    // The first three were leased as they were written (the endpoint held fewer than 3); the fourth was not.
+    expect(leasedInside).toEqual([1, 1, 1, 0]);
+    expect(hanging.maxOpen).toBe(3);
+    expect(await attemptsLogged(core, hook.id)).toBe(0);
+
+    hanging.release();
+    await until(async () => (await succeeded(core, hook.id)) === 4, 'all four deliveries to succeed');
+    expect(hanging.maxOpen).toBe(3);
+    expect(hanging.receiver.requests).toHaveLength(4);
+  });
+
+  it("a slow endpoint's limit holds for the hand-off too", async () => {
+    const hanging = await startHangingReceiver();
+    const { core, org, scope } = await setup([hanging.receiver]);
+    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    const slowAttemptMs = 100;
+    const dispatcher = startDispatcher(core, { concurrency: 4, perEndpoint: 1, slowAttemptMs, pollMs: 600_000 });
+    await until(() => dispatcher.passes >= 1, 'the first pass');
+    // The second check comes once the first delivery has been open for longer than slowAttemptMs: the endpoint is slow.
+    const leasedInside = await submitChecks(core, org.keys.sandbox.key, 2, async (i) => {
+      if (i > 0) return;
+      await until(() => hanging.open === 1, 'the first delivery to be sent');
+      await new Promise((r) => setTimeout(r, slowAttemptMs + 50));
+    });
     expect(leasedInside).toEqual([1, 0]);
     expect(hanging.maxOpen).toBe(1);
-    expect(await attemptsLogged(core, hook.id)).toBe(0);
 
     hanging.release();
     await until(async () => (await succeeded(core, hook.id)) === 2, 'both deliveries to succeed');
@@ -219,3 +274,26 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     expect(hanging.receiver.requests).toHaveLength(2);
   });
 });
+
+/**
+ * Submits `n` async checks and completes each (as the queue's job would), recording whether its delivery was leased
+ * in the transaction that wrote it (1) or left for a claim (0); `after(i)` runs after the i-th.
+ */
+async function submitChecks(core: Core, apiKey: string, n: number, after: (i: number) => Promise<unknown> | undefined): Promise<number[]> {
+  const principal = await authenticateApiKey(core.deps, apiKey);
+  const leasedInside: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await submitOnce(core.rt.verification, principal, 'account', ASYNC_NG);
+    const id = (JSON.parse(res.body) as { id: string }).id;
+    await processVerification(core.rt.verification, id, (write) => async (tx) => {
+      await write(tx);
+      const row = await tx.get<{ leased: number }>(
+        'SELECT CASE WHEN lease_until_ms IS NULL THEN 0 ELSE 1 END AS leased FROM webhook_deliveries WHERE verification_id = ?',
+        [id],
+      );
+      leasedInside.push(row!.leased);
+    });
+    await after(i);
+  }
+  return leasedInside;
+}
