@@ -29,6 +29,7 @@ import {
 } from '../core/webhooks/deliveries';
 import { closeAgents } from '../core/webhooks/sender';
 import { onWork } from '../store/group-commit';
+import { outsideTransaction } from '../store/tx-context';
 import type { SqlQueries, TransactionOptions } from '../store/sql-port';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
@@ -63,6 +64,8 @@ export interface DispatcherOptions {
   responsivePerEndpoint?: number;
   /** How long an attempt may stay open before its webhook counts as slow (default SLOW_ATTEMPT_MS). */
   slowAttemptMs?: number;
+  /** How long a webhook stays slow after such an attempt ended (default SLOW_MEMORY_MS). */
+  slowMemoryMs?: number;
 }
 
 /** Default of DispatcherOptions.perEndpoint. */
@@ -86,8 +89,6 @@ export class WebhookDispatcher {
 
   /** Attempts held per webhook id: leased (not started yet) or in flight. The per-endpoint limit counts these. */
   private readonly held = new Map<string, number>();
-  /** The deliveries of those attempts (a claim does not count them twice: EndpointCap.holding). */
-  private readonly holding = new Set<string>();
   /** When each attempt in flight started, by webhook id (oldest first): limitFor. */
   private readonly startedAt = new Map<string, Map<string, number>>();
   /** When an attempt that lasted SLOW_ATTEMPT_MS or more last ended, by webhook id: limitFor. */
@@ -201,7 +202,7 @@ export class WebhookDispatcher {
     const now = performance.now();
     const slowEnd = this.slowEndedAt.get(webhookId);
     if (slowEnd !== undefined) {
-      if (now - slowEnd < SLOW_MEMORY_MS) return this.perEndpoint;
+      if (now - slowEnd < (this.o.slowMemoryMs ?? SLOW_MEMORY_MS)) return this.perEndpoint;
       this.slowEndedAt.delete(webhookId);
     }
     const oldest = this.startedAt.get(webhookId)?.values().next().value;
@@ -221,22 +222,20 @@ export class WebhookDispatcher {
     return this.held.get(webhookId) ?? 0;
   }
 
-  private hold(webhookId: string, deliveryId: string): void {
+  private hold(webhookId: string): void {
     this.held.set(webhookId, this.heldBy(webhookId) + 1);
-    this.holding.add(deliveryId);
   }
 
-  private release(webhookId: string, deliveryId: string): void {
+  private release(webhookId: string): void {
     const n = this.heldBy(webhookId) - 1;
     if (n > 0) this.held.set(webhookId, n);
     else this.held.delete(webhookId);
-    this.holding.delete(deliveryId);
   }
 
   /** Leases that never happened (their transaction rolled back) or whose attempts will not start: slots given back. */
   private unhold(claimed: readonly ClaimedAttempt[]): void {
     this.leasedNotStarted -= claimed.length;
-    for (const a of claimed) this.release(a.d.webhook_id, a.d.id);
+    for (const a of claimed) this.release(a.d.webhook_id);
   }
 
   start(): void {
@@ -249,11 +248,11 @@ export class WebhookDispatcher {
     // Deliveries written by this process's transactions (an async check's completion) are leased for this loop in
     // its free slots as they are written, and handed to it once durable: they need no claim (DeliveryHandOff).
     const untake = takeLeasedDeliveries(this.rt.deps.sql, {
-      reserve: (webhookId, deliveryId) => {
+      reserve: (webhookId) => {
         const atLimit = this.atLimit(webhookId);
         if (this.running && this.freeSlots() > 0 && !atLimit) {
           this.leasedNotStarted += 1;
-          this.hold(webhookId, deliveryId);
+          this.hold(webhookId);
           return true;
         }
         // A delivery left unleased is for a claim: a freed slot must look (the work signal may come later, or, on an
@@ -267,9 +266,11 @@ export class WebhookDispatcher {
         this.dueHint = true;
         return false;
       },
-      release: (webhookId, deliveryId) => {
+      release: (webhookId) => {
         this.leasedNotStarted -= 1;
-        this.release(webhookId, deliveryId);
+        this.release(webhookId);
+        // A slot given back (its transaction rolled back): deliveries may be waiting for it.
+        if (this.capWaiting.has(webhookId)) this.refill(webhookId);
       },
       start: (claimed) => {
         // Stopped meanwhile: the leases end by themselves (released at the next start on SQLite).
@@ -364,7 +365,7 @@ export class WebhookDispatcher {
       ids = await this.oneClaimAtATime(async () => {
         const cap = this.endpointCap(freeing, only);
         const claimed = await claimDueAttempts(deps, free, cap);
-        for (const a of claimed) this.hold(a.d.webhook_id, a.d.id);
+        for (const a of claimed) this.hold(a.d.webhook_id);
         this.noteCapped(cap, free, claimed, freeing);
         return claimed;
       });
@@ -394,7 +395,7 @@ export class WebhookDispatcher {
     const held = new Map<string, number>();
     for (const id of this.held.keys()) held.set(id, this.effectiveHeld(id) - (id === freeing ? 1 : 0));
     for (const id of this.slowEndedAt.keys()) if (!held.has(id)) held.set(id, this.effectiveHeld(id));
-    return { perEndpoint: this.responsivePerEndpoint, held, holding: new Set(this.holding), ...(only === undefined ? {} : { only }) };
+    return { perEndpoint: this.responsivePerEndpoint, held, ...(only === undefined ? {} : { only }) };
   }
 
   /**
@@ -413,6 +414,8 @@ export class WebhookDispatcher {
     };
     if (cap.only !== undefined) judge(cap.only);
     else for (const id of new Set([...this.capWaiting, ...cap.held.keys(), ...got.keys()])) judge(id);
+    // One still waiting whose slot freed while the claim ran (an attempt that ended meanwhile saw it before this)
+    // gets a pass.
     for (const id of this.capWaiting) {
       if (!this.atLimit(id, id === freeing)) {
         this.wake();
@@ -462,7 +465,7 @@ export class WebhookDispatcher {
         // (a failed attempt wakes the loop to look at it) or poll starts it.
         () => {
           this.attemptAnswered(webhookId, a.d.id);
-          this.release(webhookId, a.d.id);
+          this.release(webhookId);
           // (A slot the claim chained to the attempt's log filled again is no freed slot of its webhook.)
           const freed = !this.atLimit(webhookId);
           if (this.dueHint) this.wake();
@@ -480,16 +483,18 @@ export class WebhookDispatcher {
    * this claim reads from its oldest due delivery. One at a time per webhook: the next freed slot finds it running.
    */
   private refill(webhookId: string): void {
-    if (!this.running || this.refilling.has(webhookId)) return;
+    if (!this.running || this.refilling.has(webhookId) || this.freeSlots() <= 0 || this.atLimit(webhookId)) return;
     this.refilling.add(webhookId);
     let next: ClaimedAttempt[] = [];
-    const run = this.rt.deps.sql
-      .transaction(async (tx) => {
+    // Its own transaction, whatever called it (an attempt's end, a claim, a hand-off giving a slot back).
+    const run = outsideTransaction(() =>
+      this.rt.deps.sql.transaction(async (tx) => {
         // A body run again after a transient failure: the previous run's leases were rolled back.
         this.unhold(next);
         next = [];
         next = await this.claimSlots({ ...this.rt.deps, sql: tx }, this.freeSlots(), webhookId, undefined);
-      }, CLAIM_ISOLATION)
+      }, CLAIM_ISOLATION),
+    )
       .then(
         () => {
           if (this.running) this.startAttempts(next);
@@ -504,11 +509,11 @@ export class WebhookDispatcher {
       .finally(() => {
         this.refilling.delete(webhookId);
         this.refills.delete(run);
-        if (!this.running || this.atLimit(webhookId)) return;
-        // Slots freed while it ran found it running: they are looked at now. Once none of its due deliveries waits,
-        // one that comes due before the loop's sleep ends (a retry the sleep passed over) must not wait for it.
+        // Slots freed while it ran found it running: they are looked at now (refill does nothing without a free slot,
+        // so this cannot spin). Once none of its due deliveries waits, one that comes due before the loop's sleep
+        // ends (a retry the sleep passed over) must not wait for it.
         if (this.capWaiting.has(webhookId)) this.refill(webhookId);
-        else if (this.sleepPassedOver.has(webhookId)) this.wake();
+        else if (this.running && this.sleepPassedOver.has(webhookId)) this.wake();
       });
     this.refills.add(run);
   }

@@ -27,6 +27,7 @@ import { m018ChangeNotifications } from './migrations/018-change-notifications';
 import { m019PgCounterOff } from './migrations/019-pg-counter-off';
 import { m020SearchDeferred } from './migrations/020-search-deferred';
 import { m021SearchDeleteWatermark } from './migrations/021-search-delete-watermark';
+import { m022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -50,4 +51,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m019PgCounterOff,
   m020SearchDeferred,
   m021SearchDeleteWatermark,
+  m022DeliveriesByWebhook,
 ];

@@ -29,7 +29,7 @@ import {
   type Scope,
   type WebhookRow,
 } from './webhooks-service';
-import { dialectOf, perEngine, POSTGRES_DIALECT, SQLITE_DIALECT, type Dialect } from '../../store/pg/dialect';
+import { dialectOf, perEngine, POSTGRES_DIALECT } from '../../store/pg/dialect';
 
 export const MAX_ATTEMPTS = 5;
 /** Waits between consecutive attempts in "minutes" (interface §6): attempts at 0, 1, 4, 13 and 40. */
@@ -344,14 +344,9 @@ export interface EndpointCap {
   perEndpoint: number;
   held: ReadonlyMap<string, number>;
   /**
-   * The deliveries of those attempts. A claim that numbers a webhook's due deliveries leaves them out: on PostgreSQL
-   * one leased by a transaction of ours that has not committed yet still looks due to it, and would be counted twice.
-   */
-  holding: ReadonlySet<string>;
-  /**
    * Claim only this webhook's deliveries (at most its room): the claim chained to the end of one of its attempts when
-   * only its deliveries are known to be waiting for a slot. It reads from the oldest due delivery until it has them,
-   * instead of passing over another webhook's backlog to find those of webhooks with room.
+   * only its deliveries are known to be waiting for a slot (or a freed slot's claim of its own). It reads from that
+   * webhook's oldest due delivery, by its own index.
    */
   only?: string;
 }
@@ -383,42 +378,37 @@ const HOOK_COLUMNS = `w.id AS hook_id, w.url AS hook_url, w.status AS hook_statu
 const FORWARD_COLUMN = (d: string) => `(SELECT value FROM settings WHERE key = '${FORWARD_PREFIX}' || ${d}.organization_id) AS hook_forward`;
 const DELIVERY_COLUMNS = 'id, webhook_id, organization_id, event_type, payload, status, attempts';
 const DUE = (d: string) => `${d}status = 'pending' AND ${d}next_attempt_at_ms <= ? AND (${d}lease_until_ms IS NULL OR ${d}lease_until_ms <= ?)`;
-// A webhook at its per-endpoint limit (a JSON array of ids, cappedWebhooks) is passed over.
-const NOT_CAPPED = (dialect: Dialect, d: string) => `${d}webhook_id NOT IN ${dialect.jsonArrayValues('?')}`;
-// Deliveries the claiming dispatcher holds already (a JSON array of ids, EndpointCap.holding).
-const NOT_HELD = (dialect: Dialect, d: string) => `${d}id NOT IN ${dialect.jsonArrayValues('?')}`;
 /**
- * The due deliveries a claim with a per-endpoint limit may take, oldest first: those of webhooks below their limit,
- * each webhook's numbered in due order (`nth`) and kept while its count of attempts already held (a JSON array with
- * a webhook's id once per attempt) plus `nth` is within the limit. The deliveries it holds are not numbered (on
- * PostgreSQL a lease of a transaction of its that has not committed is not seen). Parameters: now, now, capped,
- * holding, held, perEndpoint.
- * A window function: SQLite ≥ 3.25 and PostgreSQL alike. Used only when a claim could take more of one webhook than
- * its room (EndpointCap): it numbers every due delivery of the webhooks below their limit.
+ * The webhooks with pending deliveries, one index seek each (webhook_deliveries_pending_hook, migration 22): a
+ * recursive walk from one webhook id to the next, so a webhook with a backlog of 50,000 is one step, not 50,000 rows.
  */
-const WITHIN_ROOM = (dialect: Dialect) => `SELECT r.id, r.next_attempt_at_ms FROM (
-    SELECT id, webhook_id, next_attempt_at_ms, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at_ms, ${dialect.insertionOrder()}) AS nth
-    FROM webhook_deliveries WHERE ${DUE('')} AND ${NOT_CAPPED(dialect, '')} AND ${NOT_HELD(dialect, '')}) r
-  LEFT JOIN (SELECT value AS webhook_id, count(*) AS n FROM ${dialect.jsonArrayValues('?')} AS h GROUP BY value) b ON b.webhook_id = r.webhook_id
-  WHERE r.nth + coalesce(b.n, 0) <= ?`;
+const WEBHOOKS_PENDING = `WITH RECURSIVE h(id) AS (
+    SELECT min(webhook_id) FROM webhook_deliveries WHERE status = 'pending'
+    UNION ALL
+    SELECT (SELECT min(webhook_id) FROM webhook_deliveries WHERE status = 'pending' AND webhook_id > h.id) FROM h WHERE h.id IS NOT NULL)`;
+/** Webhook `h.id`'s oldest pending delivery not leased (or whose lease ended), `due` added to its condition. */
+const FIRST_UNLEASED = (due: string) => `(SELECT x.next_attempt_at_ms FROM webhook_deliveries x
+    WHERE x.webhook_id = h.id AND x.status = 'pending' AND ${due} AND (x.lease_until_ms IS NULL OR x.lease_until_ms <= ?)
+    ORDER BY x.next_attempt_at_ms LIMIT 1)`;
+/**
+ * The webhooks below their limit with a due delivery, the one due longest first: a claim with a per-endpoint limit
+ * takes from each in turn, at most its room. Parameters: now, now, capped, limit.
+ */
+const DUE_WEBHOOKS = perEngine(
+  (d) => `${WEBHOOKS_PENDING}
+  SELECT id FROM (SELECT h.id, ${FIRST_UNLEASED('x.next_attempt_at_ms <= ?')} AS first FROM h WHERE h.id IS NOT NULL AND h.id NOT IN ${d.jsonArrayValues('?')}) c
+  WHERE first IS NOT NULL ORDER BY first LIMIT ?`,
+);
 
-// SQLite (one writer: a SELECT of due rows, then an UPDATE of each, is a claim). Parameters: now, now[, capped], limit.
+// SQLite (one writer: a SELECT of due rows, then an UPDATE of each, is a claim). Parameters: now, now, limit.
 const DUE_DELIVERIES = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
   FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
   WHERE ${DUE('d.')} ORDER BY d.next_attempt_at_ms LIMIT ?`;
-const DUE_DELIVERIES_PASSING_CAPPED = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
-  FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
-  WHERE ${DUE('d.')} AND ${NOT_CAPPED(SQLITE_DIALECT, 'd.')} ORDER BY d.next_attempt_at_ms LIMIT ?`;
-// Parameters: now, now, capped, holding, held, perEndpoint, limit.
-const DUE_DELIVERIES_WITHIN_ROOM = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
-  FROM (${WITHIN_ROOM(SQLITE_DIALECT)} ORDER BY r.next_attempt_at_ms LIMIT ?) c
-  JOIN webhook_deliveries d ON d.id = c.id LEFT JOIN webhooks w ON w.id = d.webhook_id ORDER BY c.next_attempt_at_ms`;
-// Parameters: now, now, webhook, limit. The webhook's column is kept out of the plan (noIndex): by its index
-// (webhook_id, created_at_ms) SQLite would read and sort every delivery the webhook ever had; by the due index it
-// reads from the oldest due delivery and stops at the limit.
+// Parameters: now, now, webhook, limit. By the webhook's pending deliveries in due order (migration 22): from its
+// oldest due delivery, whatever other webhooks have due before it.
 const DUE_DELIVERIES_OF = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
-  FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
-  WHERE ${DUE('d.')} AND ${SQLITE_DIALECT.noIndex('d.webhook_id')} = ? ORDER BY d.next_attempt_at_ms LIMIT ?`;
+  FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_hook LEFT JOIN webhooks w ON w.id = d.webhook_id
+  WHERE ${DUE('d.')} AND d.webhook_id = ? ORDER BY d.next_attempt_at_ms LIMIT ?`;
 const LEASE_DELIVERY = 'UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?';
 
 // PostgreSQL: the same rows in one statement, locked as they are chosen, those another transaction holds passed over.
@@ -427,20 +417,10 @@ const CLAIMED_PG = (which: string) => `WITH c AS (UPDATE webhook_deliveries SET 
   RETURNING ${DELIVERY_COLUMNS}, next_attempt_at_ms)
   SELECT c.${DELIVERY_COLUMNS.split(', ').join(', c.')}, c.next_attempt_at_ms, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('c')}
   FROM c LEFT JOIN webhooks w ON w.id = c.webhook_id ORDER BY c.next_attempt_at_ms`;
-// Parameters: lease, now, now[, capped], limit.
+// Parameters: lease, now, now, limit.
 const CLAIM_DUE_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries WHERE ${DUE('')} ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
-const CLAIM_DUE_PASSING_CAPPED_PG = CLAIMED_PG(
-  `SELECT id FROM webhook_deliveries WHERE ${DUE('')} AND ${NOT_CAPPED(POSTGRES_DIALECT, '')} ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`,
-);
 // Parameters: lease, now, now, webhook, limit.
 const CLAIM_DUE_OF_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries WHERE ${DUE('')} AND webhook_id = ? ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
-// PostgreSQL cannot lock rows in a query with a window function: the rows within room are chosen first (more than
-// needed: `candidates`, so rows another transaction holds can be passed over), then locked, re-checked and limited.
-// Any of them may be taken: every one is within its webhook's room. Parameters: lease, now, now, capped, holding,
-// held, perEndpoint, candidates, now, now, limit.
-const CLAIM_DUE_WITHIN_ROOM_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries
-    WHERE id IN (SELECT id FROM (${WITHIN_ROOM(POSTGRES_DIALECT)} ORDER BY r.next_attempt_at_ms LIMIT ?) room) AND ${DUE('')}
-    ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
 
 type ClaimedRow = AttemptDelivery & {
   hook_id: string | null;
@@ -473,53 +453,55 @@ function claimedAttempt(r: ClaimedRow): ClaimedAttempt {
 }
 
 /**
- * Which statement a claim needs: the plain one while no webhook is at its limit and none could exceed it within this
- * claim (the claim's statement and plan as without a limit); passing over the webhooks at their limit when only
- * that is needed; numbering each webhook's due deliveries (WITHIN_ROOM) when the claim could take more of a webhook
- * than its room — `limit` above the smallest room of a webhook below its limit (perEndpoint for one holding none).
+ * Whether a claim must keep the per-endpoint limit webhook by webhook: when a webhook is at its limit (its
+ * deliveries are passed over) or the claim could take more of one than its room — `limit` above the smallest room of
+ * a webhook below its limit (perEndpoint for one holding none). Otherwise the plain claim, oldest first, whoever.
  */
-function claimShape(limit: number, cap: EndpointCap | undefined): { capped: string[]; held: string[] | null; holding: string } {
-  if (!cap) return { capped: [], held: null, holding: '[]' };
+function claimShape(limit: number, cap: EndpointCap | undefined): { capped: string[]; byWebhook: boolean } {
+  if (!cap) return { capped: [], byWebhook: false };
   const capped: string[] = [];
   let smallestRoom = cap.perEndpoint;
   for (const [id, n] of cap.held) {
     if (n >= cap.perEndpoint) capped.push(id);
     else smallestRoom = Math.min(smallestRoom, cap.perEndpoint - n);
   }
-  if (limit <= smallestRoom) return { capped, held: null, holding: '[]' };
-  const held: string[] = [];
-  for (const [id, n] of cap.held) if (n > 0 && n < cap.perEndpoint) for (let i = 0; i < n; i++) held.push(id);
-  return { capped, held, holding: JSON.stringify([...cap.holding]) };
+  return { capped, byWebhook: capped.length > 0 || limit > smallestRoom };
+}
+
+/** Leases up to `room` of webhook `webhookId`'s due deliveries, oldest first (by its own index: migration 22). */
+async function claimOf(tx: SqlQueries, nowMs: number, leaseUntil: number, webhookId: string, room: number): Promise<ClaimedAttempt[]> {
+  if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_OF_PG, [leaseUntil, nowMs, nowMs, webhookId, room])).map(claimedAttempt);
+  const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES_OF, [nowMs, nowMs, webhookId, room]);
+  for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
+  return rows.map(claimedAttempt);
 }
 
 async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs: number, cap: EndpointCap | undefined): Promise<ClaimedAttempt[]> {
   const leaseUntil = nowMs + leaseMs;
+  const roomOf = (id: string) => Math.min(limit, cap!.perEndpoint - (cap!.held.get(id) ?? 0));
   if (cap?.only !== undefined) {
-    const room = Math.min(limit, cap.perEndpoint - (cap.held.get(cap.only) ?? 0));
-    if (room <= 0) return [];
-    if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_OF_PG, [leaseUntil, nowMs, nowMs, cap.only, room])).map(claimedAttempt);
-    const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES_OF, [nowMs, nowMs, cap.only, room]);
+    const room = roomOf(cap.only);
+    return room > 0 ? claimOf(tx, nowMs, leaseUntil, cap.only, room) : [];
+  }
+  const { capped, byWebhook } = claimShape(limit, cap);
+  if (!byWebhook) {
+    if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_PG, [leaseUntil, nowMs, nowMs, limit])).map(claimedAttempt);
+    const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
     for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
     return rows.map(claimedAttempt);
   }
-  const { capped, held, holding } = claimShape(limit, cap);
-  if (tx.engine === 'postgres') {
-    const rows =
-      held !== null
-        ? await tx.all<ClaimedRow>(CLAIM_DUE_WITHIN_ROOM_PG, [leaseUntil, nowMs, nowMs, JSON.stringify(capped), holding, JSON.stringify(held), cap!.perEndpoint, 2 * limit, nowMs, nowMs, limit])
-        : capped.length > 0
-          ? await tx.all<ClaimedRow>(CLAIM_DUE_PASSING_CAPPED_PG, [leaseUntil, nowMs, nowMs, JSON.stringify(capped), limit])
-          : await tx.all<ClaimedRow>(CLAIM_DUE_PG, [leaseUntil, nowMs, nowMs, limit]);
-    return rows.map(claimedAttempt);
+  // Webhook by webhook, the one due longest first, each at most its room: one seek per webhook with pending
+  // deliveries, however long the backlog of those at their limit. (The deliveries the dispatcher holds already are
+  // leased: on PostgreSQL a lease of one of its transactions not committed yet is a row lock, which SKIP LOCKED
+  // passes over.)
+  const out: ClaimedAttempt[] = [];
+  const webhooks = await tx.all<{ id: string }>(DUE_WEBHOOKS[tx.engine], [nowMs, nowMs, JSON.stringify(capped), limit]);
+  for (const { id } of webhooks) {
+    const room = Math.min(roomOf(id), limit - out.length);
+    if (room > 0) out.push(...(await claimOf(tx, nowMs, leaseUntil, id, room)));
+    if (out.length >= limit) break;
   }
-  const rows =
-    held !== null
-      ? await tx.all<ClaimedRow>(DUE_DELIVERIES_WITHIN_ROOM, [nowMs, nowMs, JSON.stringify(capped), holding, JSON.stringify(held), cap!.perEndpoint, limit])
-      : capped.length > 0
-        ? await tx.all<ClaimedRow>(DUE_DELIVERIES_PASSING_CAPPED, [nowMs, nowMs, JSON.stringify(capped), limit])
-        : await tx.all<ClaimedRow>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
-  for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
-  return rows.map(claimedAttempt);
+  return out;
 }
 
 /**
@@ -532,25 +514,26 @@ export async function releaseDeliveryLeases(deps: CoreDeps): Promise<number> {
   );
 }
 
-const NEXT_DUE = perEngine(
-  (d) => `SELECT min(${d.greatest('next_attempt_at_ms', 'coalesce(lease_until_ms, 0)')}) AS t FROM webhook_deliveries
-     WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL`,
-);
+// The loop's next due time: the oldest pending delivery not leased, by the due index past the few leased ones (those
+// in flight). A lease that ends later (an instance that died, on PostgreSQL) is found by a poll.
+const NEXT_DUE = `SELECT next_attempt_at_ms AS t FROM webhook_deliveries
+  WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL AND lease_until_ms IS NULL ORDER BY next_attempt_at_ms LIMIT 1`;
+// Passing over the webhooks at their limit: the oldest of each other webhook's, one seek each (migration 22).
+// Parameters: now (a lease that has ended counts as none), capped.
 const NEXT_DUE_PASSING_CAPPED = perEngine(
-  (d) => `SELECT min(${d.greatest('next_attempt_at_ms', 'coalesce(lease_until_ms, 0)')}) AS t FROM webhook_deliveries
-     WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL AND ${NOT_CAPPED(d, '')}`,
+  (d) => `${WEBHOOKS_PENDING}
+  SELECT min(${FIRST_UNLEASED('x.next_attempt_at_ms IS NOT NULL')}) AS t FROM h WHERE h.id IS NOT NULL AND h.id NOT IN ${d.jsonArrayValues('?')}`,
 );
 
 /**
- * When the next pending attempt (or an expired lease) is due; null when nothing is pending. Deliveries of the
- * webhooks at their per-endpoint limit (`capped`, cappedWebhooks) are left out: no claim would take them now, and a
- * loop that slept until their (past) due time would spin; the end of one of their attempts wakes the loop instead.
+ * When the loop should look next: the oldest pending delivery's next attempt, not counting leased ones nor those of
+ * the webhooks in `capped` (at their limit: one of their attempts' end claims for them); null when there is none.
  */
 export async function nextDueAt(deps: CoreDeps, capped: readonly string[] = []): Promise<number | null> {
   const row =
     capped.length > 0
-      ? await deps.sql.get<{ t: number | null }>(NEXT_DUE_PASSING_CAPPED[deps.sql.engine], [JSON.stringify(capped)])
-      : await deps.sql.get<{ t: number | null }>(NEXT_DUE[deps.sql.engine]);
+      ? await deps.sql.get<{ t: number | null }>(NEXT_DUE_PASSING_CAPPED[deps.sql.engine], [deps.clock.now(), JSON.stringify(capped)])
+      : await deps.sql.get<{ t: number | null }>(NEXT_DUE);
   return row?.t ?? null;
 }
 

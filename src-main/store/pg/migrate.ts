@@ -28,6 +28,7 @@ import { pg018ChangeNotifications } from './migrations/018-change-notifications'
 import { pg019PgCounterOff } from './migrations/019-pg-counter-off';
 import { pg020SearchDeferred } from './migrations/020-search-deferred';
 import { pg021SearchDeleteWatermark } from './migrations/021-search-delete-watermark';
+import { pg022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook';
 
 export interface PgMigration {
   version: number;
@@ -57,6 +58,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg019PgCounterOff,
   pg020SearchDeferred,
   pg021SearchDeleteWatermark,
+  pg022DeliveriesByWebhook,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */

@@ -120,14 +120,15 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     await core.deps.sql.transaction(async (tx) => {
       for (const [i, id] of hooks.entries()) await tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE webhook_id = ?', [base + i * 1000, id]);
     });
-    // One of `idle`'s is held by the dispatcher already: a lease of a transaction of its that has not committed yet
-    // (on PostgreSQL it still looks due to a claim); it is the oldest of `idle`'s.
+    // One of `idle`'s is held by the dispatcher already (leased, in flight); it is the oldest of `idle`'s.
     const [heldOne] = await core.deps.sql.all<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id LIMIT 1', [idle]);
-    await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE id = ?', [base + 1500, heldOne!.id]));
-    const unlease = () => core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET lease_until_ms = NULL'));
+    await core.deps.sql.transaction((tx) =>
+      tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ?, lease_until_ms = ? WHERE id = ?', [base + 1500, core.deps.clock.now() + 60_000, heldOne!.id]),
+    );
+    const unlease = () => core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id <> ?', [heldOne!.id]));
     const byHook = (claimed: { d: { webhook_id: string } }[]) => hooks.map((h) => claimed.filter((c) => c.d.webhook_id === h).length);
     // `full` holds 8 of 8, `half` 6, `idle` 1.
-    const cap = { perEndpoint: 8, held: new Map([[full, 8], [half, 6], [idle, 1]]), holding: new Set([heldOne!.id]) };
+    const cap = { perEndpoint: 8, held: new Map([[full, 8], [half, 6], [idle, 1]]) };
 
     // More slots than room: `half` gets its 2, `idle` its 7 (not the one it holds), `full` nothing.
     const wide = await claimDueAttempts(core.deps, 16, cap);
@@ -142,7 +143,10 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     // Without a limit: oldest first, whoever it is.
     expect(byHook(await claimDueAttempts(core.deps, 12))).toEqual([10, 2, 0]);
     await unlease();
-    // The loop's next due time passes over the webhooks at their limit.
+    // Only one webhook's: from its oldest due delivery, whatever the others have due before it.
+    expect(byHook(await claimDueAttempts(core.deps, 16, { ...cap, only: idle }))).toEqual([0, 0, 7]);
+    await unlease();
+    // The loop's next due time passes over the webhooks at their limit, and over leased deliveries.
     expect(await nextDueAt(core.deps)).toBe(base);
     expect(await nextDueAt(core.deps, [full])).toBe(base + 1000);
     expect(await nextDueAt(core.deps, [full, half, idle])).toBeNull();
@@ -230,6 +234,47 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     expect(gate.maxOpen).toBe(12);
     expect(gate.maxOpenAfterRelease).toBeLessThanOrEqual(12);
     expect(new Set(gate.receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(30);
+  });
+
+  it('an endpoint with room but no free slot is served through the one slot left, about one transaction per delivery', async () => {
+    const hanging = await startHangingReceiver();
+    const healthy = await startTestReceiver();
+    const { core, org, scope } = await setup([hanging.receiver, healthy]);
+    const stuck = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    const fine = await createWebhook(core.rt, scope, { url: `${healthy.url}/hook`, events: ['verification.failed'] });
+    const at = new Date(core.deps.clock.now() + 1).toISOString();
+    await core.deps.sql.transaction(async (tx) => {
+      for (let i = 0; i < 23; i++) {
+        await tx.run(
+          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', ?, ?, '{}', ?)`,
+          [`evt_spin${i}`, org.organizationId, i < 3 ? 'verification.completed' : 'verification.failed', `ver_spin${i}`, at],
+        );
+      }
+    });
+    expect(await fanOut(core.deps)).toBe(23);
+    await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE webhook_id = ?', [stuck.id]));
+    // Every transaction the dispatcher (or anyone) asks for from now on.
+    const sql = core.rt.deps.sql;
+    const transaction = sql.transaction.bind(sql);
+    let transactions = 0;
+    sql.transaction = ((fn, options) => {
+      transactions++;
+      return transaction(fn, options);
+    }) as typeof sql.transaction;
+    cleanup.push(async () => {
+      sql.transaction = transaction;
+    });
+    // 4 slots, 3 per responsive endpoint: the hanging endpoint takes 3, and the healthy one, with room for 3, has one
+    // slot; its 20 deliveries go one after another through it (each attempt's log leases the next).
+    startDispatcher(core, { concurrency: 4, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 600_000 });
+    await until(async () => (await succeeded(core, fine.id)) === 20, 'every delivery of the healthy endpoint to succeed', 15_000);
+    expect(hanging.open).toBe(3);
+    // About one transaction per delivery (its log, with the next lease): no claim that finds no free slot and asks
+    // again at once.
+    expect(transactions, 'transactions while 20 deliveries went through one slot').toBeLessThanOrEqual(3 * 20);
+    hanging.release();
+    await until(async () => (await succeeded(core, stuck.id)) === 3, 'the hanging endpoint\'s deliveries to succeed');
+    expect(healthy.requests).toHaveLength(20);
   });
 
   it("an async check's deliveries are handed to the dispatcher only within their endpoint's limit; the rest are claimed as its slot frees", async () => {
