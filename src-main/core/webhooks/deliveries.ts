@@ -392,12 +392,14 @@ const FIRST_UNLEASED = (due: string) => `(SELECT x.next_attempt_at_ms FROM webho
     ORDER BY x.next_attempt_at_ms LIMIT 1)`;
 /**
  * The webhooks below their limit with a due delivery, the one due longest first: a claim with a per-endpoint limit
- * takes from each in turn, at most its room. Parameters: now, now, capped, limit.
+ * takes from each in turn, at most its room, until it has enough. All of them, not the first `limit`: the walk visits
+ * every webhook with pending deliveries anyway, and on PostgreSQL one whose due deliveries are all locked by other
+ * claims (SKIP LOCKED) gives none, so the next must be there. Parameters: now, now, capped.
  */
 const DUE_WEBHOOKS = perEngine(
   (d) => `${WEBHOOKS_PENDING}
   SELECT id FROM (SELECT h.id, ${FIRST_UNLEASED('x.next_attempt_at_ms <= ?')} AS first FROM h WHERE h.id IS NOT NULL AND h.id NOT IN ${d.jsonArrayValues('?')}) c
-  WHERE first IS NOT NULL ORDER BY first LIMIT ?`,
+  WHERE first IS NOT NULL ORDER BY first`,
 );
 
 // SQLite (one writer: a SELECT of due rows, then an UPDATE of each, is a claim). Parameters: now, now, limit.
@@ -495,7 +497,7 @@ async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs:
   // leased: on PostgreSQL a lease of one of its transactions not committed yet is a row lock, which SKIP LOCKED
   // passes over.)
   const out: ClaimedAttempt[] = [];
-  const webhooks = await tx.all<{ id: string }>(DUE_WEBHOOKS[tx.engine], [nowMs, nowMs, JSON.stringify(capped), limit]);
+  const webhooks = await tx.all<{ id: string }>(DUE_WEBHOOKS[tx.engine], [nowMs, nowMs, JSON.stringify(capped)]);
   for (const { id } of webhooks) {
     const room = Math.min(roomOf(id), limit - out.length);
     if (room > 0) out.push(...(await claimOf(tx, nowMs, leaseUntil, id, room)));
