@@ -158,7 +158,8 @@ export class WebhookDispatcher {
         }
       }, options);
     } catch (err) {
-      // Rolled back with the transaction: those leases never happened.
+      // Rolled back with the transaction: those leases never happened, and the deliveries they took are due again.
+      if (next.length > 0) this.dueHint = true;
       this.unhold(next);
       throw err;
     }
@@ -316,6 +317,8 @@ export class WebhookDispatcher {
         ids = await this.claimWork({ ...this.rt.deps, sql: tx }, 0, true);
       }, CLAIM_ISOLATION);
     } catch (err) {
+      // Rolled back: the deliveries it leased are due again.
+      if (ids.length > 0) this.dueHint = true;
       this.unhold(ids);
       throw err;
     }
