@@ -78,6 +78,35 @@ async function startHangingReceiver(): Promise<HangingReceiver> {
   return h;
 }
 
+/** Outbox events of these types (one each), written and fanned out to the subscribed webhooks' deliveries. */
+async function queueEvents(core: Core, organizationId: string, types: string[]): Promise<void> {
+  const at = new Date(core.deps.clock.now() + 1).toISOString();
+  await core.deps.sql.transaction(async (tx) => {
+    for (const [i, type] of types.entries()) {
+      await tx.run(
+        `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', ?, ?, '{}', ?)`,
+        [`evt_cap${i}`, organizationId, type, `ver_cap${i}`, at],
+      );
+    }
+  });
+  expect(await fanOut(core.deps)).toBe(types.length);
+}
+
+/**
+ * A hanging endpoint (`stuck`, `nStuck` deliveries, due first) beside a healthy one (`fine`, `nFine`), webhooks of one
+ * organization.
+ */
+async function hangingBesideHealthy(nStuck: number, nFine: number) {
+  const hanging = await startHangingReceiver();
+  const healthy = await startTestReceiver();
+  const { core, org, scope } = await setup([hanging.receiver, healthy]);
+  const stuck = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+  const fine = await createWebhook(core.rt, scope, { url: `${healthy.url}/hook`, events: ['verification.failed'] });
+  await queueEvents(core, org.organizationId, [...Array<string>(nStuck).fill('verification.completed'), ...Array<string>(nFine).fill('verification.failed')]);
+  await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE webhook_id = ?', [stuck.id]));
+  return { hanging, healthy, core, stuck, fine };
+}
+
 function setup(receivers: TestReceiver[]) {
   return dispatchCore(receivers, cleanup, 'endpoint-cap@example.com');
 }
@@ -105,16 +134,7 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     const hooks: string[] = [];
     for (let i = 0; i < 3; i++) hooks.push((await createWebhook(core.rt, scope, { url: `${receiver.url}/hook?n=${i}`, events: ['verification.completed'] })).id);
     const [full, half, idle] = hooks as [string, string, string];
-    const at = new Date(core.deps.clock.now() + 1).toISOString();
-    await core.deps.sql.transaction(async (tx) => {
-      for (let i = 0; i < 10; i++) {
-        await tx.run(
-          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', 'verification.completed', ?, '{}', ?)`,
-          [`evt_room${i}`, org.organizationId, `ver_room${i}`, at],
-        );
-      }
-    });
-    expect(await fanOut(core.deps)).toBe(10);
+    await queueEvents(core, org.organizationId, Array<string>(10).fill('verification.completed'));
     // Ten due deliveries each: `full`'s the oldest, then `half`'s, then `idle`'s.
     const base = core.deps.clock.now() - 10_000;
     await core.deps.sql.transaction(async (tx) => {
@@ -154,23 +174,8 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
   });
 
   it('a hanging endpoint holds at most its responsive limit, then perEndpoint, while every other delivery goes out; released, its deliveries follow', async () => {
-    const hanging = await startHangingReceiver();
-    const healthy = await startTestReceiver();
-    const { core, org, scope } = await setup([hanging.receiver, healthy]);
     // Two endpoints of one organization: 40 deliveries for the hanging one, due before the healthy one's 20.
-    const stuck = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    const fine = await createWebhook(core.rt, scope, { url: `${healthy.url}/hook`, events: ['verification.failed'] });
-    const at = new Date(core.deps.clock.now() + 1).toISOString();
-    await core.deps.sql.transaction(async (tx) => {
-      for (let i = 0; i < 60; i++) {
-        await tx.run(
-          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', ?, ?, '{}', ?)`,
-          [`evt_cap${i}`, org.organizationId, i < 40 ? 'verification.completed' : 'verification.failed', `ver_cap${i}`, at],
-        );
-      }
-    });
-    expect(await fanOut(core.deps)).toBe(60);
-    await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE webhook_id = ?', [stuck.id]));
+    const { hanging, healthy, core, stuck, fine } = await hangingBesideHealthy(40, 20);
 
     // 16 slots: a responsive endpoint may hold 12 (16 less a quarter), a slow one 4 (an attempt open for 200 ms makes
     // it slow), and no poll to speak of: only claims (the first pass, those chained to attempts' logs, the claims and
@@ -216,16 +221,7 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     const gate = await startHangingReceiver();
     const { core, org, scope } = await setup([gate.receiver]);
     const hook = await createWebhook(core.rt, scope, { url: `${gate.receiver.url}/hook`, events: ['verification.completed'] });
-    const at = new Date(core.deps.clock.now() + 1).toISOString();
-    await core.deps.sql.transaction(async (tx) => {
-      for (let i = 0; i < 30; i++) {
-        await tx.run(
-          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', 'verification.completed', ?, '{}', ?)`,
-          [`evt_quick${i}`, org.organizationId, `ver_quick${i}`, at],
-        );
-      }
-    });
-    expect(await fanOut(core.deps)).toBe(30);
+    await queueEvents(core, org.organizationId, Array<string>(30).fill('verification.completed'));
     // slowAttemptMs out of reach: the endpoint stays responsive however slow the machine.
     startDispatcher(core, { concurrency: 16, perEndpoint: 4, slowAttemptMs: 600_000, pollMs: 600_000 });
     await until(() => gate.open === 12, '12 requests open at once');
@@ -237,22 +233,7 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
   });
 
   it('an endpoint with room but no free slot is served through the one slot left, about one transaction per delivery', async () => {
-    const hanging = await startHangingReceiver();
-    const healthy = await startTestReceiver();
-    const { core, org, scope } = await setup([hanging.receiver, healthy]);
-    const stuck = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    const fine = await createWebhook(core.rt, scope, { url: `${healthy.url}/hook`, events: ['verification.failed'] });
-    const at = new Date(core.deps.clock.now() + 1).toISOString();
-    await core.deps.sql.transaction(async (tx) => {
-      for (let i = 0; i < 23; i++) {
-        await tx.run(
-          `INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, ?, 'sandbox', ?, ?, '{}', ?)`,
-          [`evt_spin${i}`, org.organizationId, i < 3 ? 'verification.completed' : 'verification.failed', `ver_spin${i}`, at],
-        );
-      }
-    });
-    expect(await fanOut(core.deps)).toBe(23);
-    await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = next_attempt_at_ms - 1000 WHERE webhook_id = ?', [stuck.id]));
+    const { hanging, healthy, core, stuck, fine } = await hangingBesideHealthy(3, 20);
     // Every transaction the dispatcher (or anyone) asks for from now on.
     const sql = core.rt.deps.sql;
     const transaction = sql.transaction.bind(sql);
