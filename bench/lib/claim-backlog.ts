@@ -75,6 +75,26 @@ try {
   results[`next due time, ${rows} retries later, none capped`] = await ms(() => nextDueAt(core.deps));
   results['claim of 64, nothing of the backlog due'] = await ms(() => claimDueAttempts(core.deps, 64, { perEndpoint: 48, held: new Map() }));
   results['  deliveries it claimed (the other webhook\'s 3)'] += ` / ${claimed}`;
+  // Many webhooks: 1,000 more, each with one due delivery (a team server with many organizations), the backlog's
+  // webhook at its limit again.
+  await core.deps.sql.transaction((tx) => tx.run(`UPDATE webhook_deliveries SET next_attempt_at_ms = next_attempt_at_ms - 3600000 - ? WHERE webhook_id = 'whk_backlog'`, [rows]));
+  await core.deps.sql.transaction(async (tx) => {
+    for (let j = 0; j < 1_000; j++) {
+      await tx.run(
+        `INSERT INTO webhooks (id, organization_id, environment, url, events, status, secret, active_since_ms, created_at, updated_at, secret_prefix)
+         VALUES (?, ?, 'sandbox', 'http://127.0.0.1:9/hook', '["verification.completed"]', 'active', 'x', 0, ?, ?, 'x')`,
+        [`whk_many${j}`, org.organizationId, at, at],
+      );
+      await tx.run(
+        `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type, verification_id, payload, status, attempts,
+           next_attempt_at_ms, created_at_ms, created_at, updated_at) VALUES (?, ?, ?, 'sandbox', ?, 'verification.completed', ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+        [`del_m${j}`, `whk_many${j}`, org.organizationId, `evt_m${j}`, `ver_m${j}`, payload, now - 500 + (j % 100), now, at, at],
+      );
+    }
+  });
+  results['1,000 more webhooks, one due each: claim of 64, none at its limit'] = await ms(() => claimDueAttempts(core.deps, 64, { perEndpoint: 48, held: new Map() }));
+  results['  the same, the backlog\'s webhook at its limit'] = await ms(() => claimDueAttempts(core.deps, 64, { perEndpoint: 48, held: new Map([['whk_backlog', 48]]) }));
+  results['  claim of 1 (after an attempt), the backlog\'s webhook at its limit'] = await ms(() => claimDueAttempts(core.deps, 1, { perEndpoint: 48, held: new Map([['whk_backlog', 48]]) }));
   console.log('ms per call (event loop, SQLite included), mean of', repeat);
   console.table(results);
 } finally {

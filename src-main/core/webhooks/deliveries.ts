@@ -397,10 +397,15 @@ const FIRST_UNLEASED = (due: string) => `(SELECT x.next_attempt_at_ms FROM webho
  * claims (SKIP LOCKED) gives none, so the next must be there. Parameters: now, now, capped.
  */
 const DUE_WEBHOOKS = perEngine(
-  (d) => `${WEBHOOKS_PENDING}
-  SELECT id FROM (SELECT h.id, ${FIRST_UNLEASED('x.next_attempt_at_ms <= ?')} AS first FROM h WHERE h.id IS NOT NULL AND h.id NOT IN ${d.jsonArrayValues('?')}) c
-  WHERE first IS NOT NULL ORDER BY first`,
+  (d) => `${WEBHOOKS_PENDING},
+  c AS MATERIALIZED (SELECT h.id, ${FIRST_UNLEASED('x.next_attempt_at_ms <= ?')} AS first FROM h WHERE h.id IS NOT NULL AND h.id NOT IN ${d.jsonArrayValues('?')})
+  SELECT id FROM c WHERE first IS NOT NULL ORDER BY first`,
 );
+// The oldest due deliveries, their ids and webhooks only: a claim keeping the per-endpoint limit picks from them
+// first (claimDueTx). On PostgreSQL locked as read, those other transactions hold passed over (a claim of this
+// process not committed yet: its rows still look due), so the picks are not taken already; the rows not picked are
+// let go at the commit. Parameters: now, now, window.
+const DUE_WINDOW = perEngine((d) => `SELECT id, webhook_id FROM webhook_deliveries WHERE ${DUE('')} ORDER BY next_attempt_at_ms LIMIT ?${d.skipLocked()}`);
 
 // SQLite (one writer: a SELECT of due rows, then an UPDATE of each, is a claim). Parameters: now, now, limit.
 const DUE_DELIVERIES = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
@@ -411,6 +416,9 @@ const DUE_DELIVERIES = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, $
 const DUE_DELIVERIES_OF = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
   FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_hook LEFT JOIN webhooks w ON w.id = d.webhook_id
   WHERE ${DUE('d.')} AND d.webhook_id = ? ORDER BY d.next_attempt_at_ms LIMIT ?`;
+// The deliveries a claim picked (a JSON array of ids), in that order, with what their attempts need.
+const DELIVERIES_BY_ID = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+  FROM json_each(?) j JOIN webhook_deliveries d ON d.id = j.value LEFT JOIN webhooks w ON w.id = d.webhook_id ORDER BY j.key`;
 const LEASE_DELIVERY = 'UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?';
 
 // PostgreSQL: the same rows in one statement, locked as they are chosen, those another transaction holds passed over.
@@ -421,6 +429,8 @@ const CLAIMED_PG = (which: string) => `WITH c AS (UPDATE webhook_deliveries SET 
   FROM c LEFT JOIN webhooks w ON w.id = c.webhook_id ORDER BY c.next_attempt_at_ms`;
 // Parameters: lease, now, now, limit.
 const CLAIM_DUE_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries WHERE ${DUE('')} ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
+// Parameters: lease, ids (a JSON array), now, now: those of the picked deliveries still due and not locked.
+const CLAIM_PICKED_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries WHERE id IN ${POSTGRES_DIALECT.jsonArrayValues('?')} AND ${DUE('')}${POSTGRES_DIALECT.skipLocked()}`);
 // Parameters: lease, now, now, webhook, limit.
 const CLAIM_DUE_OF_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries WHERE ${DUE('')} AND webhook_id = ? ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
 
@@ -489,6 +499,27 @@ async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs:
   if (!byWebhook) {
     if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_PG, [leaseUntil, nowMs, nowMs, limit])).map(claimedAttempt);
     const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
+    for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
+    return rows.map(claimedAttempt);
+  }
+  // The oldest due deliveries first, as the plain claim reads them but a window a little wider than the slots: each
+  // webhook's within its room, those at their limit passed over. Enough unless the window was all of webhooks at
+  // their limit — a backlog — and only then webhook by webhook.
+  const window = 2 * limit + 16;
+  const due = await tx.all<{ id: string; webhook_id: string }>(DUE_WINDOW[tx.engine], [nowMs, nowMs, window]);
+  const picked: string[] = [];
+  const taken = new Map<string, number>();
+  for (const r of due) {
+    if (picked.length >= limit) break;
+    const n = taken.get(r.webhook_id) ?? 0;
+    if (n >= roomOf(r.webhook_id)) continue;
+    taken.set(r.webhook_id, n + 1);
+    picked.push(r.id);
+  }
+  if (picked.length >= limit || due.length < window) {
+    if (picked.length === 0) return [];
+    if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_PICKED_PG, [leaseUntil, JSON.stringify(picked), nowMs, nowMs])).map(claimedAttempt);
+    const rows = await tx.all<ClaimedRow>(DELIVERIES_BY_ID, [JSON.stringify(picked)]);
     for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
     return rows.map(claimedAttempt);
   }

@@ -160,6 +160,9 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     await unlease();
     expect(byHook(await claimDueAttempts(core.deps, 5, cap))).toEqual([0, 2, 3]);
     await unlease();
+    // The oldest due deliveries all of webhooks at their limit (more than the claim reads at first): webhook by webhook.
+    expect(byHook(await claimDueAttempts(core.deps, 2, { ...cap, held: new Map([[full, 8], [half, 8], [idle, 1]]) }))).toEqual([0, 0, 2]);
+    await unlease();
     // Without a limit: oldest first, whoever it is.
     expect(byHook(await claimDueAttempts(core.deps, 12))).toEqual([10, 2, 0]);
     await unlease();
@@ -169,6 +172,8 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     // The loop's next due time passes over the webhooks at their limit, and over leased deliveries.
     expect(await nextDueAt(core.deps)).toBe(base);
     expect(await nextDueAt(core.deps, [full])).toBe(base + 1000);
+    // `idle`'s oldest is leased (in flight): its next is the one after.
+    expect(await nextDueAt(core.deps, [full, half])).toBe(base + 2000);
     expect(await nextDueAt(core.deps, [full, half, idle])).toBeNull();
     expect(receiver.requests).toHaveLength(0);
   });
