@@ -96,8 +96,9 @@ export class WebhookDispatcher {
 
   /**
    * Webhooks at their per-endpoint limit when a claim ran or a hand-off passed them over: deliveries of theirs may
-   * be due and waiting for one of their slots. The end of one of their attempts then claims (chained to its log, or
-   * a pass), whatever dueHint says; a claim that finds one of them below its limit again drops it.
+   * be due and waiting for one of their slots. The end of one of their attempts then claims for it (chained to its
+   * log, or a claim of its deliveries alone: refill), whatever dueHint says; a claim that finds fewer of its due
+   * deliveries than its room drops it.
    */
   private readonly capWaiting = new Set<string>();
 

@@ -212,14 +212,14 @@ async function insertDeliveries(
     if (!h.events.includes(e.event_type)) continue;
     if (h.activeSinceMs > eventMs) continue;
     const id = newId('del');
-    const lease = handOff?.lease(nowMs, h.id, id) ?? null;
+    const lease = handOff?.lease(nowMs, h.id) ?? null;
     const leaseUntil = typeof lease === 'number' ? lease : null;
     const { changes } = await tx.run(INSERT_DELIVERY, [id, h.id, e.organization_id, e.environment, e.id, e.event_type, e.verification_id, e.payload, nowMs, leaseUntil, nowMs, now, now]);
     if (changes === 1) out.made++;
     if (lease === 'own-slot' && changes === 1) out.ownSlot++;
     if (leaseUntil === null) continue;
     if (changes !== 1) {
-      handOff!.unlease(h.id, id);
+      handOff!.unlease(h.id);
       continue;
     }
     handOff!.add({ d: { id, webhook_id: h.id, organization_id: e.organization_id, event_type: e.event_type, payload: e.payload, status: 'pending', attempts: 0 }, hook: h.attempt });
@@ -251,9 +251,9 @@ export interface AttemptTaker {
    * written unleased: 'own-slot' when that webhook is at its per-endpoint limit here and the dispatcher will claim
    * it by itself as one of the webhook's attempts ends, false when it has no free slot at all (or is stopping).
    */
-  reserve(webhookId: string, deliveryId: string): boolean | 'own-slot';
+  reserve(webhookId: string): boolean | 'own-slot';
   /** Gives back a held slot that was not used. */
-  release(webhookId: string, deliveryId: string): void;
+  release(webhookId: string): void;
   /** Starts the attempts of deliveries leased in held slots (their transaction is durable). */
   start(claimed: ClaimedAttempt[]): void;
 }
@@ -279,8 +279,8 @@ export function takeLeasedDeliveries(port: SqlQueries, taker: AttemptTaker): () 
 export class DeliveryHandOff {
   private readonly taker: AttemptTaker | null;
   private readonly leaseMs: number;
-  /** The webhook and delivery of each slot held. */
-  private held: [webhookId: string, deliveryId: string][] = [];
+  /** The webhook of each slot held. */
+  private held: string[] = [];
   private claimed: ClaimedAttempt[] = [];
 
   constructor(deps: CoreDeps) {
@@ -289,20 +289,20 @@ export class DeliveryHandOff {
   }
 
   /**
-   * The lease's end for delivery `deliveryId` of webhook `webhookId`; 'own-slot' when it is left unleased for one of
-   * its webhook's slots here (AttemptTaker.reserve); null when no dispatcher here has a slot for it.
+   * The lease's end for a delivery of webhook `webhookId`; 'own-slot' when it is left unleased for one of its
+   * webhook's slots here (AttemptTaker.reserve); null when no dispatcher here has a slot for it.
    */
-  lease(nowMs: number, webhookId: string, deliveryId: string): number | 'own-slot' | null {
-    const got = this.taker ? this.taker.reserve(webhookId, deliveryId) : false;
+  lease(nowMs: number, webhookId: string): number | 'own-slot' | null {
+    const got = this.taker ? this.taker.reserve(webhookId) : false;
     if (got !== true) return got === 'own-slot' ? got : null;
-    this.held.push([webhookId, deliveryId]);
+    this.held.push(webhookId);
     return nowMs + this.leaseMs;
   }
 
   /** The last lease was not used (the delivery already existed). */
-  unlease(webhookId: string, deliveryId: string): void {
+  unlease(webhookId: string): void {
     this.held.pop();
-    this.taker!.release(webhookId, deliveryId);
+    this.taker!.release(webhookId);
   }
 
   add(claimed: ClaimedAttempt): void {
@@ -310,7 +310,7 @@ export class DeliveryHandOff {
   }
 
   reset(): void {
-    for (const [webhookId, deliveryId] of this.held) this.taker!.release(webhookId, deliveryId);
+    for (const webhookId of this.held) this.taker!.release(webhookId);
     this.held = [];
     this.claimed = [];
   }
@@ -377,6 +377,8 @@ const HOOK_COLUMNS = `w.id AS hook_id, w.url AS hook_url, w.status AS hook_statu
   w.previous_secret AS hook_previous_secret, w.previous_secret_expires_at_ms AS hook_previous_secret_expires_at_ms`;
 const FORWARD_COLUMN = (d: string) => `(SELECT value FROM settings WHERE key = '${FORWARD_PREFIX}' || ${d}.organization_id) AS hook_forward`;
 const DELIVERY_COLUMNS = 'id, webhook_id, organization_id, event_type, payload, status, attempts';
+/** What an attempt needs, from delivery `d` joined to its webhook `w` (ClaimedRow). */
+const ATTEMPT_COLUMNS = (d: string) => `${DELIVERY_COLUMNS.split(', ').map((c) => `${d}.${c}`).join(', ')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN(d)}`;
 const DUE = (d: string) => `${d}status = 'pending' AND ${d}next_attempt_at_ms <= ? AND (${d}lease_until_ms IS NULL OR ${d}lease_until_ms <= ?)`;
 /**
  * The webhooks with pending deliveries, one index seek each (webhook_deliveries_pending_hook, migration 22): a
@@ -408,16 +410,16 @@ const DUE_WEBHOOKS = perEngine(
 const DUE_WINDOW = perEngine((d) => `SELECT id, webhook_id FROM webhook_deliveries WHERE ${DUE('')} ORDER BY next_attempt_at_ms LIMIT ?${d.skipLocked()}`);
 
 // SQLite (one writer: a SELECT of due rows, then an UPDATE of each, is a claim). Parameters: now, now, limit.
-const DUE_DELIVERIES = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+const DUE_DELIVERIES = `SELECT ${ATTEMPT_COLUMNS('d')}
   FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
   WHERE ${DUE('d.')} ORDER BY d.next_attempt_at_ms LIMIT ?`;
 // Parameters: now, now, webhook, limit. By the webhook's pending deliveries in due order (migration 22): from its
 // oldest due delivery, whatever other webhooks have due before it.
-const DUE_DELIVERIES_OF = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+const DUE_DELIVERIES_OF = `SELECT ${ATTEMPT_COLUMNS('d')}
   FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_hook LEFT JOIN webhooks w ON w.id = d.webhook_id
   WHERE ${DUE('d.')} AND d.webhook_id = ? ORDER BY d.next_attempt_at_ms LIMIT ?`;
 // The deliveries a claim picked (a JSON array of ids), in that order, with what their attempts need.
-const DELIVERIES_BY_ID = `SELECT d.${DELIVERY_COLUMNS.split(', ').join(', d.')}, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
+const DELIVERIES_BY_ID = `SELECT ${ATTEMPT_COLUMNS('d')}
   FROM json_each(?) j JOIN webhook_deliveries d ON d.id = j.value LEFT JOIN webhooks w ON w.id = d.webhook_id ORDER BY j.key`;
 const LEASE_DELIVERY = 'UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?';
 
@@ -425,7 +427,7 @@ const LEASE_DELIVERY = 'UPDATE webhook_deliveries SET lease_until_ms = ? WHERE i
 const CLAIMED_PG = (which: string) => `WITH c AS (UPDATE webhook_deliveries SET lease_until_ms = ?
   WHERE id IN (${which})
   RETURNING ${DELIVERY_COLUMNS}, next_attempt_at_ms)
-  SELECT c.${DELIVERY_COLUMNS.split(', ').join(', c.')}, c.next_attempt_at_ms, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('c')}
+  SELECT ${ATTEMPT_COLUMNS('c')}, c.next_attempt_at_ms
   FROM c LEFT JOIN webhooks w ON w.id = c.webhook_id ORDER BY c.next_attempt_at_ms`;
 // Parameters: lease, now, now, limit.
 const CLAIM_DUE_PG = CLAIMED_PG(`SELECT id FROM webhook_deliveries WHERE ${DUE('')} ORDER BY next_attempt_at_ms LIMIT ?${POSTGRES_DIALECT.skipLocked()}`);
@@ -547,10 +549,12 @@ export async function releaseDeliveryLeases(deps: CoreDeps): Promise<number> {
   );
 }
 
-// The loop's next due time: the oldest pending delivery not leased, by the due index past the few leased ones (those
-// in flight). A lease that ends later (an instance that died, on PostgreSQL) is found by a poll.
+// The loop's next due time: the oldest pending delivery not leased (or whose lease has ended), by the due index past
+// the few leased ones (those in flight). A lease that ends later (an instance that died, on PostgreSQL) is found by a
+// poll. Parameters: now.
 const NEXT_DUE = `SELECT next_attempt_at_ms AS t FROM webhook_deliveries
-  WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL AND lease_until_ms IS NULL ORDER BY next_attempt_at_ms LIMIT 1`;
+  WHERE status = 'pending' AND next_attempt_at_ms IS NOT NULL AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
+  ORDER BY next_attempt_at_ms LIMIT 1`;
 // Passing over the webhooks at their limit: the oldest of each other webhook's, one seek each (migration 22).
 // Parameters: now (a lease that has ended counts as none), capped.
 const NEXT_DUE_PASSING_CAPPED = perEngine(
@@ -566,7 +570,7 @@ export async function nextDueAt(deps: CoreDeps, capped: readonly string[] = []):
   const row =
     capped.length > 0
       ? await deps.sql.get<{ t: number | null }>(NEXT_DUE_PASSING_CAPPED[deps.sql.engine], [deps.clock.now(), JSON.stringify(capped)])
-      : await deps.sql.get<{ t: number | null }>(NEXT_DUE);
+      : await deps.sql.get<{ t: number | null }>(NEXT_DUE, [deps.clock.now()]);
   return row?.t ?? null;
 }
 
