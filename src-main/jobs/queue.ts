@@ -66,27 +66,51 @@ export function claim(q: SqlQueries, nowMs: number, kinds: readonly string[], le
 }
 
 /**
- * PostgreSQL: the claim in one statement. The inner SELECT locks the due rows it returns and passes over rows
- * other transactions hold (another instance's claim in flight, a completion being written); each row it locks is
+ * The due jobs of the given kinds, oldest first: queued ones whose time has come, and leased ones whose lease has
+ * expired. Each of the two is its own walk of `jobs_ready (state, run_at_ms)` in order, stopping after `limit` rows;
+ * the two are merged by run_at_ms. (One `WHERE (queued AND due) OR (leased AND expired) ORDER BY run_at_ms` is an OR
+ * of two index ranges whose union the engine sorts: every due job read and sorted on every claim, 10.6 ms for a claim
+ * of 32 behind 50,000 queued jobs on SQLite; docs/performance.md, "Job claims that do not read the queue".) A leased
+ * job is read only while it is leased (a walk over at most the jobs in flight when no lease has expired).
+ * `columns`: what each walk returns (with run_at_ms); `lock`: the locking clause of each (PostgreSQL: ` FOR UPDATE SKIP
+ * LOCKED`).
+ */
+export function dueJobsSql(kindCount: number, columns: string, lock = ''): { queued: string; expired: string } {
+  const kinds = Array.from({ length: kindCount }, () => '?').join(',');
+  const walk = (state: string, due: string) =>
+    `SELECT ${columns}, run_at_ms FROM jobs WHERE state = '${state}' AND ${due} AND kind IN (${kinds}) ORDER BY run_at_ms ASC LIMIT ?${lock}`;
+  return { queued: walk('queued', 'run_at_ms <= ?'), expired: walk('leased', 'lease_until_ms <= ?') };
+}
+
+/** Arguments of dueJobsSql's two walks, in order: the queued walk's, then the expired leases'. */
+function dueJobsArgs(nowMs: number, kinds: readonly string[], limit: number): (string | number)[] {
+  return [nowMs, ...kinds, limit, nowMs, ...kinds, limit];
+}
+
+/**
+ * PostgreSQL: the claim in one statement. The two walks lock the due rows they return and pass over rows other
+ * transactions hold (another instance's claim in flight, a completion being written); each row they lock is
  * re-checked at its latest committed version, so a job claimed and committed by another instance meanwhile is not
- * taken again. One lease token for the batch: a lease is the pair (job id, token), and every claim draws a new one.
+ * taken again. Of the rows the walks lock, the `limit` oldest are leased (the others stay locked only until this
+ * statement's transaction ends). One lease token for the batch: a lease is the pair (job id, token), and every claim
+ * draws a new one.
  */
 async function claimSkipLocked(tx: SqlQueries, nowMs: number, kinds: readonly string[], leaseMs: number, limit: number): Promise<Job[]> {
-  const placeholders = kinds.map(() => '?').join(',');
   const token = randomBytes(8).toString('hex');
+  const due = dueJobsSql(kinds.length, 'id', POSTGRES_DIALECT.skipLocked());
   const rows = await tx.all<{ id: string; kind: string; payload: string; attempts: number; max_attempts: number; run_at_ms: number }>(
-    `UPDATE jobs SET state = 'leased', lease_token = ?, lease_until_ms = ?, attempts = attempts + 1, updated_at_ms = ?
-       WHERE id IN (SELECT id FROM jobs
-         WHERE kind IN (${placeholders}) AND (
-           (state = 'queued' AND run_at_ms <= ?) OR (state = 'leased' AND lease_until_ms <= ?))
-         ORDER BY run_at_ms ASC LIMIT ?${POSTGRES_DIALECT.skipLocked()})
+    `WITH queued AS (${due.queued}), expired AS (${due.expired})
+     UPDATE jobs SET state = 'leased', lease_token = ?, lease_until_ms = ?, attempts = attempts + 1, updated_at_ms = ?
+       WHERE id IN (SELECT id FROM (SELECT id, run_at_ms FROM queued UNION ALL SELECT id, run_at_ms FROM expired) d
+                    ORDER BY run_at_ms ASC LIMIT ?)
        RETURNING id, kind, payload, attempts, max_attempts, run_at_ms`,
-    [token, nowMs + leaseMs, nowMs, ...kinds, nowMs, nowMs, limit],
+    [...dueJobsArgs(nowMs, kinds, limit), token, nowMs + leaseMs, nowMs, limit],
   );
   rows.sort((a, b) => a.run_at_ms - b.run_at_ms);
   return rows.map((r) => ({ id: r.id, kind: r.kind, payload: JSON.parse(r.payload) as unknown, attempts: r.attempts, maxAttempts: r.max_attempts, leaseToken: token }));
 }
 
+const CLAIM_COLUMNS = 'id, kind, payload, attempts, max_attempts';
 const CLAIM_UPDATE = `UPDATE jobs SET state = 'leased', lease_token = ?, lease_until_ms = ?, attempts = attempts + 1, updated_at_ms = ? WHERE id = ?`;
 
 /**
@@ -95,13 +119,10 @@ const CLAIM_UPDATE = `UPDATE jobs SET state = 'leased', lease_token = ?, lease_u
  * ephemeral tables (a claim of 8 jobs 59 → 71 µs, an empty one 15 → 28 µs; docs/performance.md).
  */
 async function claimIn(tx: SqlQueries, nowMs: number, kinds: readonly string[], leaseMs: number, limit: number): Promise<Job[]> {
-  const placeholders = kinds.map(() => '?').join(',');
+  const due = dueJobsSql(kinds.length, CLAIM_COLUMNS);
   const rows = await tx.all<{ id: string; kind: string; payload: string; attempts: number; max_attempts: number }>(
-    `SELECT id, kind, payload, attempts, max_attempts FROM jobs
-       WHERE kind IN (${placeholders}) AND (
-         (state = 'queued' AND run_at_ms <= ?) OR (state = 'leased' AND lease_until_ms <= ?))
-       ORDER BY run_at_ms ASC LIMIT ?`,
-    [...kinds, nowMs, nowMs, limit],
+    `SELECT * FROM (${due.queued}) UNION ALL SELECT * FROM (${due.expired}) ORDER BY run_at_ms ASC LIMIT ?`,
+    [...dueJobsArgs(nowMs, kinds, limit), limit],
   );
   if (rows.length === 0) return [];
   // One read of the random source for the whole batch.
@@ -140,14 +161,22 @@ export async function purgeDone(q: SqlQueries, olderThanMs: number): Promise<num
   return (await write(q, (tx) => tx.run(`DELETE FROM jobs WHERE state = 'done' AND updated_at_ms < ?`, [olderThanMs]))).changes;
 }
 
+/**
+ * When the next job of the given kinds is due: the oldest queued job's time or the earliest lease to expire, whichever
+ * is sooner (null when none is queued or leased). The queued one is the first row of an ordered walk of `jobs_ready`;
+ * a `min()` over both states read every queued job (6.9 ms behind 50,000 on SQLite).
+ */
 export async function nextRunAt(q: SqlQueries, kinds: readonly string[]): Promise<number | null> {
   const placeholders = kinds.map(() => '?').join(',');
-  const row = await q.get<{ t: number | null }>(
-    `SELECT min(CASE WHEN state = 'queued' THEN run_at_ms ELSE lease_until_ms END) AS t FROM jobs
-       WHERE kind IN (${placeholders}) AND state IN ('queued','leased')`,
-    kinds,
-  );
-  return row?.t ?? null;
+  const row = await q.get<{ queued: number | null; leased: number | null }>(nextRunAtSql(placeholders), [...kinds, ...kinds]);
+  const times = [row?.queued ?? null, row?.leased ?? null].filter((t): t is number => t !== null);
+  return times.length === 0 ? null : Math.min(...times);
+}
+
+/** nextRunAt's statement for `placeholders` (one `?` per kind); its arguments are the kinds twice. */
+export function nextRunAtSql(placeholders: string): string {
+  return `SELECT (SELECT run_at_ms FROM jobs WHERE state = 'queued' AND kind IN (${placeholders}) ORDER BY run_at_ms ASC LIMIT 1) AS queued,
+            (SELECT min(lease_until_ms) FROM jobs WHERE state = 'leased' AND kind IN (${placeholders})) AS leased`;
 }
 
 /**
