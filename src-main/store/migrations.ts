@@ -28,6 +28,7 @@ import { m019PgCounterOff } from './migrations/019-pg-counter-off';
 import { m020SearchDeferred } from './migrations/020-search-deferred';
 import { m021SearchDeleteWatermark } from './migrations/021-search-delete-watermark';
 import { m022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook';
+import { m023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -52,4 +53,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m020SearchDeferred,
   m021SearchDeleteWatermark,
   m022DeliveriesByWebhook,
+  m023DeliveriesByStatus,
 ];

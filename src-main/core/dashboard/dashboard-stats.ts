@@ -1,14 +1,17 @@
 // The dashboard summary (issue 6): counts of one organization and environment since a point in time, computed in
-// SQL over the existing list indexes (verifications_list, webhooks_org + webhook_deliveries_list), never by
+// SQL over indexes (verifications_list; webhooks_org + webhook_deliveries_hook_status, migration 23), never by
 // loading rows into memory.
 import type { DashboardSummary, DeliveryFailure, StatusCounts } from '../../../src-shared/schemas/dashboard';
 import { isLowBalance } from '../../../src-shared/money';
 import type { Environment } from '../../../src-shared/schemas/common';
+import { DeliveryStatusSchema } from '../../../src-shared/schemas/webhooks';
 import { getWallet } from '../billing/billing';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 
 const LAST_FAILURES = 5;
+/** Every status a delivery can have (DeliveryStatusSchema), as SQL literals. */
+const DELIVERY_STATUSES = DeliveryStatusSchema.options.map((s) => `'${s}'`).join(', ');
 const DAY_MS = 86_400_000;
 
 /** The start of the UTC day holding `ms`: the default period is "today" as the History date filters read it. */
@@ -70,25 +73,31 @@ async function webhookHealth(deps: CoreDeps, organizationId: string, environment
   );
   for (const h of hooks) endpoints[h.status] += h.n;
 
-  // Deliveries are reached through their webhook so the (webhook_id, created_at_ms) index serves the range; deleted
-  // webhooks stay in the join because their past deliveries are still part of the period's health.
+  // Deliveries are reached through their webhook, each status's range of `webhook_deliveries_hook_status (webhook_id,
+  // status, created_at_ms)` counted from the index alone (the status list lets the engine seek each; through the list
+  // index every delivery of the period was read: 480 ms for 30 days of 270,000). Deleted webhooks stay in the join
+  // because their past deliveries are still part of the period's health.
   const deliveries = { success: 0, failed: 0, pending: 0 };
   const counts = await deps.sql.all<{ status: keyof typeof deliveries; n: number }>(
     `SELECT d.status AS status, COUNT(*) AS n FROM webhooks w
-       JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
+       JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.status IN (${DELIVERY_STATUSES}) AND d.created_at_ms >= ?
       WHERE w.organization_id = ? AND w.environment = ? GROUP BY d.status`,
     [sinceMs, organizationId, environment],
   );
   for (const c of counts) deliveries[c.status] += c.n;
 
+  // The newest failures of each webhook (a walk of its failed range backwards, LAST_FAILURES at most), then the newest
+  // of those: not every failure of the period read and sorted (21 ms for 30 days with 8,800 failures).
   const lastFailures = await deps.sql.all<DeliveryFailure>(
     `SELECT d.id AS id, d.webhook_id AS "webhookId", w.url AS url, d.event_type AS "eventType", d.attempts AS attempts,
             d.last_status_code AS "lastStatusCode", d.last_error AS "lastError", COALESCE(d.last_attempt_at, d.updated_at) AS at
        FROM webhooks w
-       JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.created_at_ms >= ?
-      WHERE w.organization_id = ? AND w.environment = ? AND d.status = 'failed'
+       JOIN webhook_deliveries d ON d.id IN (
+              SELECT x.id FROM webhook_deliveries x WHERE x.webhook_id = w.id AND x.status = 'failed' AND x.created_at_ms >= ?
+               ORDER BY x.created_at_ms DESC, x.id DESC LIMIT ?)
+      WHERE w.organization_id = ? AND w.environment = ?
       ORDER BY d.created_at_ms DESC, d.id DESC LIMIT ?`,
-    [sinceMs, organizationId, environment, LAST_FAILURES],
+    [sinceMs, LAST_FAILURES, organizationId, environment, LAST_FAILURES],
   );
   return { endpoints, deliveries, lastFailures };
 }

@@ -29,6 +29,7 @@ import { pg019PgCounterOff } from './migrations/019-pg-counter-off';
 import { pg020SearchDeferred } from './migrations/020-search-deferred';
 import { pg021SearchDeleteWatermark } from './migrations/021-search-delete-watermark';
 import { pg022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook';
+import { pg023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
 
 export interface PgMigration {
   version: number;
@@ -59,6 +60,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg020SearchDeferred,
   pg021SearchDeleteWatermark,
   pg022DeliveriesByWebhook,
+  pg023DeliveriesByStatus,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */

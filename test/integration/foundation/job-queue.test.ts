@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src-main/core/clock';
 import { claim, nextRunAt } from '../../../src-main/jobs/queue';
-import type { SqlQueries, SqlValue } from '../../../src-main/store/sql-port';
 import { startTestService, type TestService } from '../../helpers/harness';
+import { recordingPort, sqlitePlan } from '../../helpers/sql-plans';
 
 let ts: TestService;
 const clock = new ManualClock();
@@ -118,33 +118,14 @@ describe.skipIf(process.env['VC_TEST_ENGINE'] === 'postgres')('job claims on SQL
   it('walk the jobs_ready index in order: no scan of the jobs and no OR of two ranges sorted whole', async () => {
     const K = newKind();
     const port = ts.service.deps.sql;
-    const seen: { sql: string; params: SqlValue[] }[] = [];
-    const recording = (tx: SqlQueries): SqlQueries =>
-      new Proxy(tx, {
-        get(target, prop, receiver) {
-          if (prop === 'all' || prop === 'get' || prop === 'run') {
-            return (sql: string, params: SqlValue[] = []) => {
-              seen.push({ sql, params });
-              return (target[prop] as (s: string, p: SqlValue[]) => unknown).call(target, sql, params);
-            };
-          }
-          return Reflect.get(target, prop, receiver) as unknown;
-        },
-      });
-    const q = new Proxy(port, {
-      get(target, prop, receiver) {
-        if (prop === 'transaction') return (fn: (tx: SqlQueries) => Promise<unknown>, o?: unknown) => target.transaction((tx) => fn(recording(tx)), o as never);
-        if (prop === 'get' || prop === 'all') return recording(target)[prop];
-        return Reflect.get(target, prop, receiver) as unknown;
-      },
-    });
+    const { port: q, seen } = recordingPort(port);
     await insertJobs([{ id: `${K}-q1`, kind: K, state: 'queued', runAt: T - 1 }]);
     expect(ids(await claim(q, T, [K], 60_000, 4))).toEqual([`${K}-q1`]);
     expect(await nextRunAt(q, [K])).toBe(T + 60_000);
     const reads = seen.filter((s) => /^\s*(SELECT|WITH)/i.test(s.sql));
     expect(reads.length).toBe(2);
     for (const { sql, params } of reads) {
-      const plan = (await port.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map((r) => r.detail);
+      const plan = await sqlitePlan(port, sql, params);
       expect(plan.some((d) => /USING INDEX jobs_ready/.test(d)), plan.join('\n')).toBe(true);
       expect(plan.filter((d) => /^SCAN jobs\b|MULTI-INDEX OR/.test(d)), plan.join('\n')).toEqual([]);
     }

@@ -7,6 +7,7 @@ import type { CoreDeps } from '../../../src-main/core/context';
 import { dashboardSummary, rates, resolveSince } from '../../../src-main/core/dashboard/dashboard-stats';
 import { DashboardSummarySchema } from '../../../src-shared/schemas/dashboard';
 import { testDeps } from '../../helpers/core-deps';
+import { recordingPort, sqlitePlan } from '../../helpers/sql-plans';
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
 
@@ -140,6 +141,40 @@ describe('dashboardSummary', () => {
     expect(s.webhooks.deliveries).toEqual({ success: 1, failed: 2, pending: 1 });
     expect(s.webhooks.lastFailures.map((f) => f.id)).toEqual([newer, older]);
     expect(s.webhooks.lastFailures[0]).toMatchObject({ webhookId: 'wh_b', url: 'https://hooks.example.com/wh_b', lastStatusCode: 500, lastError: 'HTTP 500' });
+  });
+
+  it('the latest failures are the five newest across every webhook (a tie in time: the later id first)', async () => {
+    const deps = setup();
+    for (const id of ['wh_1', 'wh_2', 'wh_3']) webhook(deps, id);
+    const base = Date.parse('2026-11-21T02:00:00.000Z');
+    const made: { id: string; at: number }[] = [];
+    // Seven failures per webhook, interleaved in time, one instant shared by two webhooks; successes between them.
+    for (let i = 0; i < 7; i++) {
+      for (const [j, hook] of ['wh_1', 'wh_2', 'wh_3'].entries()) {
+        const at = base + i * 10_000 + (hook === 'wh_3' && i === 6 ? 1 : j) * 1_000;
+        made.push({ id: delivery(deps, hook, 'failed', at), at });
+        delivery(deps, hook, 'success', at + 1);
+      }
+    }
+    const expected = [...made].sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1)).slice(0, 5).map((f) => f.id);
+    const s = await dashboardSummary(deps, 'org_1', 'sandbox');
+    expect(s.webhooks.lastFailures.map((f) => f.id)).toEqual(expected);
+    expect(s.webhooks.deliveries).toEqual({ success: 21, failed: 21, pending: 0 });
+  });
+
+  it('reads the delivery counts and the latest failures from the by-status index, not delivery by delivery', async () => {
+    const deps = setup();
+    webhook(deps, 'wh_a');
+    delivery(deps, 'wh_a', 'failed', NOW - 1_000);
+    const { port, seen } = recordingPort(deps.sql);
+    await dashboardSummary({ ...deps, sql: port }, 'org_1', 'sandbox', '2026-10-22');
+    const reads = seen.filter((r) => /webhook_deliveries/.test(r.sql));
+    expect(reads.length).toBe(2);
+    for (const r of reads) {
+      const plan = await sqlitePlan(deps.sql, r.sql, r.params);
+      expect(plan.some((d) => /INDEX webhook_deliveries_hook_status \(webhook_id=\? AND status=\? AND created_at_ms>\?\)/.test(d)), plan.join('\n')).toBe(true);
+      expect(plan.filter((d) => /webhook_deliveries_list|SCAN d\b/.test(d)), plan.join('\n')).toEqual([]);
+    }
   });
 
   it('shows the wallet with the low-balance flag of the wallet page', async () => {
