@@ -157,8 +157,13 @@ export async function retry(q: SqlQueries, nowMs: number, job: Job, runAtMs: num
   return dead ? 'dead' : 'retried';
 }
 
+/**
+ * Removes the jobs done before `olderThanMs`. The range read is `jobs_ready (state, run_at_ms)`'s: a job is done only
+ * after its time (claimed at or after run_at_ms), so every job done before the cutoff was due before it too. By
+ * `updated_at_ms` alone every done job kept (a week's) was read each hour to remove an hour's.
+ */
 export async function purgeDone(q: SqlQueries, olderThanMs: number): Promise<number> {
-  return (await write(q, (tx) => tx.run(`DELETE FROM jobs WHERE state = 'done' AND updated_at_ms < ?`, [olderThanMs]))).changes;
+  return (await write(q, (tx) => tx.run(`DELETE FROM jobs WHERE state = 'done' AND run_at_ms < ? AND updated_at_ms < ?`, [olderThanMs, olderThanMs]))).changes;
 }
 
 /**
