@@ -1,10 +1,11 @@
 // Live updates in the renderer: the service's change events (client/live.ts) become version counters per thing a
 // view shows. A view reads the counter of what it displays and re-fetches when it moves; a reset (events were
 // missed) moves every counter. Bursts (a batch completing hundreds of checks) are applied at most every 150 ms.
-import { useEffect } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { create } from 'zustand';
 import type { LiveEvent, LiveMessage } from '../../src-shared/live-events';
 import { subscribe } from '../client/live';
+import { LivePacer } from './live-pacer';
 
 /**
  * What a view can follow: a list ('verifications', 'deliveries', 'webhooks'), one thing ('verification:<id>',
@@ -68,6 +69,34 @@ export const useLive = create<LiveState>()((set) => ({
  */
 export function useLiveVersion(key: LiveKey | null): number {
   return useLive((s) => (key === null ? 0 : s.epoch * 1_000_000 + (s.versions[key] ?? 0)));
+}
+
+/**
+ * useLiveVersion for a view whose reload costs the service more than a lookup (a summary, a counted list): the number
+ * moves at once after a quiet spell, otherwise at most every `minGapMs` — and, for a view that reports its loads
+ * through `track`, no sooner than four times its last load's duration after that load (live-pacer.ts). Changes
+ * meanwhile are merged; the last one always gets its reload.
+ */
+export function usePacedLiveVersion(key: LiveKey | null, minGapMs = 1_000): { version: number; track: <T>(load: Promise<T>) => Promise<T> } {
+  const live = useLiveVersion(key);
+  const [version, setVersion] = useState(live);
+  const pacer = useRef<LivePacer | null>(null);
+  // Made in an effect (not during render), so that a mount run twice (React's strict mode) ends with a live one.
+  useEffect(() => {
+    const p = new LivePacer({ minGapMs });
+    pacer.current = p;
+    return () => {
+      p.dispose();
+      if (pacer.current === p) pacer.current = null;
+    };
+  }, [minGapMs]);
+  useEffect(() => {
+    if (live === version) return;
+    if (pacer.current) pacer.current.change(() => setVersion(live));
+    else setVersion(live);
+  }, [live]); // (version is read, not followed: only a move of the live number is a change)
+  const track = useCallback(<T,>(load: Promise<T>): Promise<T> => (pacer.current ? pacer.current.track(load) : load), []);
+  return { version, track };
 }
 
 /** Connects the console to the service's change events while `enabled` (once the console is set up). */

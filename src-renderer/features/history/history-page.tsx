@@ -13,7 +13,7 @@ import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
 import { useConsole } from '../../app/store';
-import { useLiveVersion } from '../../app/live-store';
+import { usePacedLiveVersion } from '../../app/live-store';
 import { VerificationDrawer } from './verification-drawer';
 import { useLocation, useNavigate } from 'react-router';
 import { paths } from '../../app/routes';
@@ -65,16 +65,17 @@ export function HistoryPage() {
   const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...useConsole.getState().historyFilter }));
   const [openId, setOpenId] = useState<string | null>(null);
   const closeDrawer = useCallback(() => setOpenId(null), []);
-  // New checks and completed ones show without a click: a change event makes a new fetchPage, which reloads.
-  const live = useLiveVersion('verifications');
+  // New checks and completed ones show without a click: a change event makes a new fetchPage, which reloads — paced by
+  // what a page costs (its total counts the matching records): live-pacer.ts.
+  const { version: live, track } = usePacedLiveVersion('verifications');
   const [capped, setCapped] = useState(false);
   const fetchPage = useCallback(
     async (f: Filters, page: number) => {
-      const res = await call('history:search', { environment, ...toQuery(f, page) });
+      const res = await track(call('history:search', { environment, ...toQuery(f, page) }));
       setCapped(res.pagination.totalCapped);
       return res;
     },
-    [environment, live],
+    [environment, live, track],
   );
   const list = usePagedList(NO_FILTERS, fetchPage, 'Could not load the history', initial);
   // The search box answers as one types, a moment after the last key.

@@ -10,7 +10,7 @@ import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { IdWithCopy } from '../../app/copy-id';
 import { notifyError } from '../../app/notify';
-import { useLiveVersion } from '../../app/live-store';
+import { usePacedLiveVersion } from '../../app/live-store';
 import { AttemptTrack, TrackLegend } from './attempt-track';
 import { DROP_LABEL, formatDuration, ORIGIN_LABEL } from './timeline';
 
@@ -38,17 +38,23 @@ export function DeliveriesPanel(props: {
   const [total, setTotal] = useState(0);
   const [loading, setLoading] = useState(false);
 
+  // New deliveries and recorded attempts of this webhook redraw the timeline by themselves (docs/console-live.md),
+  // paced by what a load costs (a page and each shown delivery's detail): live-pacer.ts.
+  const { version: live, track } = usePacedLiveVersion(`deliveries:${webhook.id}`);
   const load = useCallback(async () => {
     setLoading(true);
     try {
       const parsed = DeliveryStatusSchema.safeParse(status);
-      const res = await call('webhooks:deliveries', {
-        environment,
-        webhookId: webhook.id,
-        query: { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, ...(parsed.success ? { status: parsed.data } : {}) },
-      });
-      // The list carries no attempt log; fetch each shown delivery's detail so its attempts can be drawn.
-      const details = await Promise.all(res.data.map((d) => call('webhooks:delivery', { environment, id: d.id })));
+      const fetchPage = async () => {
+        const res = await call('webhooks:deliveries', {
+          environment,
+          webhookId: webhook.id,
+          query: { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, ...(parsed.success ? { status: parsed.data } : {}) },
+        });
+        // The list carries no attempt log; fetch each shown delivery's detail so its attempts can be drawn.
+        return { res, details: await Promise.all(res.data.map((d) => call('webhooks:delivery', { environment, id: d.id }))) };
+      };
+      const { res, details } = await track(fetchPage());
       setRows(details);
       setTotal(res.pagination.total);
     } catch (e) {
@@ -56,10 +62,8 @@ export function DeliveriesPanel(props: {
     } finally {
       setLoading(false);
     }
-  }, [environment, webhook.id, status, page]);
+  }, [environment, webhook.id, status, page, track]);
 
-  // New deliveries and recorded attempts of this webhook redraw the timeline by themselves (docs/console-live.md).
-  const live = useLiveVersion(`deliveries:${webhook.id}`);
   useEffect(() => {
     void load();
   }, [load, reloadKey, live]);
