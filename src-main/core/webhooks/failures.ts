@@ -63,23 +63,42 @@ interface FailureRow {
   resolved_at_ms: number | null;
 }
 
-/** Inside the transaction that turned the webhook `failed`: the durable record, returned as the event to emit. */
+/**
+ * Inside the transaction that turns the webhook `failed`, before its pending deliveries are dropped: when the earliest
+ * event among them was made (null when none is pending). Read by `webhook_deliveries_pending_hook`, so it costs what
+ * is about to be dropped, not the webhook's whole history.
+ */
+export async function earliestPendingEventAt(deps: CoreDeps, webhookId: string): Promise<string | null> {
+  const row = await deps.sql.get<{ t: string | null }>(
+    `SELECT min(e.created_at) AS t FROM webhook_deliveries d JOIN outbox_events e ON e.id = coalesce(d.original_event_id, d.event_id)
+     WHERE d.webhook_id = ? AND d.status = 'pending'`,
+    [webhookId],
+  );
+  return row?.t ?? null;
+}
+
+/**
+ * Inside the transaction that turned the webhook `failed`: the durable record, returned as the event to emit.
+ * `droppedSince`: earliestPendingEventAt, read before the pending deliveries were dropped.
+ */
 export async function recordWebhookFailure(
   deps: CoreDeps,
   hook: { id: string; organization_id: string; environment: 'sandbox' | 'live'; url: string; description: string | null },
   cause: { deliveryId: string; statusCode: number | null; error: string | null },
   droppedDeliveries: number,
+  droppedSince: string | null,
 ): Promise<WebhookFailedEvent> {
   const nowMs = deps.clock.now();
   const id = newId('whf');
   // The earliest event this failure left undelivered: the one whose attempts ran out, or an older dropped one.
-  // A recovery's default period starts there, so "since it failed" loses none of them.
-  const earliest = await deps.sql.get<{ t: string | null }>(
-    `SELECT min(e.created_at) AS t FROM webhook_deliveries d JOIN outbox_events e ON e.id = coalesce(d.original_event_id, d.event_id)
-     WHERE d.id = ? OR (d.webhook_id = ? AND d.dropped_reason = 'webhook_failed' AND d.dropped_at_ms = ?)`,
-    [cause.deliveryId, hook.id, nowMs],
+  // A recovery's default period starts there, so "since it failed" loses none of them. (Found among the dropped
+  // ones by their drop time and reason, this read every delivery the webhook ever had: 90 ms at 50,000.)
+  const causeAt = await deps.sql.get<{ t: string | null }>(
+    `SELECT e.created_at AS t FROM webhook_deliveries d JOIN outbox_events e ON e.id = coalesce(d.original_event_id, d.event_id) WHERE d.id = ?`,
+    [cause.deliveryId],
   );
-  const undeliveredSinceMs = Math.min(nowMs, earliest?.t ? Date.parse(earliest.t) : nowMs);
+  const times = [causeAt?.t, droppedSince].filter((t): t is string => typeof t === 'string').map((t) => Date.parse(t));
+  const undeliveredSinceMs = Math.min(nowMs, ...times);
   await deps.sql.run(
     `INSERT INTO webhook_failures (id, webhook_id, organization_id, environment, failed_at_ms, delivery_id, last_status_code,
        last_error, dropped_deliveries, undelivered_since_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -23,7 +23,7 @@ import type { CoreRuntime } from '../runtime';
 import { openWebhookSecret, sealIfPlain, sealWebhookSecret, SHOWN_PREFIX_LENGTH, tryOpenWebhookSecret } from './secret-sealing';
 import { generateWebhookSecret } from './signing';
 import { checkWebhookUrlForRegistration, type Resolver, type UrlPolicy } from './url-policy';
-import { recordWebhookFailure, resolveWebhookFailure, type WebhookFailedEvent } from './failures';
+import { earliestPendingEventAt, recordWebhookFailure, resolveWebhookFailure, type WebhookFailedEvent } from './failures';
 import { ListFilter, listPage } from '../../store/list-query';
 import { appendAudit, audited } from '../audit/audit-log';
 import { dialectOf } from '../../store/pg/dialect';
@@ -301,6 +301,7 @@ export async function markWebhookFailed(
     webhookId,
   ]);
   if (changes === 0) return null;
+  const droppedSince = await earliestPendingEventAt(deps, webhookId);
   const dropped = await cancelPendingDeliveries(deps, webhookId, 'webhook failed: retries exhausted on another delivery', 'webhook_failed');
   const hook = (await deps.sql.get<WebhookRow>('SELECT * FROM webhooks WHERE id = ?', [webhookId]))!;
   deps.log.warn({ webhookId, deliveryId: cause.deliveryId, dropped }, 'webhook failed');
@@ -310,7 +311,7 @@ export async function markWebhookFailed(
     { action: 'webhook.failed', target: { type: 'webhook', id: webhookId }, detail: { deliveryId: cause.deliveryId, statusCode: cause.statusCode, lastError: cause.error?.slice(0, 200) ?? null, dropped } },
     { actor: { type: 'system', id: null, label: 'webhook dispatcher' }, door: 'system' },
   );
-  return recordWebhookFailure(deps, hook, cause, dropped);
+  return recordWebhookFailure(deps, hook, cause, dropped, droppedSince);
 }
 
 /**
