@@ -5,7 +5,7 @@
 // longer complete) and, for a delivery, under the same delivery id. The clock is an explicit time: no waiting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger, type CoreDeps } from '../../../src-main/core/context';
-import { claimDue, fanOut } from '../../../src-main/core/webhooks/deliveries';
+import { claimDue, claimDueAttempts, fanOut, type EndpointCap } from '../../../src-main/core/webhooks/deliveries';
 import { ManualClock } from '../../../src-main/core/clock';
 import { claim, complete, enqueue, retry, type Job } from '../../../src-main/jobs/queue';
 import { migratePostgres } from '../../../src-main/store/pg/migrate';
@@ -197,5 +197,46 @@ describe('outbox fan-out and delivery claims on PostgreSQL', () => {
     const leases = await inst[0]!.all<{ lease_until_ms: number; n: number }>('SELECT lease_until_ms, count(*) AS n FROM webhook_deliveries GROUP BY lease_until_ms');
     expect(leases).toEqual([{ lease_until_ms: clock.now() + 1_000, n: 2 * EVENTS }]);
     console.log(`[claims] ${2 * EVENTS} deliveries claimed by 3 instances × 2 loops: ${first.map((c) => c.length).join(' / ')}, after expiry ${again.map((c) => c.length).join(' / ')}`);
+  });
+
+  it('racing claims that keep a per-endpoint limit lease each due delivery once, never more of a webhook than its room, and find the others behind a webhook at its limit', async () => {
+    const inst = [instance(), instance(), instance()];
+    const clock = new ManualClock(T0 + 30_000); // every lease of the test above has ended
+    const byHook = async () =>
+      new Map(
+        (await inst[0]!.all<{ webhook_id: string; ids: string }>(
+          "SELECT webhook_id, string_agg(id, ',' ORDER BY id) AS ids FROM webhook_deliveries WHERE status = 'pending' GROUP BY webhook_id",
+        )).map((r) => [r.webhook_id, r.ids.split(',')]),
+      );
+    const all = await byHook();
+    expect([...all.keys()].sort()).toEqual(['whk_claims_a', 'whk_claims_b']);
+    const race = async (cap: () => EndpointCap) => {
+      const got: string[] = [];
+      let most = 0;
+      const loop = async (k: number) => {
+        const deps = depsOf(inst[k]!, clock, 1_000);
+        for (;;) {
+          const batch = await claimDueAttempts(deps, 7, cap());
+          if (batch.length === 0) return;
+          const per = new Map<string, number>();
+          for (const a of batch) per.set(a.d.webhook_id, (per.get(a.d.webhook_id) ?? 0) + 1);
+          most = Math.max(most, ...per.values());
+          got.push(...batch.map((a) => a.d.id));
+        }
+      };
+      await Promise.all(inst.flatMap((_, k) => [loop(k), loop(k)]));
+      return { got: got.sort(), most };
+    };
+    // Three per webhook per claim: the claims read a window of the oldest due and keep each webhook within its room.
+    const limited = await race(() => ({ perEndpoint: 3, held: new Map() }));
+    expect(limited.most).toBeLessThanOrEqual(3);
+    expect(limited.got).toEqual([...all.values()].flat().sort());
+    // Webhook a at its limit everywhere: every claim passes over its deliveries (the oldest due, mixed with b's) and
+    // b's are all found, each once.
+    clock.advance(1_000);
+    const behind = await race(() => ({ perEndpoint: 3, held: new Map([['whk_claims_a', 3]]) }));
+    expect(behind.most).toBeLessThanOrEqual(3);
+    expect(behind.got).toEqual(all.get('whk_claims_b'));
+    console.log(`[claims] limited claims: ${limited.got.length} leased, at most ${limited.most} of a webhook per claim; behind a webhook at its limit: ${behind.got.length}`);
   });
 });
