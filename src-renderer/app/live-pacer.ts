@@ -4,7 +4,7 @@
 // console could keep the service busy refreshing it. Here a change is passed on at once when the view has been quiet,
 // and otherwise no sooner than `minGapMs` after the last one — or `factor` times as long as the view's last load
 // took, when the view reports its loads (`track`): a view whose load costs the service 400 ms reloads at most every
-// 2 s, so refreshing itself never takes more than a fifth of the service's time. Changes arriving meanwhile are
+// 2 s, so refreshing itself never takes more than a fifth of the service's time (and never waits more than 10 s). Changes arriving meanwhile are
 // merged into one; none is lost (the last always gets its reload). No React here: tested with a fake clock.
 
 export interface LivePacerOptions {
@@ -12,6 +12,10 @@ export interface LivePacerOptions {
   minGapMs?: number;
   /** A tracked load's duration times this is also waited after it (default 4). */
   factor?: number;
+  /** The most a change waits after the last load (default 10 s), however long that load took. */
+  maxGapMs?: number;
+  /** A tracked load still running after this long no longer holds changes back (default 30 s): a call that hangs. */
+  maxLoadMs?: number;
   now?: () => number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (t: unknown) => void;
@@ -20,6 +24,8 @@ export interface LivePacerOptions {
 export class LivePacer {
   private readonly minGapMs: number;
   private readonly factor: number;
+  private readonly maxLoadMs: number;
+  private readonly maxGapMs: number;
   private readonly now: () => number;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (t: unknown) => void;
@@ -36,6 +42,8 @@ export class LivePacer {
   constructor(o: LivePacerOptions = {}) {
     this.minGapMs = o.minGapMs ?? 1_000;
     this.factor = o.factor ?? 4;
+    this.maxLoadMs = o.maxLoadMs ?? 30_000;
+    this.maxGapMs = o.maxGapMs ?? 10_000;
     this.now = o.now ?? (() => Date.now());
     this.setTimer = o.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
     this.clearTimer = o.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
@@ -52,13 +60,19 @@ export class LivePacer {
   readonly track = <T>(load: Promise<T>): Promise<T> => {
     this.busy++;
     const started = this.now();
+    let ended = false;
+    // Ends once: when the load settles, or after maxLoadMs if it hangs (its duration then counts as maxLoadMs).
     const done = () => {
+      if (ended) return;
+      ended = true;
+      this.clearTimer(cap);
       this.busy--;
       const end = this.now();
       this.lastDuration = end - started;
       this.lastEnd = Math.max(this.lastEnd, end);
       this.schedule();
     };
+    const cap = this.setTimer(done, this.maxLoadMs);
     load.then(done, done);
     return load;
   };
@@ -72,7 +86,7 @@ export class LivePacer {
 
   /** How long after the last load or change the next change may be passed on. */
   private gap(): number {
-    return Math.max(this.minGapMs, this.factor * this.lastDuration);
+    return Math.min(this.maxGapMs, Math.max(this.minGapMs, this.factor * this.lastDuration));
   }
 
   private schedule(): void {

@@ -405,12 +405,14 @@ export async function pruneAudit(deps: Pick<CoreDeps, 'sql' | 'clock'>, days: nu
     const inTx = { ...deps, sql: tx };
     const out: Record<string, number> = {};
     // Per organization, the entries before the cutoff by `audit_events_at (organization_id, at)`: what is read is what
-    // is removed (a GROUP BY over every organization's entries read the whole log every hour).
-    const orgs = await tx.all<{ id: string; seq: number }>(
-      `SELECT id, seq FROM (SELECT o.id AS id, (SELECT max(a.seq) FROM audit_events a WHERE a.organization_id = o.id AND a.at < ?) AS seq FROM organizations o) p
-        WHERE seq IS NOT NULL ORDER BY id`,
-      [cutoff],
-    );
+    // is removed (a GROUP BY over every organization's entries read the whole log every hour). `seq + 0` keeps
+    // PostgreSQL off a backward walk of the primary key (organization_id, seq), which would read every entry kept.
+    const orgs = (
+      await tx.all<{ id: string; seq: number | null }>(
+        'SELECT o.id AS id, (SELECT max(a.seq + 0) FROM audit_events a WHERE a.organization_id = o.id AND a.at < ?) AS seq FROM organizations o ORDER BY o.id',
+        [cutoff],
+      )
+    ).filter((o): o is { id: string; seq: number } => o.seq !== null);
     for (const o of orgs) {
       const last = (await tx.get<{ hash: string }>('SELECT hash FROM audit_events WHERE organization_id = ? AND seq = ?', [o.id, o.seq]))!;
       await tx.run('INSERT INTO audit_prune_guard (active) VALUES (1)');

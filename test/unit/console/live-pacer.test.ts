@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 /** A pacer and the changes it passed on (each change is its number). */
-function paced(o: { minGapMs?: number; factor?: number } = {}) {
+function paced(o: { minGapMs?: number; factor?: number; maxLoadMs?: number; maxGapMs?: number } = {}) {
   const passed: number[] = [];
   const pacer = new LivePacer(o);
   let n = 0;
@@ -75,6 +75,19 @@ describe('LivePacer', () => {
     await expect(load).rejects.toThrow('offline');
     await Promise.resolve();
     vi.advanceTimersByTime(299);
+    expect(passed).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(passed).toEqual([1]);
+  });
+
+  it('a tracked load that never settles holds changes back for maxLoadMs, then the longest gap, at most', () => {
+    const { pacer, passed, change } = paced({ minGapMs: 100, factor: 4, maxLoadMs: 30_000, maxGapMs: 10_000 });
+    void pacer.track(new Promise<void>(() => undefined)); // a call that hangs
+    change();
+    vi.advanceTimersByTime(29_999);
+    expect(passed).toEqual([]);
+    // Its 30 s count as its duration: four times that is over the longest gap, which is waited instead.
+    vi.advanceTimersByTime(1 + 9_999);
     expect(passed).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(passed).toEqual([1]);

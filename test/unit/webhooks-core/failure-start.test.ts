@@ -69,6 +69,24 @@ describe('the start of a webhook failure', () => {
     expect(since(deps)).toBe(NOW - 3 * 60_000);
   });
 
+  it('counts a pending redelivery of a recovery by its original event', async () => {
+    const deps = setup();
+    // An event of 20 minutes ago, redelivered by a recovery: the delivery's own event id is the recovery's, not an event.
+    deps.db
+      .prepare(`INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES ('evt_orig', 'org_1', 'sandbox', 'verification.completed', 'ver_x', '{}', ?)`)
+      .run(new Date(NOW - 20 * 60_000).toISOString());
+    deps.db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, environment, event_id, event_type, verification_id, payload, status, attempts,
+           next_attempt_at_ms, created_at_ms, created_at, updated_at, origin, original_event_id, recovery_id)
+         VALUES ('del_rcv', 'wh_1', 'org_1', 'sandbox', 'rcv_1:evt_orig', 'verification.completed', 'ver_x', '{}', 'pending', 0, ?, ?, ?, ?, 'recovery', 'evt_orig', 'rcv_1')`,
+      )
+      .run(NOW, NOW - 60_000, new Date(NOW - 60_000).toISOString(), new Date(NOW - 60_000).toISOString());
+    const cause = delivery(deps, 'failed', 2 * 60_000);
+    await fail(deps, deps.sql, cause);
+    expect(since(deps)).toBe(NOW - 20 * 60_000);
+  });
+
   it('reads the pending deliveries by their index, not every delivery of the webhook', async () => {
     const deps = setup();
     for (let i = 0; i < 20; i++) delivery(deps, 'success', (30 - i) * 60_000);
