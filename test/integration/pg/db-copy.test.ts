@@ -149,6 +149,13 @@ describe('vconsole db copy', () => {
       expect(byName[t], t).toBeGreaterThan(0);
     }
     expect(byName['verification_search'] ?? byName['verification_search_data']).toBeUndefined();
+    // The copy is analyzed (a manual ANALYZE, not autovacuum's): a service's first queries plan with its statistics.
+    await until(async () => {
+      const rows = await port.all<{ relname: string }>(
+        "SELECT relname FROM pg_stat_user_tables WHERE relname IN ('webhook_deliveries', 'verifications', 'jobs') AND last_analyze IS NOT NULL",
+      );
+      return rows.length === 3;
+    }, 'the copied tables analyzed');
   });
 
   it('leaves every row identical, value for value, in every table', async () => {
