@@ -29,6 +29,7 @@ import { explainOpenError, openStoreForService, storeFile } from './store/store-
 import { attachStorageHealth, StorageHealth, storageFault } from './store/storage-faults';
 import { GroupCommitter } from './store/group-commit';
 import { createServicePort } from './store/service-port';
+import { ReaderThread, type LongReads } from './store/reader-thread';
 import type { SqlQueries } from './store/sql-port';
 import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock, type LockDoor } from './store/data-folder-lock';
 import { attachLiveEvents, attachNotifiedLiveEvents, liveEventsOf } from './core/events/live-events';
@@ -145,6 +146,8 @@ interface ServiceStore {
   db?: Db;
   /** SQLite only: the barrier for answers built from reads (a PostgreSQL commit is durable when it returns). */
   durable?: () => Promise<void>;
+  /** SQLite only: reads that scan many rows, off the event loop (store/reader-thread.ts). */
+  longReads?: LongReads;
   /**
    * True when this process is the store's only user (SQLite: the data folder's lock): at start it releases what a
    * crashed predecessor held. On PostgreSQL other instances may be alive: leases expire instead.
@@ -171,12 +174,17 @@ async function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: D
     warn: (message) => log.warn(message),
     ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}),
   });
+  const sql = createServicePort(db, healthWatchedCommit(db, storage, committer));
+  // Long reads (the Dashboard's counts) on a connection of their own in a thread of their own: the loop goes on.
+  const longReads = new ReaderThread({ file: db.name, fallback: sql, warn: (message) => log.warn(message) });
   const store: ServiceStore = {
-    sql: createServicePort(db, healthWatchedCommit(db, storage, committer)),
+    sql,
     db,
     durable: () => committer.durable(),
+    longReads,
     soleUser: true,
     async close() {
+      await longReads.close();
       await committer.close();
       db.close();
     },
@@ -279,7 +287,16 @@ async function assemble(
   };
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
   const dataBox = createNodeSecretBox(cfg.dataDir);
-  const deps: CoreDeps = { sql, ...(db ? { db } : {}), clock, config, log, ...(store.durable ? { durable: store.durable } : {}), secrets: dataBox };
+  const deps: CoreDeps = {
+    sql,
+    ...(db ? { db } : {}),
+    clock,
+    config,
+    log,
+    ...(store.durable ? { durable: store.durable } : {}),
+    ...(store.longReads ? { longReads: store.longReads } : {}),
+    secrets: dataBox,
+  };
   await sealPlainWebhookSecrets(deps);
   if (store.notifications) {
     // A team server (docs/team-server.md): the changes any instance commits reach this one's consoles, and a setting

@@ -15,7 +15,7 @@ export function historyHandlers(ctx: ConsoleContext): Pick<Handlers, 'history:se
   return {
     'history:search': async ({ environment, ...input }) => {
       const p = await owner(ctx, environment);
-      return searchVerifications(sql, p.organizationId, environment, input);
+      return searchVerifications(sql, p.organizationId, environment, input, rt.deps.longReads);
     },
     'history:record': async ({ environment, id }): Promise<VerificationDetail> => {
       const p = await owner(ctx, environment);

@@ -1,5 +1,6 @@
 // What every core function needs: the store, the clock, the configuration and a logger.
 import type { Db } from '../store/database';
+import type { LongReads } from '../store/reader-thread';
 import type { SqlQueries } from '../store/sql-port';
 import type { WritePort } from '../store/write-port';
 import type { Clock } from './clock';
@@ -56,6 +57,12 @@ export interface CoreDeps {
    * test or the CLI around synchronous=FULL transactions).
    */
   durable?: WritePort['durable'];
+  /**
+   * Reads that scan many rows (a summary's counts over a period), answered off the event loop: a read-only connection
+   * in a thread of its own (store/reader-thread.ts), SQLite engine only. Absent on PostgreSQL (its reads run in the
+   * server already) and in deps built by tests or the CLI: such reads then use `sql`.
+   */
+  longReads?: LongReads;
   clock: Clock;
   config: CoreConfig;
   log: Logger;

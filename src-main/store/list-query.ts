@@ -1,5 +1,6 @@
 // Filtered, paginated list queries: the WHERE clause of optional equality filters and a created_at range, the
 // page and the total, written once for every list endpoint (newest first, decisions §1).
+import type { LongReads } from './reader-thread';
 import type { SqlQueries } from './sql-port';
 
 type Value = string | number;
@@ -55,9 +56,12 @@ async function tableVersion(q: SqlQueries, table: string): Promise<number | null
   }
 }
 
-async function countRows(q: SqlQueries, from: string, where: string, args: Value[]): Promise<number> {
+async function countRows(q: SqlQueries, from: string, where: string, args: Value[], countWith?: LongReads): Promise<number> {
   const sql = `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
-  const count = async () => (await q.get<{ n: number }>(sql, args))!.n;
+  // A count reads every matching row (40 ms for 417,000 checks, 360 ms with a type filter): off the event loop where
+  // the store allows — never inside a transaction, whose own writes only its connection sees.
+  const counter = countWith && !q.inTransaction ? countWith : q;
+  const count = async () => (await counter.get<{ n: number }>(sql, args))!.n;
   // Inside a transaction the counter may yet roll back with the rows it counted: count afresh. PostgreSQL keeps no
   // counter (migration 19: one row updated by every insert would serialise the instances): count every time.
   const version = q.inTransaction || q.engine !== 'sqlite' ? null : await tableVersion(q, from);
@@ -78,9 +82,9 @@ async function countRows(q: SqlQueries, from: string, where: string, args: Value
 
 export async function listPage<Row>(
   q: SqlQueries,
-  o: { select: string; from: string; filter: ListFilter; orderBy: string; limit: number; offset: number },
+  o: { select: string; from: string; filter: ListFilter; orderBy: string; limit: number; offset: number; countWith?: LongReads | undefined },
 ): Promise<{ rows: Row[]; total: number }> {
   const w = o.filter.sql();
   const rows = await q.all<Row>(`SELECT ${o.select} FROM ${o.from} WHERE ${w} ORDER BY ${o.orderBy} LIMIT ? OFFSET ?`, [...o.filter.args, o.limit, o.offset]);
-  return { rows, total: await countRows(q, o.from, w, o.filter.args) };
+  return { rows, total: await countRows(q, o.from, w, o.filter.args, o.countWith) };
 }

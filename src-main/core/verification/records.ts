@@ -6,6 +6,7 @@ import type { SqlQueries } from '../../store/sql-port';
 import { ListFilter, listPage } from '../../store/list-query';
 import type { Provenance } from '../../../src-shared/channels-history';
 import type { VerificationKind } from './types';
+import type { LongReads } from '../../store/reader-thread';
 
 export interface StoredVerification {
   record: VerificationRecord;
@@ -94,8 +95,9 @@ export async function listVerifications(
   organizationId: string,
   environment: string,
   q: VerificationListQuery,
+  longReads?: LongReads,
 ): Promise<{ data: VerificationRecord[]; total: number }> {
-  const { data, total } = await listVerificationsJson(sql, organizationId, environment, q);
+  const { data, total } = await listVerificationsJson(sql, organizationId, environment, q, longReads);
   return { data: data.map((r) => JSON.parse(r) as VerificationRecord), total };
 }
 
@@ -109,6 +111,8 @@ export async function listVerificationsJson(
   organizationId: string,
   environment: string,
   q: VerificationListQuery,
+  /** Where the total is counted when not cached: off the event loop (CoreDeps.longReads). */
+  longReads?: LongReads,
 ): Promise<{ data: string[]; total: number }> {
   const filter = new ListFilter()
     .eq('organization_id', organizationId)
@@ -125,6 +129,7 @@ export async function listVerificationsJson(
     orderBy: 'created_at DESC, id DESC',
     limit: q.limit,
     offset: q.offset,
+    countWith: longReads,
   });
   return { data: rows.map((r) => r.result), total: n };
 }

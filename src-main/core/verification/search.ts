@@ -15,6 +15,7 @@ import { searchTerms } from '../../../src-shared/search-terms';
 import { dialectOf } from '../../store/pg/dialect';
 import { PG_SEARCH_DOCUMENT, pgSearchQuery } from '../../store/pg/search';
 import { catchUpSearchIndex } from './search-index';
+import type { LongReads } from '../../store/reader-thread';
 
 export const SEARCH_COUNT_CAP = 1000;
 
@@ -61,7 +62,7 @@ function listInput(input: SearchInput) {
   return { limit: input.limit, offset: input.offset, type: input.type, status: input.status as never, country: input.country, from: input.from, to: input.to };
 }
 
-export async function searchVerifications(q: SqlQueries, organizationId: string, environment: string, input: SearchInput): Promise<HistorySearchOutput> {
+export async function searchVerifications(q: SqlQueries, organizationId: string, environment: string, input: SearchInput, longReads?: LongReads): Promise<HistorySearchOutput> {
   if (q.engine === 'postgres') return searchVerificationsPg(q, organizationId, environment, input);
   const parsed = parseSearch(input.q);
   const ids = parsed.ids;
@@ -69,8 +70,8 @@ export async function searchVerifications(q: SqlQueries, organizationId: string,
   // next to an id would otherwise make the index walk every row they match to find the one the id already found.
   const match = ids.length > 0 ? null : parsed.match;
   if (ids.length === 0 && match === null) {
-    // No text: the ordinary list, with its exact total.
-    const { data, total } = await listVerificationsJson(q, organizationId, environment, listInput(input));
+    // No text: the ordinary list, with its exact total (counted off the event loop where the store allows).
+    const { data, total } = await listVerificationsJson(q, organizationId, environment, listInput(input), longReads);
     return page(data, total, false, input);
   }
   // With ids, the rows are the few the primary key found: `+column` keeps the planner from using another index

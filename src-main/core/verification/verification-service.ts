@@ -43,5 +43,5 @@ export async function getOne(rt: VerificationRuntime, p: Principal, id: string):
 }
 
 export function list(rt: VerificationRuntime, p: Principal, q: VerificationListQuery): Promise<{ data: VerificationRecord[]; total: number }> {
-  return listVerifications(rt.deps.sql, p.organizationId, p.environment, q);
+  return listVerifications(rt.deps.sql, p.organizationId, p.environment, q, rt.deps.longReads);
 }

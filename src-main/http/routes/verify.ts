@@ -129,7 +129,7 @@ export function registerVerifyRoutes(door: HttpDoor): void {
     async (req, reply) => {
       const p = principalOf(req);
       const q = req.query;
-      const page = await listVerificationsJson(rt.verification.deps.sql, p.organizationId, p.environment, q);
+      const page = await listVerificationsJson(rt.verification.deps.sql, p.organizationId, p.environment, q, rt.verification.deps.longReads);
       const pagination = { total: page.total, limit: q.limit, offset: q.offset, hasMore: q.offset + page.data.length < page.total };
       return sendJsonText(reply, `{"data":[${page.data.join(',')}],"pagination":${JSON.stringify(pagination)}}`);
     },

@@ -6,6 +6,12 @@ import { ManualClock } from '../../../src-main/core/clock';
 import type { CoreDeps } from '../../../src-main/core/context';
 import { dashboardSummary, rates, resolveSince } from '../../../src-main/core/dashboard/dashboard-stats';
 import { DashboardSummarySchema } from '../../../src-shared/schemas/dashboard';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../../src-main/store/database';
+import { ReaderThread } from '../../../src-main/store/reader-thread';
+import type { SqlParams } from '../../../src-main/store/sql-port';
 import { testDeps } from '../../helpers/core-deps';
 import { recordingPort, sqlitePlan } from '../../helpers/sql-plans';
 
@@ -174,6 +180,34 @@ describe('dashboardSummary', () => {
       const plan = await sqlitePlan(deps.sql, r.sql, r.params);
       expect(plan.some((d) => /INDEX webhook_deliveries_hook_status \(webhook_id=\? AND status=\? AND created_at_ms>\?\)/.test(d)), plan.join('\n')).toBe(true);
       expect(plan.filter((d) => /webhook_deliveries_list|SCAN d\b/.test(d)), plan.join('\n')).toEqual([]);
+    }
+  });
+
+  it('counts over the period off the event loop when the store has a reader thread, with the same figures', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vc-dash-'));
+    const db = openDatabase(join(dir, 'store.sqlite'));
+    const deps = testDeps({ db, clock: new ManualClock(NOW) });
+    const reader = new ReaderThread({ file: join(dir, 'store.sqlite'), fallback: deps.sql });
+    try {
+      deps.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'Org', '2026-01-01T00:00:00.000Z')").run();
+      verification(deps, { status: 'success', country: 'KE' });
+      verification(deps, { status: 'failed' });
+      verification(deps, { status: 'pending', at: '2026-11-19T09:00:00.000Z' });
+      webhook(deps, 'wh_file');
+      delivery(deps, 'wh_file', 'failed', NOW - 1_000, 'HTTP 500');
+      // The reads that scan the period go to the thread (and only those).
+      const asked: string[] = [];
+      const longReads = { all: <T,>(sql: string, p?: SqlParams) => (asked.push(sql), reader.all<T>(sql, p)), get: <T,>(sql: string, p?: SqlParams) => (asked.push(sql), reader.get<T>(sql, p)) };
+      for (const since of [undefined, '2026-11-01']) {
+        const onLoop = await dashboardSummary(deps, 'org_1', 'sandbox', since);
+        expect(await dashboardSummary({ ...deps, longReads }, 'org_1', 'sandbox', since)).toEqual(onLoop);
+      }
+      expect(asked.filter((s) => /FROM verifications/.test(s))).toHaveLength(2);
+      expect(asked.filter((s) => /COUNT\(\*\) AS n FROM webhooks w/.test(s))).toHaveLength(2);
+    } finally {
+      await reader.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,0 +1,190 @@
+// Reads that scan many rows, on a connection of their own in a thread of their own (SQLite engine only;
+// docs/performance.md, "Long reads off the event loop"). better-sqlite3 runs a statement on the calling thread, so a
+// read of the service's connection holds the event loop for as long as it runs: the Dashboard's counts over 30 days
+// of a large store (hundreds of thousands of checks) held it for half a second, during which no API request was
+// answered. Here such reads go to a read-only connection in a worker thread; the event loop goes on meanwhile.
+//
+// What it reads: in WAL mode a second connection sees every transaction committed on the service's connection when
+// its statement starts (committed, perhaps not yet synced: the doors' durability barrier, taken after the read, covers
+// that, as for any read). It never writes. One statement at a time, in the order asked; a read that fails rejects its
+// own promise only. The thread starts on the first read and ends with the store; a thread that could not open the
+// store, or died, leaves the reads to the service's connection (`fallback`), with one warning.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { isNamedParams, normaliseParam, type SqlParams, type SqlQueries, type SqlRow } from './sql-port';
+import { nativeBindingPath } from './database';
+
+/** What a long read needs of a store: the port's reads, answered whenever ready. */
+export type LongReads = Pick<SqlQueries, 'all' | 'get'>;
+
+// Plain CommonJS evaluated in the worker (as wal-sync.ts's): nothing to bundle, the same from the sources, the
+// electron-vite build and Electron's main process. Prepared statements are kept by text (a few hundred at most).
+const READER_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+let db = null;
+let failure = null;
+try {
+  const Database = require(workerData.module);
+  db = new Database(workerData.dbFile, { readonly: true, fileMustExist: true, ...(workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {}) });
+  db.pragma('busy_timeout = 5000');
+} catch (e) {
+  failure = String((e && e.message) || e);
+}
+parentPort.postMessage({ ready: failure === null, error: failure });
+const statements = new Map();
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    if (db) try { db.close(); } catch {}
+    parentPort.close();
+    return;
+  }
+  try {
+    let st = statements.get(m.sql);
+    if (!st) {
+      st = db.prepare(m.sql);
+      if (statements.size >= 256) statements.clear();
+      statements.set(m.sql, st);
+    }
+    const rows = m.one ? st.get(...m.params) : st.all(...m.params);
+    parentPort.postMessage({ id: m.id, ok: true, rows });
+  } catch (e) {
+    parentPort.postMessage({ id: m.id, ok: false, error: String((e && e.message) || e), code: e && e.code });
+  }
+});
+`;
+
+/** Parameters as the service's port binds them (booleans as 0/1): named ones as one object, positional as a list. */
+function bindings(params: SqlParams | undefined): unknown[] {
+  if (params === undefined) return [];
+  if (isNamedParams(params)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(params)) out[k] = normaliseParam(v, `@${k}`);
+    return [out];
+  }
+  return params.map((v, i) => normaliseParam(v, `${i + 1}`));
+}
+
+interface Pending {
+  resolve: (rows: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+type Reply = { ready: boolean; error: string | null } | { id: number; ok: true; rows: unknown } | { id: number; ok: false; error: string; code?: string };
+
+export interface ReaderThreadOptions {
+  /** The store's file. */
+  file: string;
+  /** Where reads go when the thread cannot serve them (the service's own port). */
+  fallback: LongReads;
+  warn?: (message: string) => void;
+}
+
+export class ReaderThread implements LongReads {
+  private worker: Worker | null = null;
+  /** False once the thread could not open the store or died: reads go to the fallback. */
+  private usable = true;
+  private closed = false;
+  private exited = false;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  /** Whether the thread opened the store (once it has said so). */
+  private ready: Promise<boolean> | null = null;
+  /** Reads asked and not answered yet: close() waits for them. */
+  private readonly asked = new Set<Promise<unknown>>();
+
+  constructor(private readonly o: ReaderThreadOptions) {}
+
+  all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
+    return this.read<T[]>(sql, params, false, () => this.o.fallback.all<T>(sql, params));
+  }
+
+  get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    return this.read<T | undefined>(sql, params, true, () => this.o.fallback.get<T>(sql, params));
+  }
+
+  /** Ends the thread once the reads asked before are answered; reads asked after are refused. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.asked]);
+    const worker = this.worker;
+    if (!worker || this.exited) return;
+    const exited = new Promise<void>((res) => worker.once('exit', () => res()));
+    worker.postMessage('close');
+    await exited;
+  }
+
+  private read<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    const run = this.readOnThread(sql, params, one, fallback);
+    this.asked.add(run);
+    const forget = () => this.asked.delete(run);
+    run.then(forget, forget);
+    return run;
+  }
+
+  private async readOnThread<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {
+    if (!this.usable || !(await this.start())) return fallback();
+    const worker = this.worker!;
+    const id = this.nextId++;
+    return new Promise<R>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (rows: unknown) => void, reject });
+      if (this.pending.size === 1) worker.ref();
+      worker.postMessage({ id, sql, one, params: bindings(params) });
+    });
+  }
+
+  /** Starts the thread on the first read; resolves to whether it opened the store. */
+  private start(): Promise<boolean> {
+    if (this.ready) return this.ready;
+    let worker: Worker;
+    try {
+      worker = new Worker(READER_WORKER, {
+        eval: true,
+        workerData: { dbFile: this.o.file, module: createRequire(import.meta.url).resolve('better-sqlite3'), nativeBinding: nativeBindingPath() },
+      });
+    } catch (err) {
+      this.giveUp(`could not start the reader thread: ${String(err)}`);
+      return (this.ready = Promise.resolve(false));
+    }
+    this.worker = worker;
+    this.ready = new Promise<boolean>((resolveReady) => {
+      worker.on('message', (m: Reply) => {
+        if ('ready' in m) {
+          if (!m.ready) {
+            this.giveUp(`the reader thread could not open the store: ${m.error ?? 'unknown error'}`);
+            void worker.terminate();
+          }
+          resolveReady(m.ready);
+          return;
+        }
+        const p = this.pending.get(m.id);
+        if (!p) return;
+        this.pending.delete(m.id);
+        if (this.pending.size === 0) worker.unref();
+        if (m.ok) p.resolve(m.rows);
+        else p.reject(Object.assign(new Error(m.error), m.code ? { code: m.code } : {}));
+      });
+      worker.on('error', (err) => {
+        this.giveUp(`the reader thread failed: ${String(err)}`);
+        resolveReady(false);
+      });
+      worker.on('exit', () => {
+        this.exited = true;
+        if (!this.closed) this.giveUp('the reader thread exited');
+        resolveReady(false);
+        // Reads it had not answered fail (later ones go to the fallback).
+        for (const p of this.pending.values()) p.reject(new Error('the reader thread ended before answering'));
+        this.pending.clear();
+      });
+    });
+    worker.unref();
+    return this.ready;
+  }
+
+  private giveUp(message: string): void {
+    if (!this.usable) return;
+    this.usable = false;
+    this.o.warn?.(`${message}; long reads run on the service's connection`);
+  }
+}

@@ -1,0 +1,113 @@
+// Long reads off the event loop (store/reader-thread.ts, docs/performance.md "Long reads off the event loop"), on a
+// real SQLite file: the thread's read-only connection answers as the service's does and sees what the service has
+// committed; while it reads, the event loop goes on (the service's own reads answer first); a read that fails fails
+// alone; a thread that cannot open the store leaves the reads to the service's connection, with one warning; close
+// waits for the reads in flight.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../../src-main/store/database';
+import { ReaderThread } from '../../../src-main/store/reader-thread';
+import { ListFilter, listPage } from '../../../src-main/store/list-query';
+import { createServicePort } from '../../../src-main/store/service-port';
+import type { SqlParams, SqlQueries } from '../../../src-main/store/sql-port';
+import { createSqlitePort } from '../../../src-main/store/sqlite-port';
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+function store(): { file: string; db: Db; reader: ReaderThread; warnings: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'vc-reader-'));
+  const file = join(dir, 'store.sqlite');
+  const db = openDatabase(file);
+  db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL, flag INTEGER NOT NULL)');
+  const warnings: string[] = [];
+  const reader = new ReaderThread({ file, fallback: createSqlitePort(db), warn: (m) => warnings.push(m) });
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  cleanup.push(() => {
+    db.close();
+  });
+  cleanup.push(() => reader.close());
+  return { file, db, reader, warnings };
+}
+
+/** A read that takes a while on any machine: a recursive count to n. */
+const LONG = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) SELECT count(*) AS n FROM c';
+
+describe('ReaderThread', () => {
+  it('answers as the service connection does, with positional, named and boolean parameters, and sees its commits', async () => {
+    const { db, reader, warnings } = store();
+    const insert = db.prepare('INSERT INTO t (k, v, flag) VALUES (?, ?, ?)');
+    db.transaction(() => {
+      for (let k = 1; k <= 50; k++) insert.run(k, `v${k}`, k % 2);
+    })();
+    const port = createSqlitePort(db);
+    const q = 'SELECT k, v FROM t WHERE flag = ? AND k > ? ORDER BY k';
+    expect(await reader.all(q, [true, 10])).toEqual(await port.all(q, [true, 10]));
+    expect(await reader.get('SELECT count(*) AS n FROM t WHERE v = @v', { v: 'v7' })).toEqual({ n: 1 });
+    expect(await reader.get('SELECT v FROM t WHERE k = ?', [999])).toBeUndefined();
+    // A commit of the service's connection is seen by the next read.
+    insert.run(51, 'new', 0);
+    expect(await reader.get('SELECT v FROM t WHERE k = 51')).toEqual({ v: 'new' });
+    expect(warnings).toEqual([]);
+  });
+
+  it('leaves the event loop free while it reads: a read of the service connection asked after it answers first', async () => {
+    const { db, reader } = store();
+    db.prepare('INSERT INTO t (k, v, flag) VALUES (1, ?, 0)').run('x');
+    const port = createSqlitePort(db);
+    await reader.get('SELECT 1 AS one'); // the thread has started
+    const order: string[] = [];
+    // On the service's connection this read would run to its end before the next line, and answer first.
+    const long = reader.get<{ n: number }>(LONG, [2_000_000]).then((r) => order.push(`long ${r?.n}`));
+    const quick = port.get<{ v: string }>('SELECT v FROM t WHERE k = 1').then((r) => order.push(`quick ${r?.v}`));
+    await Promise.all([long, quick]);
+    expect(order).toEqual(['quick x', 'long 2000000']);
+  });
+
+  it("counts a list's total on the thread outside a transaction, and on the transaction's own connection inside one", async () => {
+    const { db, reader } = store();
+    db.prepare("INSERT INTO t (k, v, flag) VALUES (1, 'a', 1), (2, 'b', 1), (3, 'c', 0)").run();
+    const asked: string[] = [];
+    const countWith = { all: reader.all.bind(reader), get: <T,>(sql: string, p?: SqlParams) => (asked.push(sql), reader.get<T>(sql, p)) };
+    const port = createServicePort(db);
+    const page = (q: SqlQueries) => listPage(q, { select: 'k', from: 't', filter: new ListFilter().eq('flag', 1), orderBy: 'k', limit: 10, offset: 0, countWith });
+    expect(await page(port)).toEqual({ rows: [{ k: 1 }, { k: 2 }], total: 2 });
+    expect(asked).toEqual(['SELECT count(*) AS n FROM t WHERE flag = ?']);
+    // Inside a transaction, with a row the thread cannot see yet: counted on the transaction's connection.
+    await port.transaction(async (tx) => {
+      await tx.run("INSERT INTO t (k, v, flag) VALUES (4, 'd', 1)");
+      expect((await page(tx)).total).toBe(3);
+    });
+    expect(asked).toHaveLength(1);
+  });
+
+  it('fails a read alone: a bad statement rejects its promise, and the next read is answered', async () => {
+    const { reader } = store();
+    await expect(reader.all('SELECT nope FROM t')).rejects.toThrow(/no such column: nope/);
+    await expect(reader.all('SELECT count(*) AS n FROM t')).resolves.toEqual([{ n: 0 }]);
+  });
+
+  it('reads through the service connection, with one warning, when the thread cannot open the store', async () => {
+    const { db } = store();
+    const warnings: string[] = [];
+    const reader = new ReaderThread({ file: join(tmpdir(), 'vc-reader-missing', 'none.sqlite'), fallback: createSqlitePort(db), warn: (m) => warnings.push(m) });
+    cleanup.push(() => reader.close());
+    expect(await reader.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
+    expect(await reader.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/reader thread could not open the store.*long reads run on the service's connection/);
+  });
+
+  it('close answers the reads in flight first, then refuses new ones', async () => {
+    const { reader } = store();
+    await reader.get('SELECT 1 AS one');
+    const inFlight = reader.get<{ n: number }>(LONG, [300_000]);
+    await reader.close();
+    await expect(inFlight).resolves.toEqual({ n: 300_000 });
+    await expect(reader.get('SELECT 1 AS one')).rejects.toThrow(/closed/);
+  });
+});
