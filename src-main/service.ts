@@ -176,7 +176,7 @@ async function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: D
   });
   const sql = createServicePort(db, healthWatchedCommit(db, storage, committer));
   // Long reads (the Dashboard's counts) on a connection of their own in a thread of their own: the loop goes on.
-  const longReads = new ReaderThread({ file: db.name, fallback: sql, warn: (message) => log.warn(message) });
+  const longReads = new ReaderThread({ file: db.name, fallback: sql, pause: () => committer.walRestartMissed(), warn: (message) => log.warn(message) });
   const store: ServiceStore = {
     sql,
     db,

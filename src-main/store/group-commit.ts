@@ -56,7 +56,7 @@ export class GroupCommitter implements WritePort {
    * which showed as 3.5 % of the async pipeline's CPU when done per write.
    */
   private readonly tx: { begin: () => void; commit: () => void; rollback: () => void; savepoint: () => void; release: () => void; rollbackTo: () => void };
-  private readonly syncer: (Pick<WalSyncer, 'sync' | 'close'> & Partial<Pick<WalSyncer, 'afterSync'>>) | null;
+  private readonly syncer: (Pick<WalSyncer, 'sync' | 'close'> & Partial<Pick<WalSyncer, 'afterSync' | 'restartMissed'>>) | null;
   private readonly observe: DurabilityObserver;
   private readonly normal: () => void;
   private readonly full: () => void;
@@ -139,6 +139,11 @@ export class GroupCommitter implements WritePort {
   /** True when no committed write is waiting for its sync: an output may leave without awaiting durable(). */
   isDurable(): boolean {
     return this.failure === null && this.syncedSeq >= this.committedSeq;
+  }
+
+  /** The WAL has missed a restart: another connection kept it in use (WalSyncer.restartMissed). */
+  walRestartMissed(): boolean {
+    return this.syncer?.restartMissed === true;
   }
 
   /** Commits what is queued, waits until it is on disk, then ends the sync thread. Later commits reject. */

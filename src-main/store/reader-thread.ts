@@ -11,10 +11,14 @@
 // store, or died, leaves the reads to the service's connection (`fallback`), with one warning.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { isNamedParams, normaliseParam, type SqlParams, type SqlQueries, type SqlRow } from './sql-port';
+import { isNamedParams, normaliseParam, SqlPortError, type SqlParams, type SqlQueries, type SqlRow } from './sql-port';
+import { insideTransaction } from './tx-context';
 import { nativeBindingPath } from './database';
 
-/** What a long read needs of a store: the port's reads, answered whenever ready. */
+/**
+ * What a long read needs of a store: the port's reads, answered whenever ready. (Rows cross threads by structured
+ * clone: a BLOB comes back as a Uint8Array, not a Buffer.)
+ */
 export type LongReads = Pick<SqlQueries, 'all' | 'get'>;
 
 // Plain CommonJS evaluated in the worker (as wal-sync.ts's): nothing to bundle, the same from the sources, the
@@ -76,6 +80,12 @@ export interface ReaderThreadOptions {
   file: string;
   /** Where reads go when the thread cannot serve them (the service's own port). */
   fallback: LongReads;
+  /**
+   * True while reads should go to the fallback for now: the WAL missed a restart (GroupCommitter.walRestartMissed).
+   * A read transaction of this connection keeps SQLite from restarting the WAL; kept busy (a client polling a count),
+   * the thread could keep it growing, while a read of the service's connection ends before its next write.
+   */
+  pause?: () => boolean;
   warn?: (message: string) => void;
 }
 
@@ -110,12 +120,17 @@ export class ReaderThread implements LongReads {
     const worker = this.worker;
     if (!worker || this.exited) return;
     const exited = new Promise<void>((res) => worker.once('exit', () => res()));
+    // Held until it has ended: an idle thread is unref'd, and a process with nothing else left would exit meanwhile,
+    // before the rest of the store is closed.
+    worker.ref();
     worker.postMessage('close');
     await exited;
   }
 
   private read<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
+    // Another connection does not see a transaction's own writes: a read inside one goes through its handle.
+    if (insideTransaction()) return Promise.reject(new SqlPortError('a long read inside a transaction: read through the transaction\'s handle'));
     const run = this.readOnThread(sql, params, one, fallback);
     this.asked.add(run);
     const forget = () => this.asked.delete(run);
@@ -124,13 +139,19 @@ export class ReaderThread implements LongReads {
   }
 
   private async readOnThread<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {
-    if (!this.usable || !(await this.start())) return fallback();
+    if (!this.usable || this.o.pause?.() === true || !(await this.start())) return fallback();
     const worker = this.worker!;
     const id = this.nextId++;
+    const message = { id, sql, one, params: bindings(params) }; // throws on a bad parameter, before anything is held
     return new Promise<R>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (rows: unknown) => void, reject });
-      if (this.pending.size === 1) worker.ref();
-      worker.postMessage({ id, sql, one, params: bindings(params) });
+      worker.ref();
+      try {
+        worker.postMessage(message);
+      } catch (err) {
+        this.settled(id);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
     });
   }
 
@@ -151,6 +172,7 @@ export class ReaderThread implements LongReads {
     this.ready = new Promise<boolean>((resolveReady) => {
       worker.on('message', (m: Reply) => {
         if ('ready' in m) {
+          if (this.pending.size === 0) worker.unref();
           if (!m.ready) {
             this.giveUp(`the reader thread could not open the store: ${m.error ?? 'unknown error'}`);
             void worker.terminate();
@@ -160,8 +182,7 @@ export class ReaderThread implements LongReads {
         }
         const p = this.pending.get(m.id);
         if (!p) return;
-        this.pending.delete(m.id);
-        if (this.pending.size === 0) worker.unref();
+        this.settled(m.id);
         if (m.ok) p.resolve(m.rows);
         else p.reject(Object.assign(new Error(m.error), m.code ? { code: m.code } : {}));
       });
@@ -178,8 +199,14 @@ export class ReaderThread implements LongReads {
         this.pending.clear();
       });
     });
-    worker.unref();
+    // Held (ref'd) until it has said whether it opened the store: the first read waits for that.
     return this.ready;
+  }
+
+  /** A read answered (or never sent): the thread is let go while it has nothing to do. */
+  private settled(id: number): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.worker?.unref();
   }
 
   private giveUp(message: string): void {

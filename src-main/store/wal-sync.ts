@@ -243,13 +243,25 @@ export class WalSyncer {
   private passed: { seq: number; copied: number } | null = null;
   /** After a final pass that copied everything: the restart count then (the next write should restart the WAL). */
   private restartFrom: number | null = null;
-  /** The frames at which writes are held; raised while a reader of another process keeps the WAL from restarting. */
+  /**
+   * The frames at which writes are held; raised while a reader of another connection (another process, or this
+   * process's reader thread) keeps the WAL from restarting.
+   */
   private bound = WAL_BOUND_FRAMES;
   private cycleEndedAt = Date.now();
   private closing = false;
   private finalRunning = false;
   /** Counts, for tests and benchmarks; finalPassMs: the final passes' time on the checkpoint thread. */
   readonly stats = { syncs: 0, passes: 0, finalPasses: 0, boundStalls: 0, restarts: 0, finalPassMs: 0, maxFinalPassMs: 0 };
+
+  /**
+   * True while the WAL has missed a restart (a cycle ended without one, so the bound was raised): a reader on another
+   * connection kept it in use. Long reads then run on the service's connection until the WAL restarts, so that a
+   * reader thread kept busy cannot keep the WAL growing (store/reader-thread.ts).
+   */
+  get restartMissed(): boolean {
+    return this.bound > WAL_BOUND_FRAMES;
+  }
 
   /** True while a final pass runs: the group commit makes no commit meanwhile (tests check it). */
   get finalPassRunning(): boolean {

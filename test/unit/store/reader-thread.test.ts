@@ -3,6 +3,7 @@
 // committed; while it reads, the event loop goes on (the service's own reads answer first); a read that fails fails
 // alone; a thread that cannot open the store leaves the reads to the service's connection, with one warning; close
 // waits for the reads in flight.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,11 +62,19 @@ describe('ReaderThread', () => {
     const port = createSqlitePort(db);
     await reader.get('SELECT 1 AS one'); // the thread has started
     const order: string[] = [];
+    // A timer that turns while the loop is free: the long read runs a few hundred ms, during which it must tick on.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
     // On the service's connection this read would run to its end before the next line, and answer first.
-    const long = reader.get<{ n: number }>(LONG, [2_000_000]).then((r) => order.push(`long ${r?.n}`));
+    const long = reader.get<{ n: number }>(LONG, [2_000_000]).then((r) => order.push(`long ${r?.n} after ${ticks} ticks`));
     const quick = port.get<{ v: string }>('SELECT v FROM t WHERE k = 1').then((r) => order.push(`quick ${r?.v}`));
     await Promise.all([long, quick]);
-    expect(order).toEqual(['quick x', 'long 2000000']);
+    clearInterval(timer);
+    expect(order[0]).toBe('quick x');
+    // Run on the loop (even deferred), the read would hold it: no tick between its start and its answer.
+    const [, n, after] = /^long (\d+) after (\d+) ticks$/.exec(order[1]!)!;
+    expect(Number(n)).toBe(2_000_000);
+    expect(Number(after)).toBeGreaterThanOrEqual(5);
   });
 
   it("counts a list's total on the thread outside a transaction, and on the transaction's own connection inside one", async () => {
@@ -85,6 +94,28 @@ describe('ReaderThread', () => {
     expect(asked).toHaveLength(1);
   });
 
+  it("reads through the service's connection while paused (the WAL missed a restart), on the thread again after", async () => {
+    const { file, db } = store();
+    let paused = true;
+    const onService: string[] = [];
+    const port = createSqlitePort(db);
+    const fallback = { all: port.all.bind(port), get: <T,>(sql: string, p?: SqlParams) => (onService.push(sql), port.get<T>(sql, p)) };
+    const reader = new ReaderThread({ file, fallback, pause: () => paused });
+    cleanup.push(() => reader.close());
+    expect(await reader.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
+    expect(onService).toHaveLength(1);
+    paused = false;
+    expect(await reader.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
+    expect(onService).toHaveLength(1);
+  });
+
+  it('refuses a long read inside a transaction: another connection would not see its writes', async () => {
+    const { db, reader } = store();
+    await createServicePort(db).transaction(async () => {
+      await expect(reader.get('SELECT count(*) AS n FROM t')).rejects.toThrow(/inside a transaction/);
+    });
+  });
+
   it('fails a read alone: a bad statement rejects its promise, and the next read is answered', async () => {
     const { reader } = store();
     await expect(reader.all('SELECT nope FROM t')).rejects.toThrow(/no such column: nope/);
@@ -101,6 +132,18 @@ describe('ReaderThread', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/reader thread could not open the store.*long reads run on the service's connection/);
   });
+
+  it('in a process where nothing else is alive: the first read is answered, close ends it all, an idle thread lets the process exit', () => {
+    const run = (mode: string) => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'reader-thread-alone.ts'), mode], { encoding: 'utf8', timeout: 60_000 });
+      return { status: r.status, out: r.stdout.trim().split('\n'), err: r.stderr };
+    };
+    expect(run('first-read')).toEqual({ status: 0, out: ['read {"one":1}', 'closed', 'end'], err: '' });
+    expect(run('close')).toEqual({ status: 0, out: ['read', 'closed', 'end'], err: '' });
+    const bad = run('bad-parameter');
+    expect(bad.status).toBe(0); // not killed by the timeout: nothing held the thread
+    expect(bad.out).toEqual([expect.stringMatching(/^refused .*parameter 1 is undefined/), 'end']);
+  }, 120_000);
 
   it('close answers the reads in flight first, then refuses new ones', async () => {
     const { reader } = store();
