@@ -28,6 +28,7 @@ interface Row {
   status: string;
   attempts: number;
   event_id: string;
+  verification_id: string;
   original_event_id: string | null;
   origin: string;
   recovery_id: string | null;
@@ -53,12 +54,24 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     let mode: 'ok' | 'fail' | 'partial' = 'ok';
     let acceptedInPartial = 0;
+    // The webhook fails at the fifth failed attempt of one delivery; its other pending delivery is dropped then. That
+    // second delivery must exist by then, whatever the machine's speed: the first event's last attempt is answered
+    // only once it does (`secondPending`). Failed attempts are counted per event, by the body's verificationId.
+    const failedAttempts = new Map<string, number>();
+    let secondPending!: () => void;
+    const secondExists = new Promise<void>((r) => (secondPending = r));
     const receiver = await startTestReceiver({
-      responder: () => {
+      responder: async (rec) => {
         if (mode === 'ok') return { status: 200, body: 'ok' };
         if (mode === 'partial' && acceptedInPartial < 2) {
           acceptedInPartial++;
           return { status: 200, body: 'ok' };
+        }
+        if (mode === 'fail') {
+          const id = (JSON.parse(rec.rawBody.toString('utf8')) as { verificationId: string }).verificationId;
+          const n = (failedAttempts.get(id) ?? 0) + 1;
+          failedAttempts.set(id, n);
+          if (n === 5) await secondExists;
         }
         return { status: mode === 'fail' ? 500 : 503, body: 'down' };
       },
@@ -87,6 +100,8 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     const v1 = await verifyAsync(ts, sandboxKey, NG_OK);
     await until(async () => (await rows(ts, hook.id)).find((r) => r.attempts >= 1 && r.status === 'pending'), 'the first failing attempt');
     const v2 = await verifyAsync(ts, sandboxKey, NG_FAILED);
+    await until(async () => (await rows(ts, hook.id)).some((r) => r.verification_id === v2 && r.status === 'pending'), 'the second delivery pending');
+    secondPending();
     await until(async () => (await api(ts.url, 'GET', `/client/webhooks/${hook.id}`, { key: sandboxKey })).body.status === 'failed', 'webhook failed', 30_000);
 
     // The failure: one domain event, one open alert naming the endpoint, the last error and what was dropped.
