@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { isNamedParams, normaliseParam, SqlPortError, type SqlParams, type SqlQueries, type SqlRow } from './sql-port';
 import { insideTransaction } from './tx-context';
 import { nativeBindingPath } from './database';
+import { endWorker } from './wal-sync';
 
 /**
  * What a long read needs of a store: the port's reads, answered whenever ready. (Rows cross threads by structured
@@ -117,14 +118,7 @@ export class ReaderThread implements LongReads {
     if (this.closed) return;
     this.closed = true;
     await Promise.allSettled([...this.asked]);
-    const worker = this.worker;
-    if (!worker || this.exited) return;
-    const exited = new Promise<void>((res) => worker.once('exit', () => res()));
-    // Held until it has ended: an idle thread is unref'd, and a process with nothing else left would exit meanwhile,
-    // before the rest of the store is closed.
-    worker.ref();
-    worker.postMessage('close');
-    await exited;
+    if (this.worker && !this.exited) await endWorker(this.worker);
   }
 
   private read<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {

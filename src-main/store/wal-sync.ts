@@ -215,13 +215,19 @@ class Thread {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const worker = this.worker;
-    if (!worker || this.exited) return;
-    const exited = new Promise<void>((res) => worker.once('exit', () => res()));
-    worker.ref();
-    worker.postMessage('close');
-    await exited;
+    if (this.worker && !this.exited) await endWorker(this.worker);
   }
+}
+
+/**
+ * Asks a store thread (its code ends on the message 'close') to end, and waits until it has. Held (ref'd) meanwhile:
+ * an idle thread is unref'd, and a process with nothing else left would otherwise exit before the store is closed.
+ */
+export function endWorker(worker: Worker): Promise<void> {
+  const exited = new Promise<void>((res) => worker.once('exit', () => res()));
+  worker.ref();
+  worker.postMessage('close');
+  return exited;
 }
 
 /**
