@@ -11,7 +11,8 @@
 // store, or died, leaves the reads to the service's connection (`fallback`), with one warning.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { isNamedParams, normaliseParam, SqlPortError, type SqlParams, type SqlQueries, type SqlRow } from './sql-port';
+import { SqlPortError, type SqlParams, type SqlQueries, type SqlRow } from './sql-port';
+import { binds } from './sqlite-port';
 import { insideTransaction } from './tx-context';
 import { nativeBindingPath } from './database';
 import { endWorker } from './wal-sync';
@@ -57,17 +58,6 @@ parentPort.on('message', (m) => {
   }
 });
 `;
-
-/** Parameters as the service's port binds them (booleans as 0/1): named ones as one object, positional as a list. */
-function bindings(params: SqlParams | undefined): unknown[] {
-  if (params === undefined) return [];
-  if (isNamedParams(params)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(params)) out[k] = normaliseParam(v, `@${k}`);
-    return [out];
-  }
-  return params.map((v, i) => normaliseParam(v, `${i + 1}`));
-}
 
 interface Pending {
   resolve: (rows: unknown) => void;
@@ -136,7 +126,7 @@ export class ReaderThread implements LongReads {
     if (!this.usable || this.o.pause?.() === true || !(await this.start())) return fallback();
     const worker = this.worker!;
     const id = this.nextId++;
-    const message = { id, sql, one, params: bindings(params) }; // throws on a bad parameter, before anything is held
+    const message = { id, sql, one, params: binds(params) }; // throws on a bad parameter, before anything is held
     return new Promise<R>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (rows: unknown) => void, reject });
       worker.ref();

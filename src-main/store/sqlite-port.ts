@@ -27,7 +27,8 @@ import {
 
 type Bind = unknown[] | [Record<string, unknown>];
 
-function binds(params: SqlParams | undefined): Bind {
+/** Parameters as better-sqlite3 binds them (booleans as 0/1): named ones as one object, positional ones as a list. */
+export function binds(params: SqlParams | undefined): Bind {
   if (params === undefined) return [];
   if (isNamedParams(params)) {
     const out: Record<string, unknown> = {};

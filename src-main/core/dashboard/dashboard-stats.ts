@@ -8,7 +8,7 @@ import { DeliveryStatusSchema } from '../../../src-shared/schemas/webhooks';
 import { getWallet } from '../billing/billing';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
-import type { Engine } from '../../store/sql-port';
+import { perEngine } from '../../store/pg/dialect';
 
 const LAST_FAILURES = 5;
 /** Every status a delivery can have (DeliveryStatusSchema), as SQL literals. */
@@ -73,16 +73,17 @@ async function verificationCounts(deps: CoreDeps, organizationId: string, enviro
  * list; PostgreSQL cannot make that a join (the list names `w`) and would read the whole table for it, so there it
  * is a LATERAL subquery (0.2 ms). Arguments: since, per-webhook limit, organization, environment, limit.
  */
-const LAST_FAILURES_SQL = ((): Readonly<Record<Engine, string>> => {
-  const columns = `d.id AS id, d.webhook_id AS "webhookId", w.url AS url, d.event_type AS "eventType", d.attempts AS attempts,
+const FAILURE_COLUMNS = `d.id AS id, d.webhook_id AS "webhookId", w.url AS url, d.event_type AS "eventType", d.attempts AS attempts,
             d.last_status_code AS "lastStatusCode", d.last_error AS "lastError", COALESCE(d.last_attempt_at, d.updated_at) AS at`;
-  const newest = (x: string) => `${x}.webhook_id = w.id AND ${x}.status = 'failed' AND ${x}.created_at_ms >= ? ORDER BY ${x}.created_at_ms DESC, ${x}.id DESC LIMIT ?`;
-  const tail = 'WHERE w.organization_id = ? AND w.environment = ? ORDER BY d.created_at_ms DESC, d.id DESC LIMIT ?';
-  return {
-    sqlite: `SELECT ${columns} FROM webhooks w JOIN webhook_deliveries d ON d.id IN (SELECT x.id FROM webhook_deliveries x WHERE ${newest('x')}) ${tail}`,
-    postgres: `SELECT ${columns} FROM webhooks w CROSS JOIN LATERAL (SELECT x.* FROM webhook_deliveries x WHERE ${newest('x')}) d ${tail}`,
-  };
-})();
+const NEWEST_FAILED_OF_W = `x.webhook_id = w.id AND x.status = 'failed' AND x.created_at_ms >= ? ORDER BY x.created_at_ms DESC, x.id DESC LIMIT ?`;
+const LAST_FAILURES_SQL = perEngine(
+  (d) =>
+    `SELECT ${FAILURE_COLUMNS} FROM webhooks w ` +
+    (d.engine === 'postgres'
+      ? `CROSS JOIN LATERAL (SELECT x.* FROM webhook_deliveries x WHERE ${NEWEST_FAILED_OF_W}) d `
+      : `JOIN webhook_deliveries d ON d.id IN (SELECT x.id FROM webhook_deliveries x WHERE ${NEWEST_FAILED_OF_W}) `) +
+    'WHERE w.organization_id = ? AND w.environment = ? ORDER BY d.created_at_ms DESC, d.id DESC LIMIT ?',
+);
 
 async function webhookHealth(deps: CoreDeps, organizationId: string, environment: Environment, sinceMs: number) {
   const endpoints = { active: 0, inactive: 0, failed: 0 };
