@@ -8,6 +8,7 @@ import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Scope } from './webhooks-service';
 import { perEngine } from '../../store/pg/dialect';
+import type { LongReads } from '../../store/reader-thread';
 
 /** The `webhook.failed` domain event: emitted once per failure, after the transaction that recorded it commits. */
 export interface WebhookFailedEvent {
@@ -143,14 +144,19 @@ export async function lastFailureStartMs(deps: CoreDeps, webhookId: string): Pro
   return row?.t ?? null;
 }
 
-/** Events of the webhook's subscribed types in [sinceMs, untilMs) of its organization and environment. */
+/**
+ * Events of the webhook's subscribed types in [sinceMs, untilMs) of its organization and environment. It reads every
+ * event of the period (a failure days old in a busy organization: hundreds of thousands), so outside a transaction it
+ * is counted off the event loop where the store allows (`reads`: CoreDeps.longReads; docs/performance.md).
+ */
 export async function countEventsInPeriod(
   deps: CoreDeps,
   hook: { organization_id: string; environment: string; events: string },
   sinceMs: number,
   untilMs: number,
+  reads: LongReads = deps.sql,
 ): Promise<number> {
-  const row = await deps.sql.get<{ n: number }>(EVENTS_IN_PERIOD[deps.sql.engine], [hook.organization_id, hook.environment, iso(sinceMs), iso(untilMs), hook.events]);
+  const row = await reads.get<{ n: number }>(EVENTS_IN_PERIOD[deps.sql.engine], [hook.organization_id, hook.environment, iso(sinceMs), iso(untilMs), hook.events]);
   return row?.n ?? 0;
 }
 
@@ -165,7 +171,7 @@ export async function listWebhookAlerts(deps: CoreDeps, scope: Scope | null): Pr
   );
   const nowMs = deps.clock.now();
   // Reads outside any transaction: side by side.
-  const notSent = await Promise.all(rows.map((r) => countEventsInPeriod(deps, r, r.failed_at_ms, nowMs + 1)));
+  const notSent = await Promise.all(rows.map((r) => countEventsInPeriod(deps, r, r.failed_at_ms, nowMs + 1, deps.longReads)));
   return rows.map((r, i) => ({
     failureId: r.id,
     webhookId: r.webhook_id,

@@ -86,8 +86,10 @@ function checkRecoverable(hook: WebhookRow): void {
 export async function previewRecovery(deps: CoreDeps, scope: Scope, webhookId: string, req: RecoveryRequest = {}): Promise<RecoveryPreview> {
   const hook = await getRow(deps, scope, webhookId);
   const p = await periodOf(deps, hook, req);
-  const events = await countEventsInPeriod(deps, hook, p.sinceMs, p.untilMs);
-  const skipped = (await deps.sql.get<{ n: number }>(SKIPPED[deps.sql.engine], params(hook, p)))?.n ?? 0;
+  // Both read every event of the period (and its deliveries): off the event loop where the store allows.
+  const reads = deps.longReads ?? deps.sql;
+  const events = await countEventsInPeriod(deps, hook, p.sinceMs, p.untilMs, reads);
+  const skipped = (await reads.get<{ n: number }>(SKIPPED[deps.sql.engine], params(hook, p)))?.n ?? 0;
   return {
     webhookId,
     since: iso(p.sinceMs),

@@ -2,17 +2,25 @@
 // failure records the earliest event it left undelivered — the delivery whose attempts ran out, or an older one of
 // those dropped with it — and finds the dropped ones among the pending deliveries it is about to drop (by their
 // index), not among every delivery the webhook ever had. Real SQLite store in memory; only the clock is faked.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src-main/core/clock';
 import type { CoreDeps } from '../../../src-main/core/context';
+import { listWebhookAlerts } from '../../../src-main/core/webhooks/failures';
+import { previewRecovery } from '../../../src-main/core/webhooks/recovery';
 import { markWebhookFailed } from '../../../src-main/core/webhooks/webhooks-service';
+import { openDatabase } from '../../../src-main/store/database';
+import { ReaderThread } from '../../../src-main/store/reader-thread';
+import type { SqlParams } from '../../../src-main/store/sql-port';
 import { testDeps } from '../../helpers/core-deps';
 import { recordingPort, sqlitePlan } from '../../helpers/sql-plans';
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
 
-function setup(): CoreDeps & { db: NonNullable<CoreDeps['db']> } {
-  const deps = testDeps({ clock: new ManualClock(NOW) });
+function setup(db?: NonNullable<CoreDeps['db']>): CoreDeps & { db: NonNullable<CoreDeps['db']> } {
+  const deps = testDeps({ clock: new ManualClock(NOW), ...(db ? { db } : {}) });
   deps.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'Org', '2026-01-01T00:00:00.000Z')").run();
   deps.db
     .prepare(
@@ -99,6 +107,51 @@ describe('the start of a webhook failure', () => {
     for (const r of reads) {
       const plan = await sqlitePlan(deps.sql, r.sql, r.params);
       expect(plan.filter((d) => /MULTI-INDEX OR|SCAN d\b|webhook_deliveries_list/.test(d)), plan.join('\n')).toEqual([]);
+    }
+  });
+
+  it("counts the alert's events not sent and the recovery preview off the event loop when the store has a reader thread, with the same figures", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vc-fail-'));
+    const db = openDatabase(join(dir, 'store.sqlite'));
+    const deps = setup(db);
+    const warnings: string[] = [];
+    const reader = new ReaderThread({ file: join(dir, 'store.sqlite'), fallback: deps.sql, warn: (m) => warnings.push(m) });
+    try {
+      delivery(deps, 'success', 10 * 60_000);
+      delivery(deps, 'pending', 5 * 60_000);
+      await fail(deps, deps.sql, delivery(deps, 'failed', 2 * 60_000));
+      // Three events after the failure (one of a type the webhook does not take), none delivered.
+      const after = (id: string, type: string, atMs: number) =>
+        deps.db
+          .prepare(`INSERT INTO outbox_events (id, organization_id, environment, event_type, verification_id, payload, created_at) VALUES (?, 'org_1', 'sandbox', ?, 'ver_y', '{}', ?)`)
+          .run(id, type, new Date(atMs).toISOString());
+      after('evt_a1', 'verification.completed', NOW + 1_000);
+      after('evt_a2', 'verification.completed', NOW + 2_000);
+      after('evt_a3', 'verification.created', NOW + 3_000);
+      (deps.clock as ManualClock).set(NOW + 10_000);
+
+      const asked: string[] = [];
+      const longReads = {
+        all: <T,>(sql: string, p?: SqlParams) => (asked.push(sql), reader.all<T>(sql, p)),
+        get: <T,>(sql: string, p?: SqlParams) => (asked.push(sql), reader.get<T>(sql, p)),
+      };
+      const onLoop = await listWebhookAlerts(deps, null);
+      expect(onLoop.map((a) => a.eventsNotSent)).toEqual([2]);
+      expect(await listWebhookAlerts({ ...deps, longReads }, null)).toEqual(onLoop);
+      expect(asked.filter((s) => /FROM outbox_events/.test(s))).toHaveLength(1);
+
+      const scope = { organizationId: 'org_1', environment: 'sandbox' as const };
+      asked.length = 0;
+      const preview = await previewRecovery(deps, scope, 'wh_1');
+      // From the earliest event left undelivered (5 minutes before the failure): that one, the cause, and the two after.
+      expect(preview).toMatchObject({ events: 4, skipped: 0, toDeliver: 4, reenables: true });
+      expect(await previewRecovery({ ...deps, longReads }, scope, 'wh_1')).toEqual(preview);
+      expect(asked.filter((s) => /FROM outbox_events/.test(s))).toHaveLength(2); // the period's events, and those already handled
+      expect(warnings).toEqual([]); // answered by the thread, not by its fallback
+    } finally {
+      await reader.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
