@@ -29,6 +29,7 @@ import { m020SearchDeferred } from './migrations/020-search-deferred';
 import { m021SearchDeleteWatermark } from './migrations/021-search-delete-watermark';
 import { m022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook';
 import { m023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
+import { m024VerificationsStatusCovering } from './migrations/024-verifications-status-covering';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m021SearchDeleteWatermark,
   m022DeliveriesByWebhook,
   m023DeliveriesByStatus,
+  m024VerificationsStatusCovering,
 ];

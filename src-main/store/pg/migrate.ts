@@ -30,6 +30,7 @@ import { pg020SearchDeferred } from './migrations/020-search-deferred';
 import { pg021SearchDeleteWatermark } from './migrations/021-search-delete-watermark';
 import { pg022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook';
 import { pg023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
+import { pg024VerificationsStatusCovering } from './migrations/024-verifications-status-covering';
 
 export interface PgMigration {
   version: number;
@@ -61,6 +62,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg021SearchDeleteWatermark,
   pg022DeliveriesByWebhook,
   pg023DeliveriesByStatus,
+  pg024VerificationsStatusCovering,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */

@@ -168,6 +168,19 @@ describe('dashboardSummary', () => {
     expect(s.webhooks.deliveries).toEqual({ success: 21, failed: 21, pending: 0 });
   });
 
+  it("counts the period's verifications from the by-status index alone, one range per status (migration 24)", async () => {
+    const deps = setup();
+    verification(deps, { status: 'success', country: 'KE' });
+    verification(deps, { status: 'error' });
+    const { port, seen } = recordingPort(deps.sql);
+    const s = await dashboardSummary({ ...deps, sql: port }, 'org_1', 'sandbox', '2026-10-22');
+    expect(s.verifications.total).toBe(2);
+    const reads = seen.filter((r) => /FROM verifications/.test(r.sql));
+    expect(reads.length).toBe(1);
+    const plan = await sqlitePlan(deps.sql, reads[0]!.sql, reads[0]!.params);
+    expect(plan.join('\n')).toMatch(/USING COVERING INDEX verifications_status \(organization_id=\? AND environment=\? AND status=\? AND created_at>\?\)/);
+  });
+
   it('reads the delivery counts and the latest failures from the by-status index, not delivery by delivery', async () => {
     const deps = setup();
     webhook(deps, 'wh_a');

@@ -11,6 +11,7 @@ import { openDatabase, type Db } from '../../../src-main/store/database';
 import { ListFilter, listPage } from '../../../src-main/store/list-query';
 import { createServicePort } from '../../../src-main/store/service-port';
 import type { SqlQueries } from '../../../src-main/store/sql-port';
+import { recordingPort, sqlitePlan } from '../../helpers/sql-plans';
 
 function record(id: string, status: VerificationRecord['status'], createdAt: string): VerificationRecord {
   return {
@@ -119,6 +120,22 @@ describe('list totals', () => {
     const f = new ListFilter().eq('organization_id', 'org_a').eq('status', 'failed');
     expect((await listPage(sql, { select: 'id', from: 'verifications', filter: f, orderBy: 'id', limit: 10, offset: 0 })).total).toBe(1);
     expect((await listVerifications(sql, 'org_a', 'sandbox', q())).total).toBe(3);
+    db.close();
+  });
+
+  it('counts a list filtered by country or type from the by-status index alone, not check by check (migration 24)', async () => {
+    const { db, q: sql } = open();
+    await seed(sql, 6);
+    const { port, seen } = recordingPort(sql);
+    const filters: Record<string, string>[] = [{ country: 'NG' }, { type: 'account' }, { type: 'ACCOUNT_NUMBER' }, { country: 'NG', type: 'account', status: 'failed' }];
+    const expected = [6, 6, 6, 3];
+    for (const [i, f] of filters.entries()) expect((await listVerifications(port, 'org_a', 'sandbox', { limit: 5, offset: 0, ...f } as Parameters<typeof listVerifications>[3])).total).toBe(expected[i]);
+    const counts = seen.filter((r) => /^SELECT count\(\*\) AS n FROM verifications/.test(r.sql));
+    expect(counts).toHaveLength(filters.length);
+    for (const r of counts) {
+      const plan = await sqlitePlan(sql, r.sql, r.params);
+      expect(plan.join('\n')).toMatch(/USING COVERING INDEX verifications_status/);
+    }
     db.close();
   });
 
