@@ -488,17 +488,24 @@ export class WebhookDispatcher {
    */
   private refill(webhookId: string): void {
     if (!this.running || this.refilling.has(webhookId) || this.freeSlots() <= 0 || this.atLimit(webhookId)) return;
+    // Outside the caller's transaction, all of it: a hand-off gives a slot back from inside the transaction that wrote
+    // the delivery (its lease unused, or its body run again), and what follows the claim — the attempts it starts,
+    // each committing its log in a transaction of its own — would otherwise run in that transaction's async context,
+    // where the store refuses the service's port (the attempt crashed, its delivery held until its lease expired).
+    outsideTransaction(() => this.refillNow(webhookId));
+  }
+
+  private refillNow(webhookId: string): void {
     this.refilling.add(webhookId);
     let next: ClaimedAttempt[] = [];
     // Its own transaction, whatever called it (an attempt's end, a claim, a hand-off giving a slot back).
-    const run = outsideTransaction(() =>
-      this.rt.deps.sql.transaction(async (tx) => {
+    const run = this.rt.deps.sql
+      .transaction(async (tx) => {
         // A body run again after a transient failure: the previous run's leases were rolled back.
         this.unhold(next);
         next = [];
         next = await this.claimSlots({ ...this.rt.deps, sql: tx }, this.freeSlots(), webhookId, undefined);
-      }, CLAIM_ISOLATION),
-    )
+      }, CLAIM_ISOLATION)
       .then(
         () => {
           if (this.running) this.startAttempts(next);

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
 import { processVerification } from '../../../src-main/core/verification/engine';
 import { submitOnce } from '../../../src-main/core/verification/verification-service';
-import { claimDueAttempts, fanOut, nextDueAt } from '../../../src-main/core/webhooks/deliveries';
+import { claimDueAttempts, DeliveryHandOff, fanOut, nextDueAt } from '../../../src-main/core/webhooks/deliveries';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import { createWebhook } from '../../../src-main/core/webhooks/webhooks-service';
 import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
@@ -303,6 +303,42 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     await until(async () => (await succeeded(core, hook.id)) === 2, 'both deliveries to succeed');
     expect(hanging.maxOpen).toBe(1);
     expect(hanging.receiver.requests).toHaveLength(2);
+  });
+
+  it('a slot a hand-off gives back from inside its transaction refills its webhook outside that transaction', async () => {
+    // The hand-off of an async check's deliveries gives a slot back from inside the transaction writing them (a delivery
+    // that already existed: its lease unused; or the body run again). A webhook with deliveries waiting for one of its
+    // slots then claims them at once (refill); the attempts that claim starts commit their logs in transactions of their
+    // own, which the store refuses inside another's async context: once, under load, the attempt crashed and its
+    // delivery stayed leased (test/integration/pg/instances.test.ts timed out). The waiting is set directly: the
+    // states that lead to it take a race between an attempt's end and a hand-off to reach.
+    const receiver = await startTestReceiver();
+    const { core, org, scope } = await setup([receiver]);
+    const hook = await createWebhook(core.rt, scope, { url: `${receiver.url}/hook`, events: ['verification.completed'] });
+    await queueEvents(core, org.organizationId, ['verification.completed']);
+    // Not due when the loop first looks, so it sleeps (its poll is ten minutes) and leaves it to the refill.
+    const later = core.deps.clock.now() + 3_600_000;
+    await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE webhook_id = ?', [later, hook.id]));
+    const errors: string[] = [];
+    const log = core.deps.log;
+    const error = log.error.bind(log);
+    log.error = ((o: unknown, msg?: string) => (errors.push(`${msg ?? ''} ${JSON.stringify(o)}`), error(o as object, msg))) as typeof log.error;
+    cleanup.push(async () => {
+      log.error = error;
+    });
+    const dispatcher = startDispatcher(core, { concurrency: 4, pollMs: 600_000 });
+    await until(() => dispatcher.passes >= 1, 'the first pass');
+    await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE webhook_id = ?', [core.deps.clock.now() - 1, hook.id]));
+    (dispatcher as unknown as { capWaiting: Set<string> }).capWaiting.add(hook.id);
+
+    await core.deps.sql.transaction(async () => {
+      const handOff = new DeliveryHandOff(core.deps);
+      expect(handOff.lease(core.deps.clock.now(), hook.id)).toEqual(expect.any(Number));
+      handOff.unlease(hook.id);
+    });
+    await until(async () => (await succeeded(core, hook.id)) === 1, 'the waiting delivery to be claimed by the refill and delivered', 10_000);
+    expect(receiver.requests).toHaveLength(1);
+    expect(errors).toEqual([]);
   });
 });
 
