@@ -15,6 +15,7 @@ import { LIVE_EVENT_KINDS, type LiveEvent, type LiveEventKind, type LiveMessage 
 import type { Db } from '../../store/database';
 import { commitThrough, committerOf } from '../../store/group-commit';
 import { LIVE_EVENTS_CHANNEL, type NotificationSource } from '../../store/notifications';
+import { outsideTransaction } from '../../store/tx-context';
 import type { CoreDeps, Logger } from '../context';
 
 /** Events kept for resuming subscribers (Last-Event-ID); an older resume gets a reset. */
@@ -217,8 +218,10 @@ export function attachLiveEvents(db: Db, log?: Logger, hub = new LiveEventHub(),
   db.function('vc_live_note', { deterministic: false, varargs: false }, () => {
     if (!due) {
       due = true;
-      // After the statement and its transaction have returned to JS: the drain must not run inside them.
-      queueMicrotask(drain);
+      // After the statement and its transaction have returned to JS: the drain must not run inside them — nor in
+      // their async context, which a microtask queued here would keep: the hub's listeners would then run "inside a
+      // transaction" and the port would refuse them (the desktop forwarder's look-up of the organization did).
+      queueMicrotask(() => outsideTransaction(drain));
     }
     return null;
   });

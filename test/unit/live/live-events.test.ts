@@ -9,6 +9,7 @@ import type { RunningService } from '../../../src-main/service';
 import { openDatabase } from '../../../src-main/store/database';
 import { GroupCommitter } from '../../../src-main/store/group-commit';
 import { createServicePort } from '../../../src-main/store/service-port';
+import { insideTransaction } from '../../../src-main/store/tx-context';
 import type { LiveMessage } from '../../../src-shared/live-events';
 import { testDeps } from '../../helpers/core-deps';
 
@@ -173,13 +174,9 @@ describe('SSE framing', () => {
 });
 
 describe('forwarding to the desktop window', () => {
-  const insertVer = (db: ReturnType<typeof openDatabase>, id: string, org = 'org_a') =>
-    db
-      .prepare(
-        `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode, request, result, created_at)
-         VALUES (?, ?, 'sandbox', 'account', 'bank_account', 'NG', '0123456789', 'pending', 'async', '{}', '{}', '2026-01-01T00:00:00Z')`,
-      )
-      .run(id, org);
+  const INSERT_VER = `INSERT INTO verifications (id, organization_id, environment, kind, verification_type, country, identifier, status, mode, request, result, created_at)
+         VALUES (?, ?, 'sandbox', 'account', 'bank_account', 'NG', '0123456789', 'pending', 'async', '{}', '{}', '2026-01-01T00:00:00Z')`;
+  const insertVer = (db: ReturnType<typeof openDatabase>, id: string, org = 'org_a') => db.prepare(INSERT_VER).run(id, org);
   const turns = async (n = 4) => {
     for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
   };
@@ -210,6 +207,39 @@ describe('forwarding to the desktop window', () => {
     stop();
     db.close();
   });
+
+  for (const grouped of [true, false]) {
+    it(`finds an organization set up after start from changes written through the port (${grouped ? 'group commit' : 'transactions of their own'}), its listeners outside any transaction`, async () => {
+      // The console writes through the SQL port: a change trigger queues the drain from inside the transaction's body.
+      // The hub's listeners must not run in that transaction's async context, where the port is refused: the
+      // forwarder's look-up of the organization failed there and every event was dropped until a restart.
+      const db = openDatabase(':memory:');
+      const committer = grouped ? new GroupCommitter(db) : null;
+      const sql = createServicePort(db, committer ? (fn) => committer.commit(fn) : undefined);
+      const hub = attachLiveEvents(db, undefined, new LiveEventHub(100, 't'));
+      const warnings: unknown[] = [];
+      const log = { info() {}, debug() {}, error() {}, warn: (o: unknown) => void warnings.push(o) } as never;
+      const sent: LiveMessage[] = [];
+      const contents = { isDestroyed: () => false, send: (_c: string, m: LiveMessage) => void sent.push(m) };
+      const service = { deps: testDeps({ db, sql, log }) } as unknown as RunningService;
+      const inside: boolean[] = [];
+      const unsubscribe = hub.subscribe('org_a', () => void inside.push(insideTransaction()));
+      const stop = forwardLiveEvents(service, () => contents as unknown as WebContents);
+      await turns();
+      db.prepare(`INSERT INTO organizations (id, name, created_at) VALUES ('org_a', 'A', '2026-01-01T00:00:00Z')`).run();
+      await sql.transaction((tx) => tx.run(INSERT_VER, ['ver_first', 'org_a']));
+      await turns();
+      await sql.transaction((tx) => tx.run(INSERT_VER, ['ver_second', 'org_a']));
+      await turns();
+      expect(inside).toEqual([false, false]);
+      expect(warnings).toEqual([]);
+      expect(sent.map((m) => (m.type === 'event' ? m.event.ids.verificationId : 'reset'))).toEqual(['reset', 'ver_second']);
+      unsubscribe();
+      stop();
+      await committer?.close();
+      db.close();
+    });
+  }
 
   it('finds an organization set up after start; what came before it is known is a reset, not a loss', async () => {
     const { db, committer, seen, stop } = desktop(false);
