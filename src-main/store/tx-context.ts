@@ -36,7 +36,9 @@ export function captureCallerContext(): <T>(fn: () => T) => T {
       const s = carried[i]!;
       const v = values[i];
       const inner = run;
-      run = v === undefined ? inner : () => s.run(v, inner);
+      // A caller without one runs its body without one: the flush that runs it keeps the context of whichever caller
+      // woke the committer, and a background write would otherwise be attributed to some request's actor.
+      run = v === undefined ? () => s.exit(inner) : () => s.run(v, inner);
     }
     return run();
   };

@@ -9,6 +9,7 @@ import { openDatabase, type Db } from '../../../src-main/store/database';
 import { GroupCommitter, onWork, signalWork } from '../../../src-main/store/group-commit';
 import { createServicePort, outsideTransaction } from '../../../src-main/store/service-port';
 import type { SqlQueries } from '../../../src-main/store/sql-port';
+import { currentAuditContext, runWithAudit } from '../../../src-main/core/audit/audit-context';
 
 const dirs: string[] = [];
 const open: Db[] = [];
@@ -132,6 +133,29 @@ describe('the service port on SQLite', () => {
     await Promise.all(writes);
     expect(synced).toEqual([1]);
     expect(settled.sort()).toEqual(['err:refused', 'ok:a', 'ok:b', 'ok:c']);
+    await committer.close();
+  });
+
+  it("a body sees its own caller's audit context, and none when its caller had none, whoever woke the group commit", async () => {
+    // The group commit runs bodies from its flush, which keeps the context of the caller that woke it: a background
+    // write asked for in the same tick as a request's must not run as that request's actor.
+    const db = store();
+    const committer = new GroupCommitter(db);
+    const sql = createServicePort(db, (fn) => committer.commit(fn));
+    const seen: Record<string, unknown> = {};
+    const body = (name: string) => (tx: SqlQueries) => {
+      seen[name] = currentAuditContext();
+      return tx.run('INSERT INTO t VALUES (?, 1)', [name]);
+    };
+    const request = { door: 'api' as const, actor: { type: 'user' as const, id: 'usr_A', label: 'a@example.com' } };
+    const other = { door: 'console' as const, actor: { type: 'user' as const, id: 'usr_B', label: 'b@example.com' } };
+    await Promise.all([
+      runWithAudit(request, () => sql.transaction(body('request'))),
+      sql.transaction(body('background')),
+      runWithAudit(other, () => sql.transaction(body('other'))),
+    ]);
+    expect(seen).toEqual({ request, background: undefined, other });
+    expect(count(db)).toBe(3);
     await committer.close();
   });
 
