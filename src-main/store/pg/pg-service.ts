@@ -35,8 +35,15 @@ export interface PgServiceOptions extends PgPortOptions {
   listen?: boolean;
 }
 
-/** The topics raised by the transaction running in this async context (sent after its commit). */
-const raisedInTransaction = new AsyncLocalStorage<Set<WorkTopic>>();
+/**
+ * The work topics raised by the transaction running in this async context, sent once it has committed; `open` while it
+ * runs.
+ */
+interface RaisedTopics {
+  open: boolean;
+  topics: Set<WorkTopic>;
+}
+const raisedInTransaction = new AsyncLocalStorage<RaisedTopics>();
 
 export class PgServicePort extends PgPort implements NotificationSource {
   /** Topics whose NOTIFY is due (committed, not yet sent), sent together on the next turn. */
@@ -65,21 +72,24 @@ export class PgServicePort extends PgPort implements NotificationSource {
     super(url, o);
     this.maxAttempts = o.maxAttempts ?? 12;
     announceWorkThrough(this, (_handle, topic) => {
+      // Only while its transaction runs: work started from a body outlives it (a refill, a listener), and a topic added
+      // to a set already sent would never be.
       const raised = raisedInTransaction.getStore();
-      if (raised) raised.add(topic);
+      if (raised?.open) raised.topics.add(topic);
       else this.notifySoon([topic]);
     });
   }
 
   override async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const raised = new Set<WorkTopic>();
     for (let attempt = 1; ; attempt++) {
+      const raised: RaisedTopics = { open: true, topics: new Set() };
       try {
-        raised.clear();
         const out = await raisedInTransaction.run(raised, () => super.transaction(fn, { isolation: options.isolation ?? 'serializable' }));
-        if (raised.size > 0) this.notifySoon(raised);
+        raised.open = false;
+        if (raised.topics.size > 0) this.notifySoon(raised.topics);
         return out;
       } catch (e) {
+        raised.open = false;
         if (!isRetryableTransactionError(e) || attempt >= this.maxAttempts) throw e;
         this.retries++;
         // 1, 2, 4 … 64 ms, with jitter so that the transactions that collided do not collide again.

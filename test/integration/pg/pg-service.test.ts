@@ -97,6 +97,29 @@ describe('PostgreSQL service store', () => {
     expect(seen).toEqual(['jobs']);
   });
 
+  it('a signal raised after the commit by work the transaction started is still sent', async () => {
+    // Work started from a body (a timer, a listener, a refill) keeps the body's async context after the commit: its
+    // signal must not be added to the topics the commit already sent.
+    const [a, b] = [instance(), instance()];
+    await Promise.all([a.startListening(), b.startListening()]);
+    const seen: string[] = [];
+    onWork(b, 'outbox', () => seen.push('outbox'));
+    await new Promise((r) => setTimeout(r, 50));
+    seen.length = 0;
+    let later: Promise<void> = Promise.resolve();
+    await a.transaction(async () => {
+      later = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          signalWork(a, 'outbox');
+          resolve();
+        }, 50),
+      );
+    });
+    await later;
+    await until(() => seen.length > 0, 'the notification of the later signal');
+    expect(seen).toEqual(['outbox']);
+  });
+
   it('refuses the port from inside its own transaction', async () => {
     const a = instance();
     await expect(a.transaction(async () => a.get('SELECT 1'))).rejects.toThrow(/inside a transaction/);
