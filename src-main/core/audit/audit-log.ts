@@ -12,6 +12,7 @@ import { firstOrganizationId } from '../orgs/first-organization';
 import type { AuditEvent } from '../../../src-shared/schemas/audit';
 import { currentAuditContext, type AuditActor, type AuditDoor } from './audit-context';
 import type { SqlQueries } from '../../store/sql-port';
+import type { LongReads } from '../../store/reader-thread';
 import type { Principal } from '../principal';
 import { dialectOf } from '../../store/pg/dialect';
 
@@ -333,6 +334,68 @@ export function verifyAuditChains(rows: readonly AuditRow[], checkpoints: readon
     const entries = (byOrg.get(id) ?? []).sort((a, b) => a.seq - b.seq).map(auditEntryFromRow);
     return verifyEntries(id, starts.get(id) ?? { seq: 0, hash: GENESIS_HASH }, entries);
   });
+}
+
+/** Entries verified per read by verifyOrganizationChain: under 10 ms of hashing between two turns of the event loop. */
+export const AUDIT_VERIFY_PAGE = 1_000;
+
+interface ChainHeader {
+  head_seq: number | null;
+  cp_seq: number | null;
+  cp_hash: string | null;
+}
+const CHAIN_HEADER = `SELECT (SELECT max(seq) FROM audit_events WHERE organization_id = ?) AS head_seq,
+  (SELECT seq FROM audit_checkpoints WHERE organization_id = ?) AS cp_seq, (SELECT hash FROM audit_checkpoints WHERE organization_id = ?) AS cp_hash`;
+// Each page says where the chain started when it was read: a retention prune in between moves it (the page and the
+// checkpoint are one statement, so one snapshot).
+const CHAIN_PAGE = `SELECT a.*, (SELECT seq FROM audit_checkpoints WHERE organization_id = ?) AS cp_seq FROM audit_events a
+  WHERE a.organization_id = ? AND a.seq > ? AND a.seq <= ? ORDER BY a.seq LIMIT ?`;
+
+/**
+ * Verifies one organization's chain as it stood when asked (its head then), AUDIT_VERIFY_PAGE entries per read: the
+ * console's check. A chain of 75,000 entries read and hashed at once held the event loop for a second on every visit
+ * of the Audit page (every live check is an entry, so an organization's chain grows with its checks); page by page the
+ * loop turns between pages, and `reads` (CoreDeps.longReads) takes the reads off it where the store allows. Entries
+ * are never changed, only pruned from the start with a checkpoint written: a prune between two pages is seen by the
+ * checkpoint moving, and the walk starts again from the new checkpoint. Every entry is hashed, every time: an edit
+ * made to the store outside the service is found, wherever it is.
+ */
+export async function verifyOrganizationChain(
+  q: SqlQueries,
+  organizationId: string,
+  reads: LongReads = q,
+  pageSize = AUDIT_VERIFY_PAGE,
+): Promise<VerifyResult & { start: ChainStart }> {
+  for (let attempt = 1; ; attempt++) {
+    const h = (await reads.get<ChainHeader>(CHAIN_HEADER, [organizationId, organizationId, organizationId]))!;
+    const start: ChainStart = h.cp_seq === null ? { seq: 0, hash: GENESIS_HASH } : { seq: h.cp_seq, hash: h.cp_hash! };
+    const headSeq = h.head_seq ?? start.seq;
+    let prev = start;
+    let entries = 0;
+    let moved = false;
+    while (prev.seq < headSeq) {
+      const rows = await reads.all<AuditRow & { cp_seq: number | null }>(CHAIN_PAGE, [organizationId, organizationId, prev.seq, headSeq, pageSize]);
+      if (rows.some((r) => r.cp_seq !== h.cp_seq)) {
+        moved = true;
+        break;
+      }
+      if (rows.length === 0) {
+        // Nothing after prev up to the head read at the start, the checkpoint where it was: entries were removed.
+        const missing = { seq: prev.seq + 1, id: '(missing)', reason: `expected entry ${prev.seq + 1} here, found none up to ${headSeq}: entries were deleted` };
+        return { ok: false, organizationId, entries, head: prev, firstBad: missing, start };
+      }
+      const r = verifyEntries(organizationId, prev, rows.map(auditEntryFromRow));
+      entries += r.entries;
+      if (!r.ok) return { ...r, entries, start };
+      prev = r.head;
+    }
+    // Pruned while it was read (hourly at most): again from the new checkpoint; after a few, one snapshot of it all.
+    if (!moved) return { ok: true, organizationId, entries, head: prev, firstBad: null, start };
+    if (attempt >= 3) {
+      const snap = await auditSnapshot(q, async (tx) => ({ start: await chainStart(tx, organizationId), entries: await allEntries(tx, organizationId) }));
+      return { ...verifyEntries(organizationId, snap.start, snap.entries), start: snap.start };
+    }
+  }
 }
 
 /** Every entry and checkpoint of the store, from one snapshot of it (auditSnapshot). */

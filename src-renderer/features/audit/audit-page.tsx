@@ -111,7 +111,6 @@ export function AuditPage() {
       });
       setRows(r.data);
       setTotal(r.pagination.total);
-      setVerify(await call('audit:verify', {}));
     } catch (e) {
       setError(e);
     }
@@ -120,6 +119,23 @@ export function AuditPage() {
   useEffect(() => {
     void load();
   }, [load]);
+
+  // The whole chain is hashed (every live check is an entry): once per visit and when asked, not per page or filter.
+  const [verifying, setVerifying] = useState(false);
+  const verifyChain = useCallback(async () => {
+    setVerifying(true);
+    try {
+      setVerify(await call('audit:verify', {}));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setVerifying(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    void verifyChain();
+  }, [verifyChain]);
 
   async function exportAs(format: 'json' | 'csv') {
     try {
@@ -135,6 +151,11 @@ export function AuditPage() {
   return (
     <Stack gap="md" data-testid="audit-page">
       <PageTitle title="Audit" />
+      {!verify && verifying && (
+        <Text size="sm" c="dimmed" data-testid="audit-verifying">
+          Verifying the audit trail…
+        </Text>
+      )}
       {verify && (
         <Alert
           color={verify.ok ? 'teal' : 'red'}
@@ -152,6 +173,9 @@ export function AuditPage() {
               Entry #{verify.firstBad?.seq} ({verify.firstBad?.id}): {verify.firstBad?.reason}. Someone changed the store outside the service.
             </Text>
           )}
+          <Button mt={6} size="compact-xs" variant="subtle" loading={verifying} onClick={() => void verifyChain()} data-testid="audit-verify-again">
+            Verify again
+          </Button>
         </Alert>
       )}
       <Paper withBorder p="sm">

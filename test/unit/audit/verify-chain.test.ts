@@ -1,0 +1,106 @@
+// The console's check of an organization's audit chain (verifyOrganizationChain, docs/audit.md): page by page, its
+// reads through `reads` (the reader thread where the store has one), every entry hashed; the same answer as the
+// whole-store check, an edited or deleted entry found wherever it is, and a retention prune committed between two
+// pages neither missed nor reported as tampering. Real SQLite stores (in memory, or a file for the reader thread);
+// only the clock is faked.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src-main/core/clock';
+import type { CoreDeps } from '../../../src-main/core/context';
+import { appendAudit, pruneAudit, verifyOrganizationChain, verifyStore } from '../../../src-main/core/audit/audit-log';
+import { openDatabase } from '../../../src-main/store/database';
+import { ReaderThread } from '../../../src-main/store/reader-thread';
+import type { SqlParams } from '../../../src-main/store/sql-port';
+import { testDeps } from '../../helpers/core-deps';
+
+const T0 = Date.parse('2026-10-01T00:00:00.000Z');
+const DAY = 86_400_000;
+
+function setup(db?: NonNullable<CoreDeps['db']>) {
+  const deps = testDeps({ clock: new ManualClock(T0), ...(db ? { db } : {}) });
+  for (const id of ['org_a', 'org_b']) deps.db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(id, id, '2026-01-01T00:00:00.000Z');
+  return deps;
+}
+
+/** `n` entries for `org`, in transactions of 50, as the core writes them. */
+async function entries(deps: CoreDeps, org: string, n: number): Promise<void> {
+  for (let i = 0; i < n; i += 50) {
+    await deps.sql.transaction(async (tx) => {
+      for (let j = i; j < Math.min(n, i + 50); j++) await appendAudit({ ...deps, sql: tx }, org, { action: 'key.created', target: { type: 'apiKey', id: `key_${j}` }, detail: { j } });
+    });
+  }
+}
+
+const raw = (deps: ReturnType<typeof setup>, sql: string, ...args: unknown[]) => deps.db.prepare(sql).run(...args);
+
+describe("an organization's audit chain, verified page by page", () => {
+  it("gives the whole-store check's answer, one page after another, and reads only its organization", async () => {
+    const deps = setup();
+    await entries(deps, 'org_a', 230);
+    await entries(deps, 'org_b', 40);
+    const asked: unknown[][] = [];
+    const reads = { all: <T,>(s: string, p?: SqlParams) => (asked.push(p as unknown[]), deps.sql.all<T>(s, p)), get: <T,>(s: string, p?: SqlParams) => deps.sql.get<T>(s, p) };
+    const r = await verifyOrganizationChain(deps.sql, 'org_a', reads, 50);
+    const whole = (await verifyStore(deps.sql)).find((x) => x.organizationId === 'org_a')!;
+    expect(r).toEqual({ ...whole, start: { seq: 0, hash: '0'.repeat(64) } });
+    expect(r).toMatchObject({ ok: true, entries: 230, head: { seq: 230 } });
+    expect(asked).toHaveLength(5); // 50 + 50 + 50 + 50 + 30
+    expect(asked.every((p) => p[0] === 'org_a' && p[1] === 'org_a')).toBe(true);
+  });
+
+  it('finds an entry edited, or deleted, on any page', async () => {
+    const deps = setup();
+    await entries(deps, 'org_a', 120);
+    deps.db.exec('DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete');
+    raw(deps, "UPDATE audit_events SET detail = '{\"j\":0}' WHERE organization_id = 'org_a' AND seq = 77");
+    const edited = await verifyOrganizationChain(deps.sql, 'org_a', deps.sql, 50);
+    expect(edited).toMatchObject({ ok: false, entries: 77, head: { seq: 76 }, firstBad: { seq: 77, reason: expect.stringContaining('edited') } });
+    expect(edited).toMatchObject((await verifyStore(deps.sql)).find((x) => x.organizationId === 'org_a')!);
+    raw(deps, "DELETE FROM audit_events WHERE organization_id = 'org_a' AND seq >= 51 AND seq <= 100");
+    expect(await verifyOrganizationChain(deps.sql, 'org_a', deps.sql, 50)).toMatchObject({ ok: false, firstBad: { seq: 101, reason: expect.stringContaining('expected entry 51') } });
+  });
+
+  it('starts again from the new checkpoint when a prune commits between two pages', async () => {
+    const deps = setup();
+    await entries(deps, 'org_a', 60);
+    (deps.clock as ManualClock).set(T0 + 10 * DAY);
+    await entries(deps, 'org_a', 90);
+    let pages = 0;
+    let pruned: Record<string, number> = {};
+    const reads = {
+      get: <T,>(s: string, p?: SqlParams) => deps.sql.get<T>(s, p),
+      all: async <T,>(s: string, p?: SqlParams) => {
+        const rows = await deps.sql.all<T>(s, p);
+        // After the first page was read: the retention prune (entries older than 5 days) commits.
+        if (++pages === 1) pruned = await pruneAudit(deps, 5);
+        return rows;
+      },
+    };
+    const r = await verifyOrganizationChain(deps.sql, 'org_a', reads, 40);
+    expect(pruned['org_a']).toBe(60);
+    expect(r.ok).toBe(true);
+    expect(r.start.seq).toBe(60);
+    expect(r.entries).toBe((await verifyStore(deps.sql)).find((x) => x.organizationId === 'org_a')!.entries);
+  });
+
+  it('reads through the reader thread, off the event loop, with the same answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vc-audit-verify-'));
+    const db = openDatabase(join(dir, 'store.sqlite'));
+    const deps = setup(db);
+    const warnings: string[] = [];
+    const reader = new ReaderThread({ file: join(dir, 'store.sqlite'), fallback: deps.sql, warn: (m) => warnings.push(m) });
+    try {
+      await entries(deps, 'org_a', 130);
+      const onLoop = await verifyOrganizationChain(deps.sql, 'org_a', deps.sql, 50);
+      expect(await verifyOrganizationChain(deps.sql, 'org_a', reader, 50)).toEqual(onLoop);
+      expect(onLoop).toMatchObject({ ok: true, entries: 130 });
+      expect(warnings).toEqual([]);
+    } finally {
+      await reader.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
