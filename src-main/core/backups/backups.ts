@@ -62,20 +62,31 @@ function fsyncDir(dir: string): void {
   fsyncFile(dir);
 }
 
+const INTEGRITY = 'PRAGMA integrity_check';
+const SCHEMA_VERSION = 'PRAGMA user_version';
+const IS_STORE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'";
+
+/** What a store file's check read, judged: its integrity and schema version, or why it is no store. */
+function judgeStoreFile(file: string, integrity: { integrity_check: string }[], version: { user_version: number } | undefined, isStore: boolean): { integrity: string; schemaVersion: number } {
+  if (!isStore) throw new AppError('VALIDATION_ERROR', { message: `${file} is an SQLite file but not a Verification Console store.`, details: [{ field: 'file', message: 'not a Verification Console store' }] });
+  return { integrity: integrity.map((r) => r.integrity_check).join('; '), schemaVersion: version?.user_version ?? 0 };
+}
+
+function unreadableStore(file: string, e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  return new AppError('VALIDATION_ERROR', { message: `${file} cannot be read as a store: ${(e as Error).message}.`, details: [{ field: 'file', message: (e as Error).message }] });
+}
+
 /** Integrity and schema version of a store file, opened read-only; throws AppError VALIDATION_ERROR when unusable. */
 export function inspectStoreFile(file: string): { integrity: string; schemaVersion: number } {
   if (!existsSync(file)) throw new AppError('NOT_FOUND', { message: `No backup file at ${file}.` });
   let db: Db | null = null;
   try {
     db = new Database(file, { ...sqliteOpenOptions(), readonly: true, fileMustExist: true });
-    const integrity = (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
-    const schemaVersion = db.pragma('user_version', { simple: true }) as number;
-    const isStore = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
-    if (!isStore) throw new AppError('VALIDATION_ERROR', { message: `${file} is an SQLite file but not a Verification Console store.`, details: [{ field: 'file', message: 'not a Verification Console store' }] });
-    return { integrity, schemaVersion };
+    const integrity = db.prepare(INTEGRITY).all() as { integrity_check: string }[];
+    return judgeStoreFile(file, integrity, db.prepare(SCHEMA_VERSION).get() as { user_version: number }, db.prepare(IS_STORE).get() !== undefined);
   } catch (e) {
-    if (e instanceof AppError) throw e;
-    throw new AppError('VALIDATION_ERROR', { message: `${file} cannot be read as a store: ${(e as Error).message}.`, details: [{ field: 'file', message: (e as Error).message }] });
+    throw unreadableStore(file, e);
   } finally {
     db?.close();
   }
@@ -94,15 +105,11 @@ export async function inspectStoreFileOffLoop(file: string): Promise<{ integrity
   const refuse = () => Promise.reject(NO_THREAD);
   const reader = new ReaderThread({ file, fallback: { all: refuse, get: refuse } });
   try {
-    const integrity = (await reader.all<{ integrity_check: string }>('PRAGMA integrity_check')).map((r) => r.integrity_check).join('; ');
-    const schemaVersion = (await reader.get<{ user_version: number }>('PRAGMA user_version'))!.user_version;
-    const isStore = (await reader.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")) !== undefined;
-    if (!isStore) throw new AppError('VALIDATION_ERROR', { message: `${file} is an SQLite file but not a Verification Console store.`, details: [{ field: 'file', message: 'not a Verification Console store' }] });
-    return { integrity, schemaVersion };
+    const integrity = await reader.all<{ integrity_check: string }>(INTEGRITY);
+    return judgeStoreFile(file, integrity, await reader.get<{ user_version: number }>(SCHEMA_VERSION), (await reader.get(IS_STORE)) !== undefined);
   } catch (e) {
     if (e === NO_THREAD) return inspectStoreFile(file);
-    if (e instanceof AppError) throw e;
-    throw new AppError('VALIDATION_ERROR', { message: `${file} cannot be read as a store: ${(e as Error).message}.`, details: [{ field: 'file', message: (e as Error).message }] });
+    throw unreadableStore(file, e);
   } finally {
     await reader.close();
   }
