@@ -1,7 +1,7 @@
 // The Audit page (issue 15): changes made in the console appear with their actor and door, the chain verifies, a
 // filter narrows the list, and the JSON export verifies offline with `vconsole audit verify --file`.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname as dirOf, join, resolve } from 'node:path';
 import { fileURLToPath as toPath } from 'node:url';
@@ -20,6 +20,16 @@ test('audit: console changes are recorded, filtered, verified and exported', asy
 
   await page.getByTestId('nav-audit').click();
   await expect(page.getByTestId('audit-verify')).toContainText('The audit trail verifies');
+  // The chain is checked once per visit; Verify again checks it anew: a change made meanwhile in a second tab counts.
+  const verified = Number(/(\d+) entries/.exec((await page.getByTestId('audit-verify').textContent()) ?? '')?.[1]);
+  // (A change the page did not make: the console's own bridge, called as the page calls it.)
+  const made = await page.evaluate(
+    `fetch('bridge/keys%3Acreate', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'second key', environment: 'sandbox' }) }).then((r) => r.status)`,
+  );
+  expect(made).toBe(200);
+  await expect(page.getByTestId('audit-verify')).toContainText(`${verified} entries, unbroken`);
+  await page.getByTestId('audit-verify-again').click();
+  await expect(page.getByTestId('audit-verify')).toContainText(`${verified + 1} entries, unbroken`);
   const table = page.getByTestId('audit-table');
   await expect(table).toContainText('key.created');
   await expect(table).toContainText('audited key');
@@ -34,13 +44,24 @@ test('audit: console changes are recorded, filtered, verified and exported', asy
   await expect(table.getByRole('row')).toHaveCount(2);
   await expect(table).toContainText('organization.created');
   await page.screenshot({ path: resolve(shots, 'audit.png'), fullPage: true });
+  // The page as a person sees it: three widths, light and dark (into the screenshots folder, not compared).
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.evaluate(`localStorage.setItem('mantine-color-scheme-value', '${scheme}')`);
+    for (const width of [800, 1024, 1400]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.reload();
+      await expect(page.getByTestId('audit-verify')).toContainText('The audit trail verifies');
+      await page.screenshot({ path: resolve(shots, `audit-${scheme}-${width}.png`), fullPage: true });
+    }
+  }
+  await page.evaluate(`localStorage.setItem('mantine-color-scheme-value', 'light')`);
 
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export JSON' }).click();
   const file = join(tmpdir(), `audit-${Date.now()}.json`);
   await (await download).saveAs(file);
-  const verified = spawnSync(process.execPath, ['bin/vconsole.mjs', 'audit', 'verify', '--file', file], { cwd: root, encoding: 'utf8' });
-  expect(verified.status, verified.stdout + verified.stderr).toBe(0);
-  expect(verified.stdout).toMatch(/entries verified/);
-  writeFileSync(file, '{}');
+  const offline = spawnSync(process.execPath, ['bin/vconsole.mjs', 'audit', 'verify', '--file', file], { cwd: root, encoding: 'utf8' });
+  rmSync(file, { force: true });
+  expect(offline.status, offline.stdout + offline.stderr).toBe(0);
+  expect(offline.stdout).toMatch(/entries verified/);
 });
