@@ -30,6 +30,7 @@ import { m021SearchDeleteWatermark } from './migrations/021-search-delete-waterm
 import { m022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook';
 import { m023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
 import { m024VerificationsStatusCovering } from './migrations/024-verifications-status-covering';
+import { m025DeliveriesListOrder } from './migrations/025-deliveries-list-order';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -56,4 +57,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m022DeliveriesByWebhook,
   m023DeliveriesByStatus,
   m024VerificationsStatusCovering,
+  m025DeliveriesListOrder,
 ];

@@ -31,6 +31,7 @@ import { pg021SearchDeleteWatermark } from './migrations/021-search-delete-water
 import { pg022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook';
 import { pg023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
 import { pg024VerificationsStatusCovering } from './migrations/024-verifications-status-covering';
+import { pg025DeliveriesListOrder } from './migrations/025-deliveries-list-order';
 
 export interface PgMigration {
   version: number;
@@ -63,6 +64,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg022DeliveriesByWebhook,
   pg023DeliveriesByStatus,
   pg024VerificationsStatusCovering,
+  pg025DeliveriesListOrder,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */

@@ -36,6 +36,11 @@ const PG_ONLY_TRIGGERS = new Set([
   'settings_notify',
 ]);
 const PG_ONLY_INDEXES = new Set(['verifications_search']); // FTS5's counterpart
+/**
+ * Indexes whose PostgreSQL twin ends with the primary key `id`: the list they serve breaks ties in insertion order
+ * (dialect.insertionOrder), which is the rowid every SQLite index entry already ends with, and `id` on PostgreSQL.
+ */
+const PG_TIE_BREAK_ID = new Set(['webhook_deliveries_list']); // migration 25
 /** SQLite tables that are derived data (FTS5, its shadow tables and its indexer's state): never copied, not mirrored. */
 const isDerived = (t: string) => t === 'verification_search' || t.startsWith('verification_search_');
 
@@ -167,6 +172,7 @@ describe('SQLite and PostgreSQL schemas', () => {
     );
     for (const s of sqliteIdx) {
       const cols = (sqlite.prepare(`PRAGMA index_xinfo(${s.name})`).all() as { name: string; desc: number; key: number }[]).filter((c) => c.key === 1).map((c) => `${c.name}${c.desc ? ' DESC' : ''}`);
+      if (PG_TIE_BREAK_ID.has(s.name)) cols.push('id');
       const p = named.find((i) => i.name === s.name);
       expect(p, `index ${s.name}`).toBeDefined();
       expect({ tbl: p!.tbl, cols: p!.cols, uniq: p!.uniq === 1, partial: p!.partial === 1 }, s.name).toEqual({ tbl: s.tbl, cols, uniq: /CREATE UNIQUE/i.test(s.sql), partial: /\bWHERE\b/i.test(s.sql) });
