@@ -82,9 +82,29 @@ async function countRows(q: SqlQueries, from: string, where: string, args: Value
 
 export async function listPage<Row>(
   q: SqlQueries,
-  o: { select: string; from: string; filter: ListFilter; orderBy: string; limit: number; offset: number; countWith?: LongReads | undefined },
+  o: {
+    select: string;
+    from: string;
+    filter: ListFilter;
+    orderBy: string;
+    limit: number;
+    offset: number;
+    countWith?: LongReads | undefined;
+    /**
+     * Where the page is read when the filter has columns the ordering index does not carry, so the page's statement
+     * walks that index row by row until it has a page (CoreDeps.longReads): off the event loop where the store
+     * allows. The total is then counted first, and a page past it is not read at all.
+     */
+    pageWith?: LongReads | undefined;
+  },
 ): Promise<{ rows: Row[]; total: number }> {
   const w = o.filter.sql();
-  const rows = await q.all<Row>(`SELECT ${o.select} FROM ${o.from} WHERE ${w} ORDER BY ${o.orderBy} LIMIT ? OFFSET ?`, [...o.filter.args, o.limit, o.offset]);
+  const sql = `SELECT ${o.select} FROM ${o.from} WHERE ${w} ORDER BY ${o.orderBy} LIMIT ? OFFSET ?`;
+  const args = [...o.filter.args, o.limit, o.offset];
+  if (o.pageWith && !q.inTransaction) {
+    const total = await countRows(q, o.from, w, o.filter.args, o.countWith);
+    return { rows: total > o.offset ? await o.pageWith.all<Row>(sql, args) : [], total };
+  }
+  const rows = await q.all<Row>(sql, args);
   return { rows, total: await countRows(q, o.from, w, o.filter.args, o.countWith) };
 }

@@ -10,7 +10,7 @@ import { insertVerification, listVerifications, updateVerification } from '../..
 import { openDatabase, type Db } from '../../../src-main/store/database';
 import { ListFilter, listPage } from '../../../src-main/store/list-query';
 import { createServicePort } from '../../../src-main/store/service-port';
-import type { SqlQueries } from '../../../src-main/store/sql-port';
+import type { SqlQueries, SqlValue } from '../../../src-main/store/sql-port';
 import { recordingPort, sqlitePlan } from '../../helpers/sql-plans';
 
 function record(id: string, status: VerificationRecord['status'], createdAt: string): VerificationRecord {
@@ -136,6 +136,42 @@ describe('list totals', () => {
       const plan = await sqlitePlan(sql, r.sql, r.params);
       expect(plan.join('\n')).toMatch(/USING COVERING INDEX verifications_status/);
     }
+    db.close();
+  });
+
+  it('reads a page filtered by country or type off the event loop, counted first, and no page past the total', async () => {
+    const { db, q: sql } = open();
+    await seed(sql, 8);
+    const asked: string[] = [];
+    const longReads = {
+      all: <T,>(s: string, p?: SqlValue[]) => (asked.push(s), sql.all<T>(s, p)),
+      get: <T,>(s: string, p?: SqlValue[]) => (asked.push(s), sql.get<T>(s, p)),
+    };
+    type Query = Parameters<typeof listVerifications>[3];
+    const ask = (f: object) => ({ limit: 3, offset: 0, ...f }) as Query;
+    for (const f of [{ country: 'NG' }, { type: 'account' }, { type: 'ACCOUNT_NUMBER', status: 'failed' }, { country: 'NG', offset: 6 }]) {
+      asked.length = 0;
+      const onLoop = await listVerifications(sql, 'org_a', 'sandbox', ask(f));
+      expect(await listVerifications(sql, 'org_a', 'sandbox', ask(f), longReads)).toEqual(onLoop);
+      expect(asked.filter((s) => /^SELECT result FROM verifications/.test(s)), JSON.stringify(f)).toHaveLength(1);
+    }
+    // No type or country: the ordering index has every column, the page stays on the connection (only the total moves).
+    asked.length = 0;
+    await listVerifications(sql, 'org_a', 'sandbox', ask({ status: 'failed' }), longReads);
+    expect(asked.filter((s) => /^SELECT result/.test(s))).toEqual([]);
+    // A type with no checks, or a page past the end: the total says so, and no page is read.
+    for (const f of [{ type: 'phone' }, { country: 'NG', offset: 8 }]) {
+      asked.length = 0;
+      expect(await listVerifications(sql, 'org_a', 'sandbox', ask(f), longReads)).toEqual({ data: [], total: f.offset === 8 ? 8 : 0 });
+      expect(asked.filter((s) => /^SELECT result/.test(s))).toEqual([]);
+    }
+    // Inside a transaction (whose writes only its connection sees) nothing goes to the long reads.
+    asked.length = 0;
+    await sql.transaction(async (tx) => {
+      await seed(tx, 1, 8);
+      expect((await listVerifications(tx, 'org_a', 'sandbox', ask({ country: 'NG' }), longReads)).total).toBe(9);
+    });
+    expect(asked).toEqual([]);
     db.close();
   });
 
