@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandlers, dispatch, type Handlers } from '../../../src-main/console/handlers';
 import { enableService, setPrice, topUp } from '../../../src-main/core/billing/billing';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
@@ -131,6 +131,27 @@ sqliteOnly.describe('the SQLite search index off the write path', () => {
     expect(await searchWith(handlers, 'okafor')).toEqual([id]);
     expect(await searchIndexedThrough(sql)).toBeGreaterThanOrEqual(rowid);
     expect(await searchIndexBehind(sql)).toBe(false);
+  });
+
+  it('reads words with a filter on the reader thread, and still finds the check written a moment ago', async () => {
+    const { core, handlers } = await quietCore(freshDir());
+    const reader = core.deps.longReads!;
+    const asked = vi.spyOn(reader, 'all');
+    const filtered = async (q: string, status: string) =>
+      (await call<Hits>(handlers, 'history:search', { environment: 'sandbox', q, status })).data.map((r) => r.id);
+    for (let i = 0; i < 3; i++) {
+      const id = await verify(handlers, NG_OK);
+      // Written, then searched at once: the search catches the index up on the service's connection and commits it
+      // before the reader thread reads the matches.
+      expect(await filtered('okafor', 'success')).toContain(id);
+    }
+    expect(await filtered('okafor', 'failed')).toEqual([]);
+    const matches = asked.mock.calls.filter(([sql]) => /verification_search MATCH/.test(sql));
+    expect(matches).toHaveLength(4);
+    // Words alone stay on the connection: the index yields them in order, no row is read.
+    asked.mockClear();
+    expect(await searchWith(handlers, 'okafor')).toHaveLength(3);
+    expect(asked.mock.calls.filter(([sql]) => /MATCH/.test(sql))).toEqual([]);
   });
 
   it('finds an async check by its completed names, and a changed check by its new names only', async () => {
