@@ -1,7 +1,7 @@
 // `vconsole audit verify [--file EXPORT]`, `audit export [--format json|csv] [--out F]`, `audit list`: the audit trail
 // from the command line (docs/audit.md). `verify --file` checks an export offline, without any store.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { auditCsv, exportAudit, listAudit, verifyExport, verifyStore, type AuditExport, type VerifyResult } from '../core/audit/audit-log';
+import { exportAuditText, listAudit, verifyExport, verifyStore, type AuditExport, type VerifyResult } from '../core/audit/audit-log';
 import type { ExtraCommand } from './extra-commands';
 
 const USAGE = [
@@ -50,12 +50,11 @@ export const auditCommand: ExtraCommand = {
       const { values } = kit.parse(rest, { format: { type: 'string' }, out: { type: 'string' } });
       const format = values['format'] ?? 'json';
       if (format !== 'json' && format !== 'csv') return usage('--format is json or csv');
-      const x = await kit.withCore(values, async (core) => exportAudit(core.deps.sql, (await kit.ownerPrincipal(core)).organizationId, core.deps.clock.now()));
-      const text = format === 'json' ? `${JSON.stringify(x, null, 2)}\n` : auditCsv(x.entries);
+      const x = await kit.withCore(values, async (core) => exportAuditText(core.deps.sql, (await kit.ownerPrincipal(core)).organizationId, core.deps.clock.now(), format));
       if (typeof values['out'] === 'string' && values['out'] !== '') {
-        writeFileSync(values['out'], text);
-        process.stderr.write(`${x.entries.length} entries written to ${values['out']}.\n`);
-      } else process.stdout.write(text);
+        writeFileSync(values['out'], x.text);
+        process.stderr.write(`${x.entries} entries written to ${values['out']}.\n`);
+      } else process.stdout.write(x.text);
       return 0;
     }
     if (sub === 'list') {

@@ -352,12 +352,53 @@ const CHAIN_PAGE = `SELECT a.*, (SELECT seq FROM audit_checkpoints WHERE organiz
   WHERE a.organization_id = ? AND a.seq > ? AND a.seq <= ? ORDER BY a.seq LIMIT ?`;
 
 /**
- * Verifies one organization's chain as it stood when asked (its head then), AUDIT_VERIFY_PAGE entries per read: the
- * console's check. A chain of 75,000 entries read and hashed at once held the event loop for a second on every visit
- * of the Audit page (every live check is an entry, so an organization's chain grows with its checks); page by page the
- * loop turns between pages, and `reads` (CoreDeps.longReads) takes the reads off it where the store allows. Entries
- * are never changed, only pruned from the start with a checkpoint written: a prune between two pages is seen by the
- * checkpoint moving, and the walk starts again from the new checkpoint. Every entry is hashed, every time: an edit
+ * Reads one organization's chain as it stood when asked (its head then), `pageSize` entries per read, through `reads`
+ * (CoreDeps.longReads: off the event loop where the store allows), the loop turning between pages. Entries are never
+ * changed, only pruned from the start with a checkpoint written: each page is read with the checkpoint (one
+ * statement, one snapshot), and a prune between two pages, seen by the checkpoint moving, starts the walk again from
+ * the new checkpoint; after three, the chain is read in one snapshot. `begin` is told where each walk starts, then
+ * `page` gets each page in order until it returns false; an empty page means the chain ended before the head read at
+ * the start (entries were deleted).
+ */
+async function walkOrganizationChain(
+  q: SqlQueries,
+  organizationId: string,
+  reads: LongReads,
+  pageSize: number,
+  begin: (start: ChainStart, headSeq: number) => void,
+  page: (entries: AuditEntry[]) => boolean,
+): Promise<void> {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const h = (await reads.get<ChainHeader>(CHAIN_HEADER, [organizationId, organizationId, organizationId]))!;
+    const start: ChainStart = h.cp_seq === null ? { seq: 0, hash: GENESIS_HASH } : { seq: h.cp_seq, hash: h.cp_hash! };
+    const headSeq = h.head_seq ?? start.seq;
+    begin(start, headSeq);
+    let prevSeq = start.seq;
+    let moved = false;
+    while (prevSeq < headSeq) {
+      const rows = await reads.all<AuditRow & { cp_seq: number | null }>(CHAIN_PAGE, [organizationId, organizationId, prevSeq, headSeq, pageSize]);
+      if (rows.some((r) => r.cp_seq !== h.cp_seq)) {
+        moved = true;
+        break;
+      }
+      if (!page(rows.map(auditEntryFromRow)) || rows.length === 0) return;
+      prevSeq = rows[rows.length - 1]!.seq;
+      // A turn of the event loop between pages, whatever answered the read.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    if (!moved) return;
+  }
+  // Pruned while it was read, three times (hourly at most): one snapshot of it all.
+  const snap = await auditSnapshot(q, async (tx) => ({ start: await chainStart(tx, organizationId), entries: await allEntries(tx, organizationId) }));
+  begin(snap.start, snap.entries.at(-1)?.seq ?? snap.start.seq);
+  if (snap.entries.length > 0) page(snap.entries);
+}
+
+/**
+ * Verifies one organization's chain as it stood when asked, AUDIT_VERIFY_PAGE entries per read: the console's check.
+ * A chain of 75,000 entries read and hashed at once held the event loop for a second on every visit of the Audit page
+ * (every live check is an entry, so an organization's chain grows with its checks); page by page, with its reads off
+ * the loop where the store allows (walkOrganizationChain), it is not held. Every entry is hashed, every time: an edit
  * made to the store outside the service is found, wherever it is.
  */
 export async function verifyOrganizationChain(
@@ -366,36 +407,39 @@ export async function verifyOrganizationChain(
   reads: LongReads = q,
   pageSize = AUDIT_VERIFY_PAGE,
 ): Promise<VerifyResult & { start: ChainStart }> {
-  for (let attempt = 1; ; attempt++) {
-    const h = (await reads.get<ChainHeader>(CHAIN_HEADER, [organizationId, organizationId, organizationId]))!;
-    const start: ChainStart = h.cp_seq === null ? { seq: 0, hash: GENESIS_HASH } : { seq: h.cp_seq, hash: h.cp_hash! };
-    const headSeq = h.head_seq ?? start.seq;
-    let prev = start;
-    let entries = 0;
-    let moved = false;
-    while (prev.seq < headSeq) {
-      const rows = await reads.all<AuditRow & { cp_seq: number | null }>(CHAIN_PAGE, [organizationId, organizationId, prev.seq, headSeq, pageSize]);
-      if (rows.some((r) => r.cp_seq !== h.cp_seq)) {
-        moved = true;
-        break;
-      }
-      if (rows.length === 0) {
-        // Nothing after prev up to the head read at the start, the checkpoint where it was: entries were removed.
+  let start: ChainStart = { seq: 0, hash: GENESIS_HASH };
+  let prev = start;
+  let entries = 0;
+  let bad: VerifyResult | null = null;
+  let headSeq = 0;
+  await walkOrganizationChain(
+    q,
+    organizationId,
+    reads,
+    pageSize,
+    (s, head) => {
+      start = prev = s;
+      headSeq = head;
+      entries = 0;
+      bad = null;
+    },
+    (page) => {
+      if (page.length === 0) {
         const missing = { seq: prev.seq + 1, id: '(missing)', reason: `expected entry ${prev.seq + 1} here, found none up to ${headSeq}: entries were deleted` };
-        return { ok: false, organizationId, entries, head: prev, firstBad: missing, start };
+        bad = { ok: false, organizationId, entries, head: prev, firstBad: missing };
+        return false;
       }
-      const r = verifyEntries(organizationId, prev, rows.map(auditEntryFromRow));
+      const r = verifyEntries(organizationId, prev, page);
       entries += r.entries;
-      if (!r.ok) return { ...r, entries, start };
+      if (!r.ok) {
+        bad = { ...r, entries };
+        return false;
+      }
       prev = r.head;
-    }
-    // Pruned while it was read (hourly at most): again from the new checkpoint; after a few, one snapshot of it all.
-    if (!moved) return { ok: true, organizationId, entries, head: prev, firstBad: null, start };
-    if (attempt >= 3) {
-      const snap = await auditSnapshot(q, async (tx) => ({ start: await chainStart(tx, organizationId), entries: await allEntries(tx, organizationId) }));
-      return { ...verifyEntries(organizationId, snap.start, snap.entries), start: snap.start };
-    }
-  }
+      return true;
+    },
+  );
+  return { ...(bad ?? { ok: true, organizationId, entries, head: prev, firstBad: null }), start };
 }
 
 /** Every entry and checkpoint of the store, from one snapshot of it (auditSnapshot). */
@@ -420,6 +464,50 @@ export interface AuditExport {
   start: ChainStart;
   entries: AuditEntry[];
   head: ChainStart;
+}
+
+/**
+ * An organization's log as an export file's text, JSON (exactly `JSON.stringify(exportAudit(…), null, 2)` and a
+ * newline) or CSV (auditCsv), read page by page through `reads` as verifyOrganizationChain reads it and written a page
+ * at a time: one string of 46 MB for 75,000 entries, read and serialised at once, held the event loop about a second.
+ */
+export async function exportAuditText(
+  q: SqlQueries,
+  organizationId: string,
+  nowMs: number,
+  format: 'json' | 'csv',
+  reads: LongReads = q,
+  pageSize = AUDIT_VERIFY_PAGE,
+): Promise<{ exportedAt: string; entries: number; text: string }> {
+  let start: ChainStart = { seq: 0, hash: GENESIS_HASH };
+  let head = start;
+  let chunks: string[] = [];
+  let entries = 0;
+  await walkOrganizationChain(
+    q,
+    organizationId,
+    reads,
+    pageSize,
+    (s) => {
+      start = head = s;
+      chunks = [];
+      entries = 0;
+    },
+    (page) => {
+      if (page.length === 0) return false;
+      // As JSON.stringify(…, null, 2) writes each element of `entries`: on its own lines, four spaces in.
+      chunks.push(format === 'json' ? page.map((e) => `\n    ${JSON.stringify(e, null, 2).replace(/\n/g, '\n    ')}`).join(',') : auditCsvLines(page));
+      entries += page.length;
+      const last = page[page.length - 1]!;
+      head = { seq: last.seq, hash: last.hash };
+      return true;
+    },
+  );
+  const exportedAt = iso(nowMs);
+  if (format === 'csv') return { exportedAt, entries, text: `${CSV_COLUMNS.join(',')}\r\n${chunks.join('')}` };
+  const shell: AuditExport = { format: AUDIT_EXPORT_FORMAT, organizationId, exportedAt, start, entries: [], head };
+  const [before, after] = JSON.stringify(shell, null, 2).split('"entries": []');
+  return { exportedAt, entries, text: `${before}"entries": [${entries > 0 ? `${chunks.join(',')}\n  ` : ''}]${after}\n` };
 }
 
 /** An organization's log from one snapshot of the store (auditSnapshot). */
@@ -449,13 +537,16 @@ function csvCell(v: unknown): string {
 }
 
 export function auditCsv(entries: AuditEntry[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
+  return `${CSV_COLUMNS.join(',')}\r\n${auditCsvLines(entries)}`;
+}
+
+/** The CSV lines of `entries`, each ended by CRLF. */
+function auditCsvLines(entries: AuditEntry[]): string {
+  let out = '';
   for (const e of entries) {
-    lines.push(
-      [e.seq, e.id, e.at, e.actor.type, e.actor.id, e.actor.label, e.door, e.action, e.target.type, e.target.id, canonicalJson(e.detail), e.prevHash, e.hash].map(csvCell).join(','),
-    );
+    out += `${[e.seq, e.id, e.at, e.actor.type, e.actor.id, e.actor.label, e.door, e.action, e.target.type, e.target.id, canonicalJson(e.detail), e.prevHash, e.hash].map(csvCell).join(',')}\r\n`;
   }
-  return `${lines.join('\r\n')}\r\n`;
+  return out;
 }
 
 /**

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src-main/core/clock';
 import type { CoreDeps } from '../../../src-main/core/context';
-import { appendAudit, pruneAudit, verifyOrganizationChain, verifyStore } from '../../../src-main/core/audit/audit-log';
+import { appendAudit, auditCsv, exportAudit, exportAuditText, pruneAudit, verifyExport, verifyOrganizationChain, verifyStore, type AuditExport } from '../../../src-main/core/audit/audit-log';
 import { openDatabase } from '../../../src-main/store/database';
 import { ReaderThread } from '../../../src-main/store/reader-thread';
 import type { SqlParams } from '../../../src-main/store/sql-port';
@@ -85,6 +85,31 @@ describe("an organization's audit chain, verified page by page", () => {
     expect(r.entries).toBe((await verifyStore(deps.sql)).find((x) => x.organizationId === 'org_a')!.entries);
   });
 
+  it('after three prunes in a row while it reads, checks one snapshot of the chain instead', async () => {
+    const deps = setup();
+    for (let batch = 0; batch < 4; batch++) {
+      (deps.clock as ManualClock).set(T0 + batch * 10 * DAY);
+      await entries(deps, 'org_a', 30);
+    }
+    (deps.clock as ManualClock).set(T0 + 31 * DAY);
+    let pages = 0;
+    const prunes: number[] = [];
+    const reads = {
+      get: <T,>(s: string, p?: SqlParams) => deps.sql.get<T>(s, p),
+      all: async <T,>(s: string, p?: SqlParams) => {
+        const rows = await deps.sql.all<T>(s, p);
+        // After the first page of each walk, the next ten days' entries are pruned (older than 25, 15, then 5 days).
+        if (++pages % 2 === 1) prunes.push((await pruneAudit(deps, 25 - 10 * prunes.length))['org_a'] ?? 0);
+        return rows;
+      },
+    };
+    const r = await verifyOrganizationChain(deps.sql, 'org_a', reads, 20);
+    expect(prunes).toEqual([30, 30, 30]);
+    expect(pages).toBe(6); // three walks, each stopped by the moved checkpoint on its second page
+    expect(r).toMatchObject({ ok: true, entries: 33, start: { seq: 90 }, head: { seq: 123 } }); // 30 left, and each prune's own entry
+    expect(r).toMatchObject((await verifyStore(deps.sql)).find((x) => x.organizationId === 'org_a')!);
+  });
+
   it('reads through the reader thread, off the event loop, with the same answer', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vc-audit-verify-'));
     const db = openDatabase(join(dir, 'store.sqlite'));
@@ -102,5 +127,53 @@ describe("an organization's audit chain, verified page by page", () => {
       db.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("an organization's audit export, written page by page", () => {
+  const asFile = (x: AuditExport) => `${JSON.stringify(x, null, 2)}\n`;
+
+  it('is the same file as the whole log exported at once, JSON and CSV, empty or pruned, its reads through `reads`', async () => {
+    const deps = setup();
+    const now = T0 + 20 * DAY;
+    // org_b has no entries yet: an empty export.
+    expect((await exportAuditText(deps.sql, 'org_b', now, 'json', deps.sql, 50)).text).toBe(asFile(await exportAudit(deps.sql, 'org_b', now)));
+    expect((await exportAuditText(deps.sql, 'org_b', now, 'csv', deps.sql, 50)).text).toBe(auditCsv([]));
+    await entries(deps, 'org_a', 60);
+    (deps.clock as ManualClock).set(T0 + 10 * DAY);
+    await entries(deps, 'org_a', 171);
+    await entries(deps, 'org_b', 3);
+    for (const pruned of [false, true]) {
+      if (pruned) expect((await pruneAudit(deps, 5))['org_a']).toBe(60);
+      const asked: unknown[][] = [];
+      const reads = { all: <T,>(s: string, p?: SqlParams) => (asked.push(p as unknown[]), deps.sql.all<T>(s, p)), get: <T,>(s: string, p?: SqlParams) => deps.sql.get<T>(s, p) };
+      const whole = await exportAudit(deps.sql, 'org_a', now);
+      const json = await exportAuditText(deps.sql, 'org_a', now, 'json', reads, 50);
+      expect(json.text).toBe(asFile(whole));
+      expect(json).toMatchObject({ exportedAt: whole.exportedAt, entries: whole.entries.length });
+      expect(verifyExport(JSON.parse(json.text) as AuditExport)).toMatchObject({ ok: true, entries: whole.entries.length });
+      expect((await exportAuditText(deps.sql, 'org_a', now, 'csv', reads, 50)).text).toBe(auditCsv(whole.entries));
+      expect(asked.length).toBe(2 * Math.ceil(whole.entries.length / 50));
+      expect(asked.every((p) => p[0] === 'org_a')).toBe(true);
+    }
+  });
+
+  it('starts again from the new checkpoint when a prune commits between two pages', async () => {
+    const deps = setup();
+    await entries(deps, 'org_a', 60);
+    (deps.clock as ManualClock).set(T0 + 10 * DAY);
+    await entries(deps, 'org_a', 90);
+    let pages = 0;
+    const reads = {
+      get: <T,>(s: string, p?: SqlParams) => deps.sql.get<T>(s, p),
+      all: async <T,>(s: string, p?: SqlParams) => {
+        const rows = await deps.sql.all<T>(s, p);
+        if (++pages === 1) await pruneAudit(deps, 5);
+        return rows;
+      },
+    };
+    const x = await exportAuditText(deps.sql, 'org_a', T0 + 10 * DAY, 'json', reads, 40);
+    expect(x.text).toBe(asFile(await exportAudit(deps.sql, 'org_a', T0 + 10 * DAY)));
+    expect(JSON.parse(x.text)).toMatchObject({ start: { seq: 60 }, head: { seq: 151 } });
   });
 });
