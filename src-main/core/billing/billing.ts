@@ -325,6 +325,11 @@ export async function listUsage(deps: CoreDeps, organizationId: string, q: Usage
     orderBy: `created_at DESC, ${dialectOf(deps.sql.engine).insertionOrder()} DESC`,
     limit: q.limit,
     offset: q.offset,
+    // The total reads the organization's whole range of `usage_org` (no write counter on this table: every time), and
+    // a filter on service, kind or check walks the rows themselves (`usage_org` carries none of them): both off the
+    // event loop where the store allows — the Wallet page's first load held it 320 ms from a cold cache.
+    countWith: deps.longReads,
+    pageWith: q.service !== undefined || q.kind !== undefined || q.verificationId !== undefined ? deps.longReads : undefined,
   });
   return {
     data: rows.map((r) => ({

@@ -13,6 +13,7 @@ import {
   topUp,
 } from '../../../src-main/core/billing/billing';
 import type { CoreDeps } from '../../../src-main/core/context';
+import type { SqlParams } from '../../../src-main/store/sql-port';
 import { testDeps } from '../../helpers/core-deps';
 
 function setup(): { deps: CoreDeps; org: string } {
@@ -89,6 +90,35 @@ describe('ledger', () => {
     ]);
     // Nothing to reverse: it only reads, so it may even run outside a transaction.
     expect(await reverseCharge(deps.sql, 'ver_never_charged', deps.clock.now())).toBe(false);
+  });
+
+  it('lists usage with its total off the event loop, and a page filtered by service, kind or check there too', async () => {
+    const { deps, org } = setup();
+    await enableService(deps, org, 'account:NG');
+    await setPrice(deps, org, 'account:NG', 10, 'USD');
+    await topUp(deps, org, 1000, 'USD');
+    for (const v of ['ver_a', 'ver_b', 'ver_c']) await charge(deps, org, v);
+    await deps.sql.transaction((tx) => reverseCharge(tx, 'ver_b', deps.clock.now()));
+    const asked: string[] = [];
+    const longReads = {
+      all: <T,>(s: string, p?: SqlParams) => (asked.push(s), deps.sql.all<T>(s, p)),
+      get: <T,>(s: string, p?: SqlParams) => (asked.push(s), deps.sql.get<T>(s, p)),
+    };
+    const cases: [Parameters<typeof listUsage>[2], number, number][] = [
+      [{ limit: 10, offset: 0 }, 4, 0],
+      [{ limit: 10, offset: 0, kind: 'reversal' }, 1, 1],
+      [{ limit: 10, offset: 0, verificationId: 'ver_b' }, 2, 1],
+      [{ limit: 10, offset: 0, service: 'account:NG' }, 4, 1],
+      [{ limit: 10, offset: 5, kind: 'charge' }, 3, 0], // past the total: no page read
+    ];
+    for (const [q, total, pages] of cases) {
+      asked.length = 0;
+      const onLoop = await listUsage(deps, org, q);
+      expect(onLoop.total).toBe(total);
+      expect(await listUsage({ ...deps, longReads }, org, q)).toEqual(onLoop);
+      expect(asked.filter((s) => /^SELECT count/.test(s)), JSON.stringify(q)).toHaveLength(1);
+      expect(asked.filter((s) => /^SELECT \*/.test(s)), JSON.stringify(q)).toHaveLength(pages);
+    }
   });
 
   it('is append-only', async () => {
