@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../src-main/core/clock';
 import { runWithAudit } from '../../../src-main/core/audit/audit-context';
 import { topUp } from '../../../src-main/core/billing/billing';
@@ -192,6 +192,23 @@ describe('integrity', () => {
       expect((csv as { value: { content: string } }).value.content.split('\r\n')[0]).toBe('seq,id,at,actor_type,actor_id,actor,door,action,target_type,target_id,detail,prev_hash,hash');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  sqliteOnly.it("the console's check and export read the chain through the service's reader thread, with the same answers", async () => {
+    const reader = ts.service.deps.longReads!;
+    const pages = vi.spyOn(reader, 'all');
+    try {
+      const org = ts.org!.organizationId;
+      const v = await dispatch(ts.service.handlers, 'audit:verify', {});
+      expect(v).toMatchObject({ ok: true, value: { ok: true, entries: (await entries()).length } });
+      const x = await dispatch(ts.service.handlers, 'audit:export', { format: 'json' });
+      expect((x as { value: { content: string } }).value.content).toBe(`${JSON.stringify(await exportAudit(ts.service.deps.sql, org, clock.now()), null, 2)}\n`);
+      const chainReads = pages.mock.calls.filter(([sql]) => /FROM audit_events a/.test(sql));
+      expect(chainReads.length).toBeGreaterThanOrEqual(2); // at least one page for the check, one for the export
+      expect(chainReads.every(([, params]) => (params as unknown[])[1] === org)).toBe(true);
+    } finally {
+      pages.mockRestore();
     }
   });
 
