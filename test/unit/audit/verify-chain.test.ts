@@ -35,6 +35,27 @@ async function entries(deps: CoreDeps, org: string, n: number): Promise<void> {
 
 const raw = (deps: ReturnType<typeof setup>, sql: string, ...args: unknown[]) => deps.db.prepare(sql).run(...args);
 
+/**
+ * 60 entries, then 90 more ten days later, and reads after whose first page the retention prune (entries older than
+ * 5 days: the first 60) commits; `pruned` fills in when it has.
+ */
+async function prunedAfterFirstPage(deps: ReturnType<typeof setup>) {
+  await entries(deps, 'org_a', 60);
+  (deps.clock as ManualClock).set(T0 + 10 * DAY);
+  await entries(deps, 'org_a', 90);
+  let pages = 0;
+  const pruned: Record<string, number> = {};
+  const reads = {
+    get: <T,>(s: string, p?: SqlParams) => deps.sql.get<T>(s, p),
+    all: async <T,>(s: string, p?: SqlParams) => {
+      const rows = await deps.sql.all<T>(s, p);
+      if (++pages === 1) Object.assign(pruned, await pruneAudit(deps, 5));
+      return rows;
+    },
+  };
+  return { reads, pruned };
+}
+
 describe("an organization's audit chain, verified page by page", () => {
   it("gives the whole-store check's answer, one page after another, and reads only its organization", async () => {
     const deps = setup();
@@ -64,20 +85,7 @@ describe("an organization's audit chain, verified page by page", () => {
 
   it('starts again from the new checkpoint when a prune commits between two pages', async () => {
     const deps = setup();
-    await entries(deps, 'org_a', 60);
-    (deps.clock as ManualClock).set(T0 + 10 * DAY);
-    await entries(deps, 'org_a', 90);
-    let pages = 0;
-    let pruned: Record<string, number> = {};
-    const reads = {
-      get: <T,>(s: string, p?: SqlParams) => deps.sql.get<T>(s, p),
-      all: async <T,>(s: string, p?: SqlParams) => {
-        const rows = await deps.sql.all<T>(s, p);
-        // After the first page was read: the retention prune (entries older than 5 days) commits.
-        if (++pages === 1) pruned = await pruneAudit(deps, 5);
-        return rows;
-      },
-    };
+    const { reads, pruned } = await prunedAfterFirstPage(deps);
     const r = await verifyOrganizationChain(deps.sql, 'org_a', reads, 40);
     expect(pruned['org_a']).toBe(60);
     expect(r.ok).toBe(true);
@@ -160,20 +168,10 @@ describe("an organization's audit export, written page by page", () => {
 
   it('starts again from the new checkpoint when a prune commits between two pages', async () => {
     const deps = setup();
-    await entries(deps, 'org_a', 60);
-    (deps.clock as ManualClock).set(T0 + 10 * DAY);
-    await entries(deps, 'org_a', 90);
-    let pages = 0;
-    const reads = {
-      get: <T,>(s: string, p?: SqlParams) => deps.sql.get<T>(s, p),
-      all: async <T,>(s: string, p?: SqlParams) => {
-        const rows = await deps.sql.all<T>(s, p);
-        if (++pages === 1) await pruneAudit(deps, 5);
-        return rows;
-      },
-    };
+    const { reads, pruned } = await prunedAfterFirstPage(deps);
     const x = await exportAuditText(deps.sql, 'org_a', T0 + 10 * DAY, 'json', reads, 40);
     expect(x.text).toBe(asFile(await exportAudit(deps.sql, 'org_a', T0 + 10 * DAY)));
+    expect(pruned['org_a']).toBe(60);
     expect(JSON.parse(x.text)).toMatchObject({ start: { seq: 60 }, head: { seq: 151 } });
   });
 });
