@@ -358,7 +358,7 @@ const CHAIN_PAGE = `SELECT a.*, (SELECT seq FROM audit_checkpoints WHERE organiz
  * statement, one snapshot), and a prune between two pages, seen by the checkpoint moving, starts the walk again from
  * the new checkpoint; after three, the chain is read in one snapshot. `begin` is told where each walk starts, then
  * `page` gets each page in order until it returns false; an empty page means the chain ended before the head read at
- * the start (entries were deleted).
+ * the start with the checkpoint where it was (entries were deleted: a prune would have moved it).
  */
 async function walkOrganizationChain(
   q: SqlQueries,
@@ -377,7 +377,10 @@ async function walkOrganizationChain(
     let moved = false;
     while (prevSeq < headSeq) {
       const rows = await reads.all<AuditRow & { cp_seq: number | null }>(CHAIN_PAGE, [organizationId, organizationId, prevSeq, headSeq, pageSize]);
-      if (rows.some((r) => r.cp_seq !== h.cp_seq)) {
+      // A page with no rows carries no checkpoint: a prune that removed every entry up to the head read at the start
+      // leaves one, so the checkpoint is read again before the chain is said to end there.
+      const cpSeq = rows.length > 0 ? rows[0]!.cp_seq : ((await reads.get<ChainHeader>(CHAIN_HEADER, [organizationId, organizationId, organizationId]))?.cp_seq ?? null);
+      if (cpSeq !== h.cp_seq || rows.some((r) => r.cp_seq !== h.cp_seq)) {
         moved = true;
         break;
       }

@@ -93,6 +93,33 @@ describe("an organization's audit chain, verified page by page", () => {
     expect(r.entries).toBe((await verifyStore(deps.sql)).find((x) => x.organizationId === 'org_a')!.entries);
   });
 
+  it('is not fooled by a prune that removed every entry up to the head between the head being read and the first page', async () => {
+    for (const what of ['check', 'export'] as const) {
+      const deps = setup();
+      await entries(deps, 'org_a', 30);
+      (deps.clock as ManualClock).set(T0 + 10 * DAY);
+      let headers = 0;
+      const reads = {
+        all: <T,>(s: string, p?: SqlParams) => deps.sql.all<T>(s, p),
+        get: async <T,>(s: string, p?: SqlParams) => {
+          const row = await deps.sql.get<T>(s, p);
+          // After the walk read the head (30): every entry is older than the cutoff, and all go.
+          if (++headers === 1) expect((await pruneAudit(deps, 5))['org_a']).toBe(30);
+          return row;
+        },
+      };
+      if (what === 'check') {
+        // Not "entries were deleted": the walk starts again from the checkpoint and finds the prune's own entry.
+        expect(await verifyOrganizationChain(deps.sql, 'org_a', reads, 10)).toMatchObject({ ok: true, entries: 1, start: { seq: 30 }, head: { seq: 31 } });
+      } else {
+        // Not an empty file that verifies: the same file as the log exported now.
+        const x = await exportAuditText(deps.sql, 'org_a', T0 + 10 * DAY, 'json', reads, 10);
+        expect(x.text).toBe(`${JSON.stringify(await exportAudit(deps.sql, 'org_a', T0 + 10 * DAY), null, 2)}\n`);
+        expect(x.entries).toBe(1);
+      }
+    }
+  });
+
   it('after three prunes in a row while it reads, checks one snapshot of the chain instead', async () => {
     const deps = setup();
     for (let batch = 0; batch < 4; batch++) {
