@@ -872,10 +872,11 @@ const LIST_DELIVERIES_BY_STATUS = listPageSql('webhook_id = ? AND status = ?');
 export async function listDeliveries(deps: CoreDeps, scope: Scope, webhookId: string, q: DeliveryListQuery): Promise<{ data: Delivery[]; total: number }> {
   await getRow(deps, scope, webhookId);
   const args = q.status ? [webhookId, q.status] : [webhookId];
-  const rows = await deps.sql.all<DeliveryRow>((q.status ? LIST_DELIVERIES_BY_STATUS : LIST_DELIVERIES)[deps.sql.engine], [...args, q.limit, q.offset]);
-  // The total reads the webhook's whole range of the index: off the event loop where the store allows.
+  // The total reads the webhook's whole range of the index: off the event loop where the store allows. Counted first
+  // (as listPage does with a page read elsewhere), so that a page is never older than its total.
   const counter = deps.longReads && !deps.sql.inTransaction ? deps.longReads : deps.sql;
   const count = await counter.get<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${q.status ? 'webhook_id = ? AND status = ?' : 'webhook_id = ?'}`, args);
+  const rows = await deps.sql.all<DeliveryRow>((q.status ? LIST_DELIVERIES_BY_STATUS : LIST_DELIVERIES)[deps.sql.engine], [...args, q.limit, q.offset]);
   return { data: rows.map(toDelivery), total: count?.n ?? 0 };
 }
 

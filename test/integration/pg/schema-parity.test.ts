@@ -40,7 +40,7 @@ const PG_ONLY_INDEXES = new Set(['verifications_search']); // FTS5's counterpart
  * Indexes whose PostgreSQL twin ends with the primary key `id`: the list they serve breaks ties in insertion order
  * (dialect.insertionOrder), which is the rowid every SQLite index entry already ends with, and `id` on PostgreSQL.
  */
-const PG_TIE_BREAK_ID = new Set(['webhook_deliveries_list']); // migration 25
+const PG_TIE_BREAK_ID = new Set(['webhook_deliveries_list', 'webhook_deliveries_hook_status']); // migration 25
 /** SQLite tables that are derived data (FTS5, its shadow tables and its indexer's state): never copied, not mirrored. */
 const isDerived = (t: string) => t === 'verification_search' || t.startsWith('verification_search_');
 
