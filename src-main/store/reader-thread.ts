@@ -77,8 +77,18 @@ export interface ReaderThreadOptions {
    * the thread could keep it growing, while a read of the service's connection ends before its next write.
    */
   pause?: () => boolean;
+  /**
+   * How long a read asked while paused waits for the pause to end (the thread idle, the next cycle restarts the WAL)
+   * before it runs on the fallback after all. Under steady writes a 300 ms Dashboard count made the WAL miss a
+   * restart, and every long read after it ran on the event loop (a second walk of the console, 26 Nov 2026).
+   */
+  pauseWaitMs?: number;
   warn?: (message: string) => void;
 }
+
+/** ReaderThreadOptions.pauseWaitMs unless told. */
+export const READER_PAUSE_WAIT_MS = 1_000;
+const PAUSE_POLL_MS = 5;
 
 export class ReaderThread implements LongReads {
   private worker: Worker | null = null;
@@ -122,8 +132,20 @@ export class ReaderThread implements LongReads {
     return run;
   }
 
+  /** True when not paused, or once the pause ends within pauseWaitMs; false if it lasts longer. */
+  private async unpaused(): Promise<boolean> {
+    const paused = this.o.pause;
+    if (!paused?.()) return true;
+    const until = performance.now() + (this.o.pauseWaitMs ?? READER_PAUSE_WAIT_MS);
+    while (performance.now() < until && !this.closed) {
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_POLL_MS));
+      if (!paused()) return true;
+    }
+    return !paused();
+  }
+
   private async readOnThread<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {
-    if (!this.usable || this.o.pause?.() === true || !(await this.start())) return fallback();
+    if (!this.usable || !(await this.unpaused()) || !(await this.start())) return fallback();
     const worker = this.worker!;
     const id = this.nextId++;
     const message = { id, sql, one, params: binds(params) }; // throws on a bad parameter, before anything is held

@@ -94,19 +94,38 @@ describe('ReaderThread', () => {
     expect(asked).toHaveLength(1);
   });
 
-  it("reads through the service's connection while paused (the WAL missed a restart), on the thread again after", async () => {
+  it("reads through the service's connection while paused (the WAL missed a restart) past its wait, on the thread again after", async () => {
     const { file, db } = store();
     let paused = true;
     const onService: string[] = [];
     const port = createSqlitePort(db);
     const fallback = { all: port.all.bind(port), get: <T,>(sql: string, p?: SqlParams) => (onService.push(sql), port.get<T>(sql, p)) };
-    const reader = new ReaderThread({ file, fallback, pause: () => paused });
+    const reader = new ReaderThread({ file, fallback, pause: () => paused, pauseWaitMs: 20 });
     cleanup.push(() => reader.close());
     expect(await reader.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
     expect(onService).toHaveLength(1);
     paused = false;
     expect(await reader.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
     expect(onService).toHaveLength(1);
+  });
+
+  it('waits for a pause that ends within its wait, and then reads on the thread, not on the service\'s connection', async () => {
+    const { file, db } = store();
+    let paused = true;
+    const onService: string[] = [];
+    const port = createSqlitePort(db);
+    const fallback = { all: port.all.bind(port), get: <T,>(sql: string, p?: SqlParams) => (onService.push(sql), port.get<T>(sql, p)) };
+    // A wait far longer than the pause: only a thread that never looks again could miss its end.
+    const reader = new ReaderThread({ file, fallback, pause: () => paused, pauseWaitMs: 60_000 });
+    cleanup.push(() => reader.close());
+    const read = reader.get('SELECT count(*) AS n FROM t');
+    let answered = false;
+    void read.then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(answered).toBe(false); // still waiting: neither run on the service's connection nor on the thread
+    paused = false;
+    expect(await read).toEqual({ n: 0 });
+    expect(onService).toEqual([]);
   });
 
   it('refuses a long read inside a transaction: another connection would not see its writes', async () => {
