@@ -15,6 +15,7 @@ import {
 import type { CoreDeps } from '../../../src-main/core/context';
 import type { SqlParams } from '../../../src-main/store/sql-port';
 import { testDeps } from '../../helpers/core-deps';
+import { recordingPort, sqlitePlan } from '../../helpers/sql-plans';
 
 function setup(): { deps: CoreDeps; org: string } {
   const deps = testDeps();
@@ -119,6 +120,25 @@ describe('ledger', () => {
       expect(asked.filter((s) => /^SELECT count/.test(s)), JSON.stringify(q)).toHaveLength(1);
       expect(asked.filter((s) => /^SELECT \*/.test(s)), JSON.stringify(q)).toHaveLength(pages);
     }
+  });
+
+  it("pages usage in its index's order, newest first with the id as the tie-break: no sort, no row before the page", async () => {
+    const { deps, org } = setup();
+    await enableService(deps, org, 'account:NG');
+    await setPrice(deps, org, 'account:NG', 1, 'USD');
+    await topUp(deps, org, 1000, 'USD');
+    for (let i = 0; i < 12; i++) await charge(deps, org, `ver_${i}`); // the manual clock: all twelve in one millisecond
+    const all = (await listUsage(deps, org, { limit: 100, offset: 0 })).data.map((u) => u.id);
+    expect(all).toEqual([...all].sort().reverse());
+    const paged: string[] = [];
+    for (let offset = 0; offset < 12; offset += 5) paged.push(...(await listUsage(deps, org, { limit: 5, offset })).data.map((u) => u.id));
+    expect(paged).toEqual(all);
+    const { port, seen } = recordingPort(deps.sql);
+    await listUsage({ ...deps, sql: port }, org, { limit: 5, offset: 10 });
+    const page = seen.find((r) => /^SELECT \* FROM usage_records/.test(r.sql))!;
+    const plan = await sqlitePlan(deps.sql, page.sql, page.params);
+    expect(plan.join('\n')).toMatch(/USING INDEX usage_org/);
+    expect(plan.filter((d) => /TEMP B-TREE/.test(d)), plan.join('\n')).toEqual([]);
   });
 
   it('is append-only', async () => {
