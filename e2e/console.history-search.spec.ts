@@ -1,6 +1,7 @@
 // Find anything, and see what was compared (issue 13 §3): History's search box finds checks by identifier prefix,
 // returned name and id on the server; a record shows the request as submitted and who ran it through which door;
-// the palette opens a `ver_…` id; identity checks show their returned names in the list.
+// the palette opens a `ver_…` id; identity checks show their returned names in the list; an address set while History
+// is shown opens it with that address's filters.
 import { expect, openConsole, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
 
@@ -47,6 +48,20 @@ test('search History by identifier, name and id; the record shows its provenance
   await expect(page.getByText(/Nothing in sandbox matches “nobody”/)).toBeVisible();
   await page.getByTestId('history-filters').getByRole('button', { name: 'Clear' }).click();
   await expect(box).toHaveValue('');
+  await expect(rows).toHaveCount(3);
+  // An address set while History is shown (a link, an address typed) opens it with that address's filters, and Back
+  // returns to the filters before (a walk of the console found the page ignoring such an address).
+  await page.evaluate(`location.hash = '#/history?q=kamau'`);
+  await expect(box).toHaveValue('kamau');
+  await expect(rows).toHaveCount(1);
+  await page.evaluate(`location.hash = '#/history?q=0690'`);
+  await expect(box).toHaveValue('0690');
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`history-row-${ke}`)).toBeHidden();
+  await page.goBack();
+  await expect(box).toHaveValue('kamau');
+  await expect(page.getByTestId(`history-row-${ke}`)).toBeVisible();
+  await page.getByTestId('history-filters').getByRole('button', { name: 'Clear' }).click();
   await expect(rows).toHaveCount(3);
 
   // The record: the request as submitted, the API key that ran it, through the API door.

@@ -1,7 +1,7 @@
 // History's addresses: `#/history?status=failed&country=NG&from=2026-11-01` opens the list filtered,
 // `#/history/ver_…` opens one verification in the drawer over it. The page itself (features/history) takes its
-// starting filters from the store's one-shot hand-over, so the route hands the address's filters over before the
-// page mounts and remounts it when the address's filters change (Back/forward between filter sets).
+// starting filters as a prop, read once at mount, so the route remounts it when the address's filters change from
+// outside (a link, Back/forward between filter sets, an address set while History is shown).
 import { useMemo, useRef } from 'react';
 import { useLocation, useNavigate, useNavigationType, useParams } from 'react-router';
 import { HistoryPage } from '../features/history/history-page';
@@ -16,17 +16,17 @@ export function HistoryRoute() {
   const id = useParams()['*'] || null;
   const filter = useMemo(() => historyFilterOf(new URLSearchParams(location.search)), [location.search]);
   // The page mirrors its own filter changes into the address with a REPLACE; only a link or Back/forward (PUSH, POP)
-  // hands filters over and remounts it, so typing in the search box never remounts the page under the cursor.
+  // remounts it with the address's filters, so typing in the search box never remounts the page under the cursor.
+  // (The filters used to be handed over by setting the console's store during this render: inside the router's
+  // transition that re-rendered the route without end, and an address set while History was shown never showed.)
+  // Each such navigation mounts a new page, even to an address it had shown before (its key counts navigations, not
+  // addresses: Back to the filters the page was opened with, after it had mirrored others, must remount it too).
   const navigationType = useNavigationType();
-  const mounted = useRef(location.search);
-  if (navigationType !== 'REPLACE') mounted.current = location.search;
-  // Before HistoryPage's first render reads it (children render after this body).
-  useMemo(() => {
-    if (navigationType !== 'REPLACE') useConsole.setState({ historyFilter: filter });
-  }, [filter, navigationType]);
+  const mounted = useRef({ location, n: 0 });
+  if (navigationType !== 'REPLACE' && mounted.current.location !== location) mounted.current = { location, n: mounted.current.n + 1 };
   return (
     <>
-      <HistoryPage key={mounted.current} />
+      <HistoryPage key={mounted.current.n} initialFilter={filter} />
       <VerificationDrawer id={id} environment={environment} onClose={() => void navigate(paths.history(filter))} />
     </>
   );

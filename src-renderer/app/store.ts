@@ -17,8 +17,6 @@ export interface HistoryFilter {
   from?: string;
   /** Search text (ids, identifier prefixes, names, country codes). */
   q?: string;
-  /** A verification to open in the record view (the palette's id lookup). */
-  openId?: string;
 }
 
 
@@ -35,7 +33,6 @@ export interface VerifyPrefill {
 
 interface ConsoleState {
   environment: Environment;
-  historyFilter: HistoryFilter | null;
   verifyPrefill: VerifyPrefill | null;
   /** True while the "switch to live?" confirmation is on screen. */
   confirmingLive: boolean;
@@ -52,7 +49,6 @@ export const useConsole = create<ConsoleState>()(
   persist(
     (set, get) => ({
       environment: 'sandbox',
-      historyFilter: null,
       verifyPrefill: null,
       confirmingLive: false,
       setEnvironment: (environment) => set({ environment, confirmingLive: false }),

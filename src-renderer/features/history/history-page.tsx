@@ -16,7 +16,7 @@ import { useConsole } from '../../app/store';
 import { usePacedLiveVersion } from '../../app/live-store';
 import { VerificationDrawer } from './verification-drawer';
 import { useLocation, useNavigate } from 'react-router';
-import { paths } from '../../app/routes';
+import { paths, type HistoryUrlFilter } from '../../app/routes';
 
 const PAGE_SIZE = 20;
 
@@ -59,10 +59,10 @@ export function returnedName(r: VerificationRecord): string | undefined {
   return parts.length > 0 ? parts.join(' ') : undefined;
 }
 
-export function HistoryPage() {
+export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrlFilter }) {
   const environment = useConsole((s) => s.environment);
-  // An address opens History already filtered (app/history-route.tsx hands the filters over); read once, at mount.
-  const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...useConsole.getState().historyFilter }));
+  // An address opens History already filtered (app/history-route.tsx passes its filters); read once, at mount.
+  const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...initialFilter }));
   const [openId, setOpenId] = useState<string | null>(null);
   const closeDrawer = useCallback(() => setOpenId(null), []);
   // New checks and completed ones show without a click: a change event makes a new fetchPage, which reloads — paced by
@@ -107,11 +107,6 @@ export function HistoryPage() {
     }).slice('/history'.length);
     if (search !== location.search) void navigate({ pathname: location.pathname, search }, { replace: true });
   }, [filters, location.pathname, location.search, navigate]);
-  // A link (the palette's id lookup) may ask for one record to be opened, also while History is already shown.
-  const handOver = useConsole((s) => s.historyFilter);
-  useEffect(() => {
-    if (handOver?.openId) setOpenId(handOver.openId);
-  }, [handOver]);
 
   return (
     <Stack>
