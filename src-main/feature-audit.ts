@@ -35,7 +35,7 @@ function registerAuditRoutes(door: HttpDoor): void {
     async (req) => {
       const p = principalOf(req);
       requireRole(p, ['OWNER', 'ADMIN']);
-      return toEnvelope(await listAudit(rt.deps.sql, p.organizationId, req.query), req.query);
+      return toEnvelope(await listAudit(rt.deps.sql, p.organizationId, req.query, rt.deps.longReads), req.query);
     },
   );
 }
@@ -49,7 +49,7 @@ function auditConsoleHandlers(ctx: ConsoleContext): AuditHandlers {
   return {
     'audit:list': async (q) => {
       const page = withPage(q);
-      return toEnvelope(await listAudit(rt.deps.sql, (await owner(ctx)).organizationId, page), page);
+      return toEnvelope(await listAudit(rt.deps.sql, (await owner(ctx)).organizationId, page, rt.deps.longReads), page);
     },
     'audit:export': async ({ format }) => {
       const organizationId = (await owner(ctx)).organizationId;

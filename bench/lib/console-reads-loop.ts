@@ -5,7 +5,7 @@
 // folder's `verification-console.sqlite` (e.g. one seeded with many checks); it is opened read-write (migrations run)
 // but only read. A 1 ms timer measures the longest the loop went without turning. Medians of 3, alternating.
 // Usage: npx tsx bench/lib/console-reads-loop.ts <store.sqlite>
-import { exportAuditText } from '../../src-main/core/audit/audit-log';
+import { exportAuditText, listAudit } from '../../src-main/core/audit/audit-log';
 import { listUsage } from '../../src-main/core/billing/billing';
 import type { CoreDeps } from '../../src-main/core/context';
 import { listVerifications } from '../../src-main/core/verification/records';
@@ -53,7 +53,11 @@ if (usage) {
   reads.push([`Usage (${usage.n}), no filter`, (d) => listUsage(d, usage.o, { limit: 20, offset: 0 } as never)]);
   reads.push(['Usage, kind=reversal', (d) => listUsage(d, usage.o, { limit: 20, offset: 0, kind: 'reversal' } as never)]);
 }
-if (audit) reads.push([`Audit export JSON (${audit.n} entries)`, (d) => exportAuditText(d.sql, audit.o, Date.now(), 'json', d.longReads)]);
+if (audit) {
+  reads.push([`Audit log (${audit.n}), page and total`, (d) => listAudit(d.sql, audit.o, { limit: 50, offset: 0 } as never, d.longReads)]);
+  reads.push(['Audit log, filtered by a target', (d) => listAudit(d.sql, audit.o, { limit: 50, offset: 0, target: 'ver_0000000000000001' } as never, d.longReads)]);
+  reads.push([`Audit export JSON (${audit.n} entries)`, (d) => exportAuditText(d.sql, audit.o, Date.now(), 'json', d.longReads)]);
+}
 
 async function measure(fn: () => Promise<unknown>): Promise<{ ms: number; held: number }> {
   let last = performance.now();

@@ -227,7 +227,17 @@ export interface AuditQuery {
 }
 
 /** Entries newest first, filtered by actor (id or label), action (prefix), target (id), and time. */
-export async function listAudit(store: SqlQueries, organizationId: string, q: AuditQuery): Promise<{ data: AuditEntry[]; total: number }> {
+export async function listAudit(
+  store: SqlQueries,
+  organizationId: string,
+  q: AuditQuery,
+  /**
+   * Where the total is counted, and a filtered page read (CoreDeps.longReads): off the event loop where the store
+   * allows. The log's one index is (organization, seq), so a count reads the organization's whole range, and a filter
+   * reads entry after entry (19–34 ms and 27 ms for 75,000 entries, on every visit and filter of the Audit page).
+   */
+  reads?: LongReads,
+): Promise<{ data: AuditEntry[]; total: number }> {
   const where: string[] = ['organization_id = ?'];
   const args: (string | number)[] = [organizationId];
   // Labels and actions match whatever their case, as SQLite's LIKE does.
@@ -253,8 +263,12 @@ export async function listAudit(store: SqlQueries, organizationId: string, q: Au
     args.push(q.to);
   }
   const w = where.join(' AND ');
-  const rows = await store.all<AuditRow>(`SELECT * FROM audit_events WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`, [...args, q.limit, q.offset]);
-  const total = (await store.get<{ n: number }>(`SELECT count(*) AS n FROM audit_events WHERE ${w}`, args))!.n;
+  const long = reads && !store.inTransaction ? reads : store;
+  // Counted first, so a page past the total is not read, and a page is never older than its total.
+  const total = (await long.get<{ n: number }>(`SELECT count(*) AS n FROM audit_events WHERE ${w}`, args))!.n;
+  if (total <= q.offset) return { data: [], total };
+  const pageReads = where.length > 1 ? long : store;
+  const rows = await pageReads.all<AuditRow>(`SELECT * FROM audit_events WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`, [...args, q.limit, q.offset]);
   return { data: rows.map(auditEntryFromRow), total };
 }
 

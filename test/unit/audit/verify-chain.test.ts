@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src-main/core/clock';
 import type { CoreDeps } from '../../../src-main/core/context';
-import { appendAudit, auditCsv, exportAudit, exportAuditText, pruneAudit, verifyExport, verifyOrganizationChain, verifyStore, type AuditExport } from '../../../src-main/core/audit/audit-log';
+import { appendAudit, auditCsv, exportAudit, exportAuditText, listAudit, pruneAudit, verifyExport, verifyOrganizationChain, verifyStore, type AuditExport } from '../../../src-main/core/audit/audit-log';
 import { openDatabase } from '../../../src-main/store/database';
 import { ReaderThread } from '../../../src-main/store/reader-thread';
 import type { SqlParams } from '../../../src-main/store/sql-port';
@@ -200,5 +200,36 @@ describe("an organization's audit export, written page by page", () => {
     expect(x.text).toBe(asFile(await exportAudit(deps.sql, 'org_a', T0 + 10 * DAY)));
     expect(pruned['org_a']).toBe(60);
     expect(JSON.parse(x.text)).toMatchObject({ start: { seq: 60 }, head: { seq: 151 } });
+  });
+});
+
+describe("an organization's audit log, listed", () => {
+  it('counts off the event loop, reads a filtered page there too, and no page past the total, with the same answers', async () => {
+    const deps = setup();
+    await entries(deps, 'org_a', 30);
+    await entries(deps, 'org_b', 5);
+    const asked: string[] = [];
+    const reads = {
+      all: <T,>(s: string, p?: SqlParams) => (asked.push(s), deps.sql.all<T>(s, p)),
+      get: <T,>(s: string, p?: SqlParams) => (asked.push(s), deps.sql.get<T>(s, p)),
+    };
+    const cases: [Parameters<typeof listAudit>[2], number, number][] = [
+      [{ limit: 10, offset: 0 }, 30, 0], // no filter: the page is a range of (organization, seq), on the connection
+      [{ limit: 10, offset: 0, target: 'key_7' }, 1, 1],
+      [{ limit: 10, offset: 0, action: 'key.' }, 30, 1],
+      [{ limit: 10, offset: 40 }, 30, 0], // past the total: no page
+    ];
+    for (const [q, total, pages] of cases) {
+      asked.length = 0;
+      const onConnection = await listAudit(deps.sql, 'org_a', q);
+      expect(onConnection.total).toBe(total);
+      expect(await listAudit(deps.sql, 'org_a', q, reads)).toEqual(onConnection);
+      expect(asked.filter((s) => /^SELECT count/.test(s)), JSON.stringify(q)).toHaveLength(1);
+      expect(asked.filter((s) => /^SELECT \*/.test(s)), JSON.stringify(q)).toHaveLength(pages);
+    }
+    // Inside a transaction nothing goes to the long reads.
+    asked.length = 0;
+    await deps.sql.transaction((tx) => listAudit(tx, 'org_a', { limit: 5, offset: 0, target: 'key_1' } as Parameters<typeof listAudit>[2], reads));
+    expect(asked).toEqual([]);
   });
 });
