@@ -72,15 +72,18 @@ export interface ReaderThreadOptions {
   /** Where reads go when the thread cannot serve them (the service's own port). */
   fallback: LongReads;
   /**
-   * True while reads should go to the fallback for now: the WAL missed a restart (GroupCommitter.walRestartMissed).
-   * A read transaction of this connection keeps SQLite from restarting the WAL; kept busy (a client polling a count),
-   * the thread could keep it growing, while a read of the service's connection ends before its next write.
+   * True while new reads should hold off: the WAL missed a restart (GroupCommitter.walRestartMissed). A read
+   * transaction of this connection keeps SQLite from restarting the WAL; kept busy (a client polling a count), the
+   * thread could keep it growing.
    */
   pause?: () => boolean;
   /**
-   * How long a read asked while paused waits for the pause to end (the thread idle, the next cycle restarts the WAL)
-   * before it runs on the fallback after all. Under steady writes a 300 ms Dashboard count made the WAL miss a
-   * restart, and every long read after it ran on the event loop (a second walk of the console, 26 Nov 2026).
+   * How long a read asked while paused waits for the pause to end (the thread idle, a later cycle restarts the WAL)
+   * before it runs on the thread anyway. Paused reads used to run on the fallback, the service's connection: under
+   * steady writes one 300 ms Dashboard count made the WAL miss a restart and every long read after it ran on the event
+   * loop (the second walk of the console, 26 Nov 2026); with a one-second wait and then the fallback, pauses under 100
+   * checks a second still outlasted it, and the 30-day summary's count held the loop 1.1 s. A long read on the event
+   * loop stops every request; one on the thread after a wait only delays a restart the wait gave every chance to.
    */
   pauseWaitMs?: number;
   warn?: (message: string) => void;
@@ -132,20 +135,17 @@ export class ReaderThread implements LongReads {
     return run;
   }
 
-  /** True when not paused, or once the pause ends within pauseWaitMs; false if it lasts longer. */
-  private async unpaused(): Promise<boolean> {
+  /** Resolves when not paused, once the pause ends, or after pauseWaitMs of it, whichever comes first. */
+  private async pauseOver(): Promise<void> {
     const paused = this.o.pause;
-    if (!paused?.()) return true;
+    if (!paused?.()) return;
     const until = performance.now() + (this.o.pauseWaitMs ?? READER_PAUSE_WAIT_MS);
-    while (performance.now() < until && !this.closed) {
-      await new Promise((resolve) => setTimeout(resolve, PAUSE_POLL_MS));
-      if (!paused()) return true;
-    }
-    return !paused();
+    while (performance.now() < until && !this.closed && paused()) await new Promise((resolve) => setTimeout(resolve, PAUSE_POLL_MS));
   }
 
   private async readOnThread<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {
-    if (!this.usable || !(await this.unpaused()) || !(await this.start())) return fallback();
+    await this.pauseOver();
+    if (!this.usable || !(await this.start())) return fallback();
     const worker = this.worker!;
     const id = this.nextId++;
     const message = { id, sql, one, params: binds(params) }; // throws on a bad parameter, before anything is held
