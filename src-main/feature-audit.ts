@@ -56,9 +56,7 @@ function auditConsoleHandlers(ctx: ConsoleContext): AuditHandlers {
       // Page by page, its reads off the event loop where the store allows (as audit:verify reads the chain).
       const x = await exportAuditText(rt.deps.sql, organizationId, rt.deps.clock.now(), format, rt.deps.longReads);
       const stamp = x.exportedAt.replace(/[:.]/g, '-');
-      return format === 'json'
-        ? { filename: `audit-${stamp}.json`, mediaType: 'application/json', content: x.text }
-        : { filename: `audit-${stamp}.csv`, mediaType: 'text/csv', content: x.text };
+      return { filename: `audit-${stamp}.${format}`, mediaType: format === 'json' ? 'application/json' : 'text/csv', content: x.text };
     },
     'audit:verify': async () => {
       const organizationId = (await owner(ctx)).organizationId;

@@ -90,7 +90,7 @@ export interface ReaderThreadOptions {
 }
 
 /** ReaderThreadOptions.pauseWaitMs unless told. */
-export const READER_PAUSE_WAIT_MS = 1_000;
+const READER_PAUSE_WAIT_MS = 1_000;
 const PAUSE_POLL_MS = 5;
 
 export class ReaderThread implements LongReads {

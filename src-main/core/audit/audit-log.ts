@@ -15,6 +15,7 @@ import type { SqlQueries } from '../../store/sql-port';
 import type { LongReads } from '../../store/reader-thread';
 import type { Principal } from '../principal';
 import { dialectOf } from '../../store/pg/dialect';
+import { ListFilter, listPage } from '../../store/list-query';
 
 export const GENESIS_HASH = '0'.repeat(64);
 export const AUDIT_EXPORT_FORMAT = 'vconsole-audit-1';
@@ -238,37 +239,25 @@ export async function listAudit(
    */
   reads?: LongReads,
 ): Promise<{ data: AuditEntry[]; total: number }> {
-  const where: string[] = ['organization_id = ?'];
-  const args: (string | number)[] = [organizationId];
+  const filter = new ListFilter().eq('organization_id', organizationId);
   // Labels and actions match whatever their case, as SQLite's LIKE does.
   const like = dialectOf(store.engine).caseInsensitiveLike;
-  if (q.actor) {
-    where.push(`(actor_id = ? OR actor_label ${like} ? ESCAPE '\\')`);
-    args.push(q.actor, `%${q.actor.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  }
-  if (q.action) {
-    where.push(`action ${like} ? ESCAPE '\\'`);
-    args.push(`${q.action.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  }
-  if (q.target) {
-    where.push('target_id = ?');
-    args.push(q.target);
-  }
-  if (q.from) {
-    where.push('at >= ?');
-    args.push(q.from);
-  }
-  if (q.to) {
-    where.push('at < ?');
-    args.push(q.to);
-  }
-  const w = where.join(' AND ');
-  const long = reads && !store.inTransaction ? reads : store;
-  // Counted first, so a page past the total is not read, and a page is never older than its total.
-  const total = (await long.get<{ n: number }>(`SELECT count(*) AS n FROM audit_events WHERE ${w}`, args))!.n;
-  if (total <= q.offset) return { data: [], total };
-  const pageReads = where.length > 1 ? long : store;
-  const rows = await pageReads.all<AuditRow>(`SELECT * FROM audit_events WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`, [...args, q.limit, q.offset]);
+  const escaped = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+  if (q.actor) filter.where(`(actor_id = ? OR actor_label ${like} ? ESCAPE '\\')`, q.actor, `%${escaped(q.actor)}%`);
+  if (q.action) filter.where(`action ${like} ? ESCAPE '\\'`, `${escaped(q.action)}%`);
+  filter.eq('target_id', q.target || undefined);
+  if (q.from) filter.where('at >= ?', q.from);
+  if (q.to) filter.where('at < ?', q.to);
+  const { rows, total } = await listPage<AuditRow>(store, {
+    select: '*',
+    from: 'audit_events',
+    filter,
+    orderBy: 'seq DESC',
+    limit: q.limit,
+    offset: q.offset,
+    countWith: reads,
+    pageWith: filter.clauses.length > 1 ? reads : undefined,
+  });
   return { data: rows.map(auditEntryFromRow), total };
 }
 

@@ -866,8 +866,10 @@ const listPageSql = (where: string) =>
     const order = `created_at_ms DESC, ${key} DESC`;
     return `SELECT * FROM webhook_deliveries WHERE ${key} IN (SELECT ${key} FROM webhook_deliveries WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?) ORDER BY ${order}`;
   });
-const LIST_DELIVERIES = listPageSql('webhook_id = ?');
-const LIST_DELIVERIES_BY_STATUS = listPageSql('webhook_id = ? AND status = ?');
+const OF_WEBHOOK = 'webhook_id = ?';
+const OF_WEBHOOK_BY_STATUS = 'webhook_id = ? AND status = ?';
+const LIST_DELIVERIES = listPageSql(OF_WEBHOOK);
+const LIST_DELIVERIES_BY_STATUS = listPageSql(OF_WEBHOOK_BY_STATUS);
 
 export async function listDeliveries(deps: CoreDeps, scope: Scope, webhookId: string, q: DeliveryListQuery): Promise<{ data: Delivery[]; total: number }> {
   await getRow(deps, scope, webhookId);
@@ -875,7 +877,7 @@ export async function listDeliveries(deps: CoreDeps, scope: Scope, webhookId: st
   // The total reads the webhook's whole range of the index: off the event loop where the store allows. Counted first
   // (as listPage does with a page read elsewhere), so that a page is never older than its total.
   const counter = deps.longReads && !deps.sql.inTransaction ? deps.longReads : deps.sql;
-  const count = await counter.get<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${q.status ? 'webhook_id = ? AND status = ?' : 'webhook_id = ?'}`, args);
+  const count = await counter.get<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE ${q.status ? OF_WEBHOOK_BY_STATUS : OF_WEBHOOK}`, args);
   const rows = await deps.sql.all<DeliveryRow>((q.status ? LIST_DELIVERIES_BY_STATUS : LIST_DELIVERIES)[deps.sql.engine], [...args, q.limit, q.offset]);
   return { data: rows.map(toDelivery), total: count?.n ?? 0 };
 }
