@@ -52,7 +52,7 @@ export function backupConsoleHandlers(ctx: ConsoleContext): BackupHandlers {
       if (includeKey === true && !mayBackUpWithKey((await owner(ctx)).role)) {
         throw new AppError('FORBIDDEN', { message: 'Only an owner can make a backup that includes the data key (secret.key).' });
       }
-      // SQLite engine only: the online backup API of the store's connection.
+      // SQLite engine only: a copy of the store's file (core/backups/backups.ts).
       return createBackup(rt.deps.db, dataDir, { includeKey: includeKey === true });
     },
     'backups:schedule': async (s) => {

@@ -76,7 +76,7 @@ async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): P
     const { values } = kit.parse(rest, { out: { type: 'string' }, 'include-key': { type: 'boolean' } });
     const dir = kit.dataDir(values);
     if (!existsSync(storeFile(dir))) return usage(`no store in ${dir} to back up`);
-    // SQLite engine only: the online backup API of the store's connection.
+    // SQLite engine only: a copy of the store's file (core/backups/backups.ts).
     const made = await kit.withCore(values, (core) =>
       createBackup(core.deps.db, dir, { ...(typeof values['out'] === 'string' ? { out: values['out'] } : {}), includeKey: values['include-key'] === true }),
     );

@@ -51,13 +51,16 @@ parentPort.on('message', (m) => {
       if (statements.size >= 256) statements.clear();
       statements.set(m.sql, st);
     }
-    const rows = m.one ? st.get(...m.params) : st.all(...m.params);
+    const rows = m.mode === 'get' ? st.get(...m.params) : m.mode === 'run' ? (st.run(...m.params), null) : st.all(...m.params);
     parentPort.postMessage({ id: m.id, ok: true, rows });
   } catch (e) {
     parentPort.postMessage({ id: m.id, ok: false, error: String((e && e.message) || e), code: e && e.code });
   }
 });
 `;
+
+/** What the thread does with a statement: all its rows, the first, or runs it (the copy). */
+type Mode = 'all' | 'get' | 'run';
 
 interface Pending {
   resolve: (rows: unknown) => void;
@@ -109,11 +112,20 @@ export class ReaderThread implements LongReads {
   constructor(private readonly o: ReaderThreadOptions) {}
 
   all<T = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
-    return this.read<T[]>(sql, params, false, () => this.o.fallback.all<T>(sql, params));
+    return this.read<T[]>(sql, params, 'all', () => this.o.fallback.all<T>(sql, params));
   }
 
   get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
-    return this.read<T | undefined>(sql, params, true, () => this.o.fallback.get<T>(sql, params));
+    return this.read<T | undefined>(sql, params, 'get', () => this.o.fallback.get<T>(sql, params));
+  }
+
+  /**
+   * A consistent copy of the store written to `dest` (`VACUUM INTO`, which a read-only connection may run): one read
+   * transaction of this connection, so writers go on meanwhile and the copy is the store as of its start, compacted.
+   * `dest` must not exist or be empty. Where the thread cannot serve it, `fallback` makes the copy instead.
+   */
+  copyInto(dest: string, fallback: () => Promise<void>): Promise<void> {
+    return this.read<void>('VACUUM INTO ?', [dest], 'run', fallback);
   }
 
   /** Ends the thread once the reads asked before are answered; reads asked after are refused. */
@@ -124,11 +136,11 @@ export class ReaderThread implements LongReads {
     if (this.worker && !this.exited) await endWorker(this.worker);
   }
 
-  private read<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {
+  private read<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>): Promise<R> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     // Another connection does not see a transaction's own writes: a read inside one goes through its handle.
     if (insideTransaction()) return Promise.reject(new SqlPortError('a long read inside a transaction: read through the transaction\'s handle'));
-    const run = this.readOnThread(sql, params, one, fallback);
+    const run = this.readOnThread(sql, params, mode, fallback);
     this.asked.add(run);
     const forget = () => this.asked.delete(run);
     run.then(forget, forget);
@@ -143,12 +155,12 @@ export class ReaderThread implements LongReads {
     while (performance.now() < until && !this.closed && paused()) await new Promise((resolve) => setTimeout(resolve, PAUSE_POLL_MS));
   }
 
-  private async readOnThread<R>(sql: string, params: SqlParams | undefined, one: boolean, fallback: () => Promise<R>): Promise<R> {
+  private async readOnThread<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>): Promise<R> {
     await this.pauseOver();
     if (!this.usable || !(await this.start())) return fallback();
     const worker = this.worker!;
     const id = this.nextId++;
-    const message = { id, sql, one, params: binds(params) }; // throws on a bad parameter, before anything is held
+    const message = { id, sql, mode, params: binds(params) }; // throws on a bad parameter, before anything is held
     return new Promise<R>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (rows: unknown) => void, reject });
       worker.ref();
