@@ -1,7 +1,7 @@
 // The Audit page (issue 15): changes made in the console appear with their actor and door, the chain verifies, a
 // filter narrows the list, and the JSON export verifies offline with `vconsole audit verify --file`.
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname as dirOf, join, resolve } from 'node:path';
 import { fileURLToPath as toPath } from 'node:url';
@@ -64,4 +64,15 @@ test('audit: console changes are recorded, filtered, verified and exported', asy
   rmSync(file, { force: true });
   expect(offline.status, offline.stdout + offline.stderr).toBe(0);
   expect(offline.stdout).toMatch(/entries verified/);
+  // The CSV, streamed by the web door like the JSON: a spreadsheet's byte order mark, then the header and the entries.
+  const csvDownload = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const csv = await csvDownload;
+  expect(csv.suggestedFilename()).toMatch(/^audit-.*\.csv$/);
+  const csvFile = join(tmpdir(), `audit-${Date.now()}.csv`);
+  await csv.saveAs(csvFile);
+  const text = readFileSync(csvFile, 'utf8');
+  rmSync(csvFile, { force: true });
+  expect(text.startsWith('\uFEFFseq,id,at,actor_type')).toBe(true);
+  expect(text).toContain('key.created');
 });

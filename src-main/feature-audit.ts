@@ -7,7 +7,7 @@ import { AuditEventSchema, AuditQuerySchema } from '../src-shared/schemas/audit'
 import { auditRetentionDays, setAuditRetention } from './core/audit/retention';
 import { ErrorBodySchema, listEnvelope, toEnvelope, withPage } from '../src-shared/schemas/common';
 import { owner, type ConsoleContext } from './console/handlers';
-import { exportAuditText, listAudit, pruneAudit, verifyOrganizationChain } from './core/audit/audit-log';
+import { exportAuditParts, listAudit, pruneAudit, verifyOrganizationChain } from './core/audit/audit-log';
 import { requireRole } from './core/principal';
 import type { CoreRuntime } from './core/runtime';
 import type { Feature } from './features';
@@ -40,6 +40,19 @@ function registerAuditRoutes(door: HttpDoor): void {
   );
 }
 
+/**
+ * The console's audit export as a file: its name, media type and text in parts. The `audit:export` channel answers it
+ * joined; the web console's download (GET /console/audit/export) sends the parts as they are.
+ */
+export async function auditExportFile(ctx: ConsoleContext, format: 'json' | 'csv'): Promise<{ filename: string; mediaType: string; parts: string[] }> {
+  const { rt } = ctx;
+  const organizationId = (await owner(ctx)).organizationId;
+  // Page by page, its reads off the event loop where the store allows (as audit:verify reads the chain).
+  const x = await exportAuditParts(rt.deps.sql, organizationId, rt.deps.clock.now(), format, rt.deps.longReads);
+  const stamp = x.exportedAt.replace(/[:.]/g, '-');
+  return { filename: `audit-${stamp}.${format}`, mediaType: format === 'json' ? 'application/json' : 'text/csv', parts: x.parts };
+}
+
 type AuditHandlers = {
   [K in keyof AuditChannels]: (input: z.output<AuditChannels[K]['input']>) => Promise<z.input<AuditChannels[K]['output']>>;
 };
@@ -52,11 +65,8 @@ function auditConsoleHandlers(ctx: ConsoleContext): AuditHandlers {
       return toEnvelope(await listAudit(rt.deps.sql, (await owner(ctx)).organizationId, page, rt.deps.longReads), page);
     },
     'audit:export': async ({ format }) => {
-      const organizationId = (await owner(ctx)).organizationId;
-      // Page by page, its reads off the event loop where the store allows (as audit:verify reads the chain).
-      const x = await exportAuditText(rt.deps.sql, organizationId, rt.deps.clock.now(), format, rt.deps.longReads);
-      const stamp = x.exportedAt.replace(/[:.]/g, '-');
-      return { filename: `audit-${stamp}.${format}`, mediaType: format === 'json' ? 'application/json' : 'text/csv', content: x.text };
+      const { parts, ...file } = await auditExportFile(ctx, format);
+      return { ...file, content: parts.join('') };
     },
     'audit:verify': async () => {
       const organizationId = (await owner(ctx)).organizationId;

@@ -170,6 +170,8 @@ export async function dispatch(
   raw: unknown,
   log?: { error(o: object, m: string): void },
   caller?: ConsoleCaller,
+  /** Answers the call in another form than the channel's handler (a door's file download), with all the same checks. */
+  answer?: (input: never) => Promise<unknown>,
 ): Promise<BridgeResult<unknown>> {
   const { CHANNELS } = await import('../../src-shared/channels');
   if (!Object.hasOwn(CHANNELS, channel)) {
@@ -199,7 +201,7 @@ export async function dispatch(
     }
   }
   try {
-    const handler = handlers[name] as (i: unknown) => Promise<unknown>;
+    const handler = (answer ?? handlers[name]) as (i: unknown) => Promise<unknown>;
     const run = () => handler(parsed.data);
     return { ok: true, value: await (caller ? consoleUsers.run(caller.user, run) : run()) };
   } catch (e) {

@@ -76,7 +76,9 @@ export function startSession(): Promise<void> {
   return session;
 }
 
-function networkError(): BridgeResult<never> {
+type Failed = { ok: false; error: BridgeError };
+
+function networkError(): Failed {
   return {
     ok: false,
     error: { code: 'NETWORK_ERROR', message: 'The console could not reach the service.', hint: 'Check that the service is still running, then retry.' },
@@ -96,18 +98,7 @@ async function webInvoke(channel: string, input: unknown): Promise<BridgeResult<
   } catch {
     return networkError();
   }
-  if (res.status === 401) {
-    const body = (await res.json().catch(() => ({}))) as { code?: unknown };
-    const team = body.code === 'SIGN_IN_REQUIRED';
-    session = null;
-    for (const fn of expiredListeners) fn(team ? 'ended' : 'expired');
-    return {
-      ok: false,
-      error: team
-        ? { code: 'SIGN_IN_REQUIRED', message: 'Your console session has ended.', hint: 'Sign in again.' }
-        : { code: 'TOKEN_INVALID', message: 'The console session has ended.', hint: 'Open the console through a new link.' },
-    };
-  }
+  if (res.status === 401) return sessionEnded(res);
   let body: unknown;
   try {
     body = await res.json();
@@ -115,12 +106,57 @@ async function webInvoke(channel: string, input: unknown): Promise<BridgeResult<
     return networkError();
   }
   if (body && typeof body === 'object' && 'ok' in body) return body as BridgeResult<unknown>;
-  // A door-level refusal (403 and the like) arrives as the HTTP error body, not as a BridgeResult.
-  const e = body as { code?: unknown; message?: unknown };
+  return doorRefusal(res.status, body);
+}
+
+/** A 401 from the web door: the session is gone (listeners told), as the error a call then fails with. */
+async function sessionEnded(res: Response): Promise<Failed> {
+  const body = (await res.json().catch(() => ({}))) as { code?: unknown };
+  const team = body.code === 'SIGN_IN_REQUIRED';
+  session = null;
+  for (const fn of expiredListeners) fn(team ? 'ended' : 'expired');
   return {
     ok: false,
-    error: { code: typeof e.code === 'string' ? e.code : 'HTTP_' + res.status, message: typeof e.message === 'string' ? e.message : `HTTP ${res.status}` },
+    error: team
+      ? { code: 'SIGN_IN_REQUIRED', message: 'Your console session has ended.', hint: 'Sign in again.' }
+      : { code: 'TOKEN_INVALID', message: 'The console session has ended.', hint: 'Open the console through a new link.' },
   };
+}
+
+/** A door-level refusal (403 and the like) arrives as the HTTP error body, not as a BridgeResult. */
+function doorRefusal(status: number, body: unknown): Failed {
+  const e = (body ?? {}) as { code?: unknown; message?: unknown; hint?: unknown };
+  return {
+    ok: false,
+    error: {
+      code: typeof e.code === 'string' ? e.code : 'HTTP_' + status,
+      message: typeof e.message === 'string' ? e.message : `HTTP ${status}`,
+      ...(typeof e.hint === 'string' ? { hint: e.hint } : {}),
+    },
+  };
+}
+
+/**
+ * A file the web door serves for download (a GET of the console's own origin): its name (from Content-Disposition)
+ * and bytes, read by the browser off the page's main thread. Fails with a ConsoleError as `call` does, so the page can
+ * say why; a link the browser followed itself would save the error's JSON as the file instead.
+ */
+export async function fetchDownload(path: string): Promise<{ filename: string; blob: Blob }> {
+  await startSession();
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: 'same-origin' });
+  } catch {
+    throw new ConsoleError(networkError().error);
+  }
+  if (res.status === 401) throw new ConsoleError((await sessionEnded(res)).error);
+  if (!res.ok) throw new ConsoleError(doorRefusal(res.status, await res.json().catch(() => null)).error);
+  const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
+  try {
+    return { filename, blob: await res.blob() };
+  } catch {
+    throw new ConsoleError(networkError().error);
+  }
 }
 
 async function postJson(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {

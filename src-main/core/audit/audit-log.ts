@@ -485,6 +485,22 @@ export async function exportAuditText(
   reads: LongReads = q,
   pageSize = AUDIT_VERIFY_PAGE,
 ): Promise<{ exportedAt: string; entries: number; text: string }> {
+  const { parts, ...x } = await exportAuditParts(q, organizationId, nowMs, format, reads, pageSize);
+  return { ...x, text: parts.join('') };
+}
+
+/**
+ * exportAuditText's text as the parts it is written in (one per page of entries, and the file's head and tail), for a
+ * door that sends them as they are: joining 46 MB into one string alone held the event loop 28 ms.
+ */
+export async function exportAuditParts(
+  q: SqlQueries,
+  organizationId: string,
+  nowMs: number,
+  format: 'json' | 'csv',
+  reads: LongReads = q,
+  pageSize = AUDIT_VERIFY_PAGE,
+): Promise<{ exportedAt: string; entries: number; parts: string[] }> {
   let start: ChainStart = { seq: 0, hash: GENESIS_HASH };
   let head = start;
   let chunks: string[] = [];
@@ -510,10 +526,12 @@ export async function exportAuditText(
     },
   );
   const exportedAt = iso(nowMs);
-  if (format === 'csv') return { exportedAt, entries, text: `${CSV_COLUMNS.join(',')}\r\n${chunks.join('')}` };
+  if (format === 'csv') return { exportedAt, entries, parts: [`${CSV_COLUMNS.join(',')}\r\n`, ...chunks] };
   const shell: AuditExport = { format: AUDIT_EXPORT_FORMAT, organizationId, exportedAt, start, entries: [], head };
   const [before, after] = JSON.stringify(shell, null, 2).split('"entries": []');
-  return { exportedAt, entries, text: `${before}"entries": [${entries > 0 ? `${chunks.join(',')}\n  ` : ''}]${after}\n` };
+  // The pages joined by commas, as JSON.stringify separates the array's elements.
+  const body = chunks.flatMap((c, i) => (i === 0 ? [c] : [',', c]));
+  return { exportedAt, entries, parts: [`${before}"entries": [`, ...body, `${entries > 0 ? '\n  ' : ''}]${after}\n`] };
 }
 
 /** An organization's log from one snapshot of the store (auditSnapshot). */

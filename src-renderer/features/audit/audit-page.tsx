@@ -5,11 +5,11 @@ import { useCallback, useEffect, useState } from 'react';
 import { Alert, Badge, Button, Code, Group, Pagination, Paper, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconDownload, IconShieldCheck, IconShieldX } from '@tabler/icons-react';
 import type { AuditEvent } from '../../../src-shared/schemas/audit';
-import { call } from '../../client/bridge';
+import { call, fetchDownload, isElectron } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
-import { downloadText } from '../wallet/download';
+import { downloadBlob, downloadText } from '../wallet/download';
 import { paths } from '../../app/routes';
 import { Link } from 'react-router';
 
@@ -139,8 +139,15 @@ export function AuditPage() {
 
   async function exportAs(format: 'json' | 'csv') {
     try {
-      const x = await call('audit:export', { format });
-      downloadText(x.filename, x.content, format === 'csv' ? 'text/csv;charset=utf-8' : 'application/json');
+      if (isElectron()) {
+        const x = await call('audit:export', { format });
+        downloadText(x.filename, x.content, format === 'csv' ? 'text/csv;charset=utf-8' : 'application/json');
+      } else {
+        // In a browser the web door streams the file (tens of MB on a large store) instead of wrapping it in the
+        // bridge's JSON; the same channel and role answer it.
+        const x = await fetchDownload(`audit/export?format=${format}`);
+        downloadBlob(x.filename, x.blob);
+      }
     } catch (e) {
       notifyError(e, 'The export failed');
     }

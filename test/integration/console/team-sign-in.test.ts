@@ -346,6 +346,18 @@ describe('roles in every console channel', () => {
     expect(checked).toBe(Object.keys(CHANNELS).length * 3);
   });
 
+  it('the audit export’s download answers to the channel’s role: a developer is refused, an admin gets the file', async () => {
+    forgetFailures();
+    const get = (cookie: string) => send('GET', '/console/audit/export?format=csv', { cookie, origin: null, headers: { 'Sec-Fetch-Site': 'same-origin' } });
+    const dev = await get(await session('DEVELOPER'));
+    expect(dev.status, dev.text).toBe(403);
+    expect(dev.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('audit:export needs ADMIN') });
+    const admin = await get(await session('ADMIN'));
+    expect(admin.status, admin.text).toBe(200);
+    expect(admin.headers['content-disposition']).toMatch(/^attachment; filename="audit-.*\.csv"$/);
+    expect(admin.text.startsWith('\uFEFFseq,id,at,')).toBe(true);
+  });
+
   // Console backups are of the SQLite store (PostgreSQL: pg_dump, docs/team-server.md "Backups").
   sqliteOnly.it('a backup that includes the data key is an owner’s: an admin may back up without it, not with it', async () => {
     forgetFailures();
