@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { webhookChannels } from '../src-shared/channels-webhooks';
 import type { ConsoleContext } from './console/handlers';
 import { owner } from './console/handlers';
-import { getDelivery, getForward, listDeliveries, replayDelivery, retryNow, setForward } from './core/webhooks/deliveries';
+import { getDelivery, getForward, listDeliveries, listDeliveryTimeline, replayDelivery, retryNow, setForward } from './core/webhooks/deliveries';
 import { listWebhookAlerts } from './core/webhooks/failures';
 import { previewRecovery, recoverWebhook } from './core/webhooks/recovery';
 import { triggerSampleEvent } from './core/webhooks/triggers';
@@ -42,6 +42,10 @@ export function webhookConsoleHandlers(ctx: ConsoleContext): WebhookHandlers {
       return toEnvelope(await listDeliveries(rt.deps, await owner(ctx, environment), webhookId, q), q);
     },
     'webhooks:delivery': async ({ environment, id }) => getDelivery(rt.deps, await owner(ctx, environment), id),
+    'webhooks:timeline': async ({ environment, webhookId, query }) => {
+      const q = withPage(query);
+      return toEnvelope(await listDeliveryTimeline(rt.deps, await owner(ctx, environment), webhookId, q), q);
+    },
     'webhooks:replay': async ({ environment, id, to, resign }) =>
       replayDelivery(rt, await owner(ctx, environment), id, { target: to ?? 'webhook', resign }),
     'webhooks:retryNow': async ({ environment, id }) => retryNow(rt, await owner(ctx, environment), id),

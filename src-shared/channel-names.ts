@@ -33,6 +33,7 @@ export const REQUEST_CHANNEL_NAMES: readonly string[] = [
   'webhooks:delete',
   'webhooks:deliveries',
   'webhooks:delivery',
+  'webhooks:timeline',
   'webhooks:replay',
   'webhooks:retryNow',
   'webhooks:setForward',

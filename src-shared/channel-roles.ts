@@ -49,6 +49,7 @@ export const CHANNEL_MIN_ROLE: Record<ChannelName, Role> = {
   'webhooks:delete': 'DEVELOPER',
   'webhooks:deliveries': 'DEVELOPER',
   'webhooks:delivery': 'DEVELOPER',
+  'webhooks:timeline': 'DEVELOPER',
   'webhooks:replay': 'DEVELOPER',
   'webhooks:retryNow': 'DEVELOPER',
   'webhooks:alerts': 'DEVELOPER',

@@ -41,6 +41,11 @@ export const webhookChannels = {
     z.object({ data: z.array(DeliverySchema), pagination: PaginationSchema }),
   ),
   'webhooks:delivery': channel(z.object({ ...Env, id: Id }), DeliveryDetailSchema),
+  /** A page of webhooks:deliveries with each delivery's attempt log (the console's delivery timeline), in one call. */
+  'webhooks:timeline': channel(
+    z.object({ ...Env, webhookId: Id, query: DeliveryListQuerySchema.partial().optional() }),
+    z.object({ data: z.array(DeliveryDetailSchema), pagination: PaginationSchema }),
+  ),
   'webhooks:replay': channel(
     z.object({
       ...Env,

@@ -893,28 +893,47 @@ async function scopedDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, 
   return { d, hook };
 }
 
+/** An attempt log entry's columns (toAttempt). */
+const ATTEMPT_LOG_COLUMNS = 'attempt, kind, url, started_at, duration_ms, status_code, error, response_body, next_attempt_at';
+
+function toAttempt(a: AttemptRow): DeliveryAttempt {
+  return {
+    attempt: a.attempt,
+    kind: a.kind,
+    url: a.url,
+    startedAt: a.started_at,
+    durationMs: a.duration_ms,
+    statusCode: a.status_code,
+    error: a.error,
+    responseBody: a.response_body,
+    nextAttemptAt: a.next_attempt_at,
+  };
+}
+
 export async function getDelivery(deps: CoreDeps, scope: Scope, deliveryId: string, webhookId?: string): Promise<DeliveryDetail> {
   if (webhookId !== undefined) await getRow(deps, scope, webhookId);
   const { d } = await scopedDelivery(deps, scope, deliveryId, webhookId);
-  const attempts = await deps.sql.all<AttemptRow>(
-    `SELECT attempt, kind, url, started_at, duration_ms, status_code, error, response_body, next_attempt_at
-     FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq`,
-    [d.id],
-  );
-  return {
-    ...toDelivery(d),
-    attemptLog: attempts.map((a) => ({
-      attempt: a.attempt,
-      kind: a.kind,
-      url: a.url,
-      startedAt: a.started_at,
-      durationMs: a.duration_ms,
-      statusCode: a.status_code,
-      error: a.error,
-      responseBody: a.response_body,
-      nextAttemptAt: a.next_attempt_at,
-    })),
-  };
+  const attempts = await deps.sql.all<AttemptRow>(`SELECT ${ATTEMPT_LOG_COLUMNS} FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq`, [d.id]);
+  return { ...toDelivery(d), attemptLog: attempts.map(toAttempt) };
+}
+
+/**
+ * A page of a webhook's deliveries with each one's attempt log: the console's delivery timeline draws every shown
+ * delivery's attempts. One read of the attempts for the whole page (`webhook_attempts_delivery`), where the console used
+ * to ask for each shown delivery's detail: eleven calls a page, and again on each live redraw.
+ */
+export async function listDeliveryTimeline(deps: CoreDeps, scope: Scope, webhookId: string, q: DeliveryListQuery): Promise<{ data: DeliveryDetail[]; total: number }> {
+  const page = await listDeliveries(deps, scope, webhookId, q);
+  const ids = page.data.map((d) => d.id);
+  const logs = new Map<string, DeliveryAttempt[]>(ids.map((id) => [id, []]));
+  if (ids.length > 0) {
+    const rows = await deps.sql.all<AttemptRow & { delivery_id: string }>(
+      `SELECT delivery_id, ${ATTEMPT_LOG_COLUMNS} FROM webhook_attempts WHERE delivery_id IN (${ids.map(() => '?').join(', ')}) ORDER BY delivery_id, seq`,
+      ids,
+    );
+    for (const r of rows) logs.get(r.delivery_id)!.push(toAttempt(r));
+  }
+  return { data: page.data.map((d) => ({ ...d, attemptLog: logs.get(d.id)! })), total: page.total };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -39,23 +39,21 @@ export function DeliveriesPanel(props: {
   const [loading, setLoading] = useState(false);
 
   // New deliveries and recorded attempts of this webhook redraw the timeline by themselves (docs/console-live.md),
-  // paced by what a load costs (a page and each shown delivery's detail): live-pacer.ts.
+  // paced by what a load costs (a page with its deliveries' attempt logs): live-pacer.ts.
   const { version: live, track } = usePacedLiveVersion(`deliveries:${webhook.id}`);
   const load = useCallback(async () => {
     setLoading(true);
     try {
       const parsed = DeliveryStatusSchema.safeParse(status);
-      const fetchPage = async () => {
-        const res = await call('webhooks:deliveries', {
+      // The page with each delivery's attempt log, to draw its attempts: one call.
+      const res = await track(
+        call('webhooks:timeline', {
           environment,
           webhookId: webhook.id,
           query: { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, ...(parsed.success ? { status: parsed.data } : {}) },
-        });
-        // The list carries no attempt log; fetch each shown delivery's detail so its attempts can be drawn.
-        return { res, details: await Promise.all(res.data.map((d) => call('webhooks:delivery', { environment, id: d.id }))) };
-      };
-      const { res, details } = await track(fetchPage());
-      setRows(details);
+        }),
+      );
+      setRows(res.data);
       setTotal(res.pagination.total);
     } catch (e) {
       notifyError(e, 'Could not load the deliveries');

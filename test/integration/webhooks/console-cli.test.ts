@@ -33,7 +33,7 @@ describe('console channels', () => {
   it('are well-formed domain:verb names that merge without clashes', () => {
     expect(() => mergeChannels(webhookChannels)).not.toThrow();
     expect(Object.keys(webhookChannels)).toEqual(
-      expect.arrayContaining(['webhooks:list', 'webhooks:create', 'webhooks:update', 'webhooks:rotate', 'webhooks:delete', 'webhooks:deliveries', 'webhooks:delivery', 'webhooks:replay', 'webhooks:retryNow', 'webhooks:setForward']),
+      expect.arrayContaining(['webhooks:list', 'webhooks:create', 'webhooks:update', 'webhooks:rotate', 'webhooks:delete', 'webhooks:deliveries', 'webhooks:delivery', 'webhooks:timeline', 'webhooks:replay', 'webhooks:retryNow', 'webhooks:setForward']),
     );
   });
 
@@ -81,6 +81,11 @@ describe('console channels', () => {
       expect(replay).toMatchObject({ ok: true, signature: 'fresh' });
       const detail = await h['webhooks:delivery'](input('webhooks:delivery', { id }));
       expect(detail.attemptLog.some((a) => a.kind === 'replay')).toBe(true);
+      // The timeline (the Deliveries panel's one call a page) carries the same delivery with the same attempt log.
+      const timeline = await h['webhooks:timeline'](input('webhooks:timeline', { webhookId: created.id }));
+      expect(timeline.data.find((d) => d.id === id)).toEqual(detail);
+      expect(timeline.pagination.total).toBe(deliveries.pagination.total);
+      await expect(h['webhooks:timeline'](input('webhooks:timeline', { environment: 'live', webhookId: created.id }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
 
       // The console acts as the owner; another environment does not see this delivery.
       await expect(h['webhooks:delivery'](input('webhooks:delivery', { environment: 'live', id }))).rejects.toMatchObject({ code: 'NOT_FOUND' });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src-main/core/clock';
 import type { CoreDeps } from '../../../src-main/core/context';
-import { listDeliveries } from '../../../src-main/core/webhooks/deliveries';
+import { getDelivery, listDeliveries, listDeliveryTimeline } from '../../../src-main/core/webhooks/deliveries';
 import { migratePostgres } from '../../../src-main/store/pg/migrate';
 import { createPgPort } from '../../../src-main/store/pg/pg-port';
 import type { SqlParams, SqlQueries } from '../../../src-main/store/sql-port';
@@ -143,5 +143,65 @@ describe('listDeliveries', () => {
     asked.length = 0;
     await deps.sql.transaction((tx) => listDeliveries({ ...deps, sql: tx, longReads }, scope, 'wh_a', { limit: 5, offset: 0 }));
     expect(asked).toEqual([]);
+  });
+});
+
+/** Attempts for most deliveries (none, one or three each), written interleaved so only their seq orders each log. */
+async function seedAttempts(sql: SqlQueries, all: Seeded[]): Promise<void> {
+  await sql.transaction(async (tx) => {
+    for (let round = 1; round <= 3; round++) {
+      for (const [i, d] of all.entries()) {
+        const count = i % 3 === 0 ? 0 : i % 3 === 1 ? 1 : 3;
+        if (round > count) continue;
+        await tx.run(
+          `INSERT INTO webhook_attempts (delivery_id, attempt, kind, url, started_at, duration_ms, status_code, error, response_body, next_attempt_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [d.id, round, round === 3 ? 'manual' : 'scheduled', `https://hooks.example.com/${d.webhookId}`, new Date(d.atMs + round * 1000).toISOString(), 10 * round + (i % 7), round === 1 ? 500 : 200, round === 1 ? 'HTTP 500' : null, `body ${i}/${round}`, null],
+        );
+      }
+    }
+  });
+}
+
+/** Every page of the timeline is the list's page with each delivery's own attempt log, as getDelivery reads it. */
+async function expectTimelineAsDetails(deps: CoreDeps, all: Seeded[]): Promise<void> {
+  for (const status of [undefined, 'failed'] as const) {
+    const want = expected(all, deps.sql.engine, 'wh_a', status);
+    for (let offset = 0; offset < want.length + 7; offset += 7) {
+      const q = { limit: 7, offset, ...(status ? { status } : {}) };
+      const page = await listDeliveries(deps, scope, 'wh_a', q);
+      const timeline = await listDeliveryTimeline(deps, scope, 'wh_a', q);
+      const details = await Promise.all(page.data.map((d) => getDelivery(deps, scope, d.id)));
+      expect(timeline, `${deps.sql.engine} ${status ?? 'any'} @${offset}`).toEqual({ data: details, total: page.total });
+    }
+  }
+}
+
+describe('listDeliveryTimeline', () => {
+  it("is each page of the list with every delivery's attempt log, read for the whole page at once", async () => {
+    const deps = setup();
+    const all = await seed(deps.sql, 120);
+    await seedAttempts(deps.sql, all);
+    await expectTimelineAsDetails(deps, all);
+    const { port, seen } = recordingPort(deps.sql);
+    const page = await listDeliveryTimeline({ ...deps, sql: port }, scope, 'wh_a', { limit: 10, offset: 0 });
+    expect(page.data).toHaveLength(10);
+    expect(page.data.some((d) => d.attemptLog.length === 3) && page.data.some((d) => d.attemptLog.length === 0)).toBe(true);
+    expect(seen.filter((x) => /FROM webhook_attempts/.test(x.sql))).toHaveLength(1);
+  });
+
+  it('on PostgreSQL, the same', async () => {
+    const db = await freshDatabase();
+    const pg = createPgPort(db.url);
+    try {
+      await migratePostgres(pg);
+      const deps = testDeps({ clock: new ManualClock(NOW), sql: pg });
+      const all = await seed(pg, 120);
+      await seedAttempts(pg, all);
+      await expectTimelineAsDetails(deps, all);
+    } finally {
+      await pg.close();
+      await db.drop();
+    }
   });
 });
