@@ -65,9 +65,22 @@ test('audit: console changes are recorded, filtered, verified and exported', asy
   expect(offline.status, offline.stdout + offline.stderr).toBe(0);
   expect(offline.stdout).toMatch(/entries verified/);
   // The CSV, streamed by the web door like the JSON: a spreadsheet's byte order mark, then the header and the entries.
+  // While the file is on its way the button shows it is busy and the other waits (held here until looked at).
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/console/audit/export?*', async (route) => {
+    await held;
+    await route.continue();
+  });
   const csvDownload = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export CSV' }).click();
+  await expect(page.getByTestId('audit-export-csv')).toHaveAttribute('data-loading', 'true');
+  await expect(page.getByTestId('audit-export-json')).toBeDisabled();
+  release();
   const csv = await csvDownload;
+  await expect(page.getByTestId('audit-export-csv')).not.toHaveAttribute('data-loading', 'true');
+  await expect(page.getByTestId('audit-export-json')).toBeEnabled();
+  await page.unroute('**/console/audit/export?*');
   expect(csv.suggestedFilename()).toMatch(/^audit-.*\.csv$/);
   const csvFile = join(tmpdir(), `audit-${Date.now()}.csv`);
   await csv.saveAs(csvFile);
