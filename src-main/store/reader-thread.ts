@@ -108,6 +108,8 @@ export class ReaderThread implements LongReads {
   private ready: Promise<boolean> | null = null;
   /** Reads asked and not answered yet: close() waits for them. */
   private readonly asked = new Set<Promise<unknown>>();
+  /** How many reads the thread answered, and how many its fallback did (the service's connection): for tests and diagnostics. */
+  readonly served = { thread: 0, fallback: 0 };
 
   constructor(private readonly o: ReaderThreadOptions) {}
 
@@ -157,7 +159,10 @@ export class ReaderThread implements LongReads {
 
   private async readOnThread<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>): Promise<R> {
     await this.pauseOver();
-    if (!this.usable || !(await this.start())) return fallback();
+    if (!this.usable || !(await this.start())) {
+      this.served.fallback++;
+      return fallback();
+    }
     const worker = this.worker!;
     const id = this.nextId++;
     const message = { id, sql, mode, params: binds(params) }; // throws on a bad parameter, before anything is held
@@ -201,6 +206,7 @@ export class ReaderThread implements LongReads {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.settled(m.id);
+        this.served.thread++;
         if (m.ok) p.resolve(m.rows);
         else p.reject(Object.assign(new Error(m.error), m.code ? { code: m.code } : {}));
       });

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ReaderThread } from '../../../src-main/store/reader-thread';
 import { ManualClock } from '../../../src-main/core/clock';
 import { runWithAudit } from '../../../src-main/core/audit/audit-context';
 import { topUp } from '../../../src-main/core/billing/billing';
@@ -197,6 +198,9 @@ describe('integrity', () => {
 
   sqliteOnly.it("the console's check and export read the chain through the service's reader thread, with the same answers", async () => {
     const reader = ts.service.deps.longReads!;
+    expect(reader).toBeInstanceOf(ReaderThread);
+    const served = (reader as ReaderThread).served;
+    const before = { ...served };
     const pages = vi.spyOn(reader, 'all');
     try {
       const org = ts.org!.organizationId;
@@ -210,6 +214,9 @@ describe('integrity', () => {
       expect((x as { value: { content: string } }).value.content).toBe(`${JSON.stringify(await exportAudit(ts.service.deps.sql, org, clock.now()), null, 2)}\n`);
       expect(chainReads().length).toBeGreaterThanOrEqual(1);
       expect(chainReads().every(([, params]) => (params as unknown[])[1] === org)).toBe(true);
+      // Answered by the thread itself, not by its fallback on the service's connection.
+      expect(served.fallback).toBe(before.fallback);
+      expect(served.thread).toBeGreaterThan(before.thread);
     } finally {
       pages.mockRestore();
     }

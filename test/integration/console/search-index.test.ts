@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ReaderThread } from '../../../src-main/store/reader-thread';
 import { createHandlers, dispatch, type Handlers } from '../../../src-main/console/handlers';
 import { enableService, setPrice, topUp } from '../../../src-main/core/billing/billing';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
@@ -136,6 +137,9 @@ sqliteOnly.describe('the SQLite search index off the write path', () => {
   it('reads words on the reader thread, and still finds the check written a moment ago', async () => {
     const { core, handlers } = await quietCore(freshDir());
     const reader = core.deps.longReads!;
+    expect(reader).toBeInstanceOf(ReaderThread);
+    const served = (reader as ReaderThread).served;
+    const before = { ...served };
     const asked = vi.spyOn(reader, 'all');
     const filtered = async (q: string, status: string) =>
       (await call<Hits>(handlers, 'history:search', { environment: 'sandbox', q, status })).data.map((r) => r.id);
@@ -148,6 +152,9 @@ sqliteOnly.describe('the SQLite search index off the write path', () => {
     expect(await filtered('okafor', 'failed')).toEqual([]);
     const matches = asked.mock.calls.filter(([sql]) => /verification_search MATCH/.test(sql));
     expect(matches).toHaveLength(4);
+    // Answered by the thread itself, not by its fallback on the service's connection.
+    expect(served.fallback).toBe(before.fallback);
+    expect(served.thread - before.thread).toBeGreaterThanOrEqual(matches.length);
     // Words alone go there too (a short prefix walks many matches in the index); an id stays on the connection.
     asked.mockClear();
     expect(await searchWith(handlers, 'okafor')).toHaveLength(3);

@@ -54,6 +54,8 @@ describe('ReaderThread', () => {
     insert.run(51, 'new', 0);
     expect(await reader.get('SELECT v FROM t WHERE k = 51')).toEqual({ v: 'new' });
     expect(warnings).toEqual([]);
+    // Every one of them answered by the thread (what tests elsewhere check to tell the thread from its fallback).
+    expect(reader.served).toEqual({ thread: 4, fallback: 0 });
   });
 
   it('leaves the event loop free while it reads: a read of the service connection asked after it answers first', async () => {
@@ -148,6 +150,7 @@ describe('ReaderThread', () => {
     expect(await reader.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/reader thread could not open the store.*long reads run on the service's connection/);
+    expect(reader.served).toEqual({ thread: 0, fallback: 2 });
   });
 
   it('in a process where nothing else is alive: the first read is answered, close ends it all, an idle thread lets the process exit', () => {
