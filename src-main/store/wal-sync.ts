@@ -262,8 +262,8 @@ export class WalSyncer {
 
   /**
    * True while the WAL has missed a restart (a cycle ended without one, so the bound was raised): a reader on another
-   * connection kept it in use. Long reads then run on the service's connection until the WAL restarts, so that a
-   * reader thread kept busy cannot keep the WAL growing (store/reader-thread.ts).
+   * connection kept it in use. A long read then waits (up to a second) for the WAL to restart before it runs on the
+   * reader thread, so that a reader thread kept busy cannot keep the WAL growing (store/reader-thread.ts).
    */
   get restartMissed(): boolean {
     return this.bound > WAL_BOUND_FRAMES;
