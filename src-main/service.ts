@@ -12,7 +12,7 @@ import type { CoreRuntime, RuntimeInfo } from './core/runtime';
 import { processVerification, VERIFICATION_JOB, type VerificationRuntime } from './core/verification/engine';
 import { FEATURES, type FeatureRuntime } from './features';
 import { auditExportFile } from './feature-audit';
-import { createHandlers, type Handlers } from './console/handlers';
+import { consoleCall, createHandlers, type Handlers } from './console/handlers';
 import { createWebBridge, type WebBridge } from './console/web-bridge';
 import { buildApp, endIdleSockets } from './http/app';
 import { listenerProblem, parsePublicUrl } from './http/public-url';
@@ -408,7 +408,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     if (cfg.webConsole) {
       bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads'), live: liveEventsOf(deps),
         ...(publicUrl ? { team: { publicUrl, deps } } : {}),
-        auditExportFile: (format) => auditExportFile(consoleCtx, format),
+        auditExportFile: (format) => consoleCall(consoleCtx, () => auditExportFile(consoleCtx, format)),
         onSessionOpened: ({ userAgent }) =>
           deps.sql.transaction((tx) =>
             appendInstallationAudit(

@@ -69,23 +69,28 @@ export function createHandlers(ctx: ConsoleContext, extra: Partial<Handlers>[] =
   // schemas are loaded by the first call (dispatch), not at start (docs/performance.md, "Cold start").
   const missing = REQUEST_CHANNEL_NAMES.filter((c) => !(c in merged));
   if (missing.length > 0) throw new Error(`Console channels without a handler: ${missing.join(', ')}`);
-  const consoleActor = { type: 'console' as const, id: null, label: ctx.door === 'electron' ? 'Desktop console (owner)' : 'Web console (owner)' };
-  // A full or read-only disk answers STORAGE_UNAVAILABLE with the folder and free space, in every channel.
   for (const [name, fn] of Object.entries(merged) as [string, (i: unknown) => Promise<unknown>][]) {
-    (merged as Record<string, unknown>)[name] = (input: unknown) => {
-      // Every console call is audited as the console's (docs/audit.md), or as the signed-in team user's.
-      const user = consoleUsers.getStore();
-      return runWithAudit(user ? { door: 'console', principal: userPrincipal(user, 'sandbox') } : { door: 'console', actor: consoleActor }, async () => {
-        try {
-          return await fn(input);
-        } catch (e) {
-          // SQLite engine only: the store's health is attached to its connection (store/storage-faults.ts).
-          throw storageAppError(ctx.rt.deps.db, e) ?? e;
-        }
-      });
-    };
+    (merged as Record<string, unknown>)[name] = (input: unknown) => consoleCall(ctx, () => fn(input));
   }
   return merged as Handlers;
+}
+
+/**
+ * What every console call runs inside (each channel's handler, and a door's other form of one, such as the web
+ * console's audit download): audited as the console's (docs/audit.md) or as the signed-in team user's, and a full or
+ * read-only disk answered as STORAGE_UNAVAILABLE with the folder and free space.
+ */
+export function consoleCall<T>(ctx: ConsoleContext, fn: () => Promise<T>): Promise<T> {
+  const user = consoleUsers.getStore();
+  const consoleActor = { type: 'console' as const, id: null, label: ctx.door === 'electron' ? 'Desktop console (owner)' : 'Web console (owner)' };
+  return runWithAudit(user ? { door: 'console', principal: userPrincipal(user, 'sandbox') } : { door: 'console', actor: consoleActor }, async () => {
+    try {
+      return await fn();
+    } catch (e) {
+      // SQLite engine only: the store's health is attached to its connection (store/storage-faults.ts).
+      throw storageAppError(ctx.rt.deps.db, e) ?? e;
+    }
+  });
 }
 
 function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
@@ -170,7 +175,10 @@ export async function dispatch(
   raw: unknown,
   log?: { error(o: object, m: string): void },
   caller?: ConsoleCaller,
-  /** Answers the call in another form than the channel's handler (a door's file download), with all the same checks. */
+  /**
+   * Answers the call in another form than the channel's handler (a door's file download) after the same role, input
+   * and file checks; run it inside `consoleCall`, as the handlers are.
+   */
   answer?: (input: never) => Promise<unknown>,
 ): Promise<BridgeResult<unknown>> {
   const { CHANNELS } = await import('../../src-shared/channels');

@@ -402,9 +402,10 @@ export function createWebBridge(opts: {
           return { path: file, bytes };
         });
       });
-      app.get<{ Querystring: { format?: string } }>('/console/audit/export', { schema: { hide: true } }, async (req, reply) => {
-        // The audit export as a file (the Audit page's Export buttons in a browser): the same channel, its role and its
-        // audit entry, but the file's text goes to the socket a slice at a time instead of inside the bridge's JSON.
+      // No HEAD twin: it would build the whole export to send none of it.
+      app.get<{ Querystring: { format?: string } }>('/console/audit/export', { schema: { hide: true }, exposeHeadRoute: false }, async (req, reply) => {
+        // The audit export as a file (the Audit page's Export buttons in a browser): the same channel, its role, input
+        // and errors, but the file's text goes to the socket a slice at a time instead of inside the bridge's JSON.
         if (!sameOriginRead(req) && req.headers['sec-fetch-site'] !== 'none') return refuseCrossOrigin(reply);
         const caller = await access(req);
         if (caller === null) return reply.code(401).send(notSignedIn());

@@ -92,6 +92,13 @@ export interface ReaderThreadOptions {
   warn?: (message: string) => void;
 }
 
+/**
+ * Copies (copyInto) running, per store file. A copy reads the store in one transaction: until it ends the WAL cannot
+ * restart, so a read asked while paused would wait its whole pauseWaitMs for nothing (every console read, for seconds,
+ * during the daily backup of a large store). Reads do not wait while a copy of their store runs.
+ */
+const copiesRunning = new Map<string, number>();
+
 /** ReaderThreadOptions.pauseWaitMs unless told. */
 const READER_PAUSE_WAIT_MS = 1_000;
 const PAUSE_POLL_MS = 5;
@@ -127,7 +134,16 @@ export class ReaderThread implements LongReads {
    * `dest` must not exist or be empty. Where the thread cannot serve it, `fallback` makes the copy instead.
    */
   copyInto(dest: string, fallback: () => Promise<void>): Promise<void> {
-    return this.read<void>('VACUUM INTO ?', [dest], 'run', fallback);
+    const file = this.o.file;
+    copiesRunning.set(file, (copiesRunning.get(file) ?? 0) + 1);
+    const done = () => {
+      const n = (copiesRunning.get(file) ?? 1) - 1;
+      if (n > 0) copiesRunning.set(file, n);
+      else copiesRunning.delete(file);
+    };
+    const copy = this.read<void>('VACUUM INTO ?', [dest], 'run', fallback);
+    copy.then(done, done);
+    return copy;
   }
 
   /** Ends the thread once the reads asked before are answered; reads asked after are refused. */
@@ -149,10 +165,15 @@ export class ReaderThread implements LongReads {
     return run;
   }
 
-  /** Resolves when not paused, once the pause ends, or after pauseWaitMs of it, whichever comes first. */
+  /**
+   * Resolves when not paused, once the pause ends (or a copy of the store starts: copiesRunning), or after pauseWaitMs
+   * of it, whichever comes first.
+   */
   private async pauseOver(): Promise<void> {
-    const paused = this.o.pause;
-    if (!paused?.()) return;
+    const pause = this.o.pause;
+    if (!pause) return;
+    const paused = () => pause() && !copiesRunning.has(this.o.file);
+    if (!paused()) return;
     const until = performance.now() + (this.o.pauseWaitMs ?? READER_PAUSE_WAIT_MS);
     while (performance.now() < until && !this.closed && paused()) await new Promise((resolve) => setTimeout(resolve, PAUSE_POLL_MS));
   }

@@ -164,10 +164,15 @@ function defaultBackupFile(dataDir: string, now: number, auto: boolean): string 
   return file;
 }
 
+/** The backup in progress of each data folder: backups of one folder run one after the other. */
+const backupsRunning = new Map<string, Promise<unknown>>();
+
 /**
  * An online, verified backup of `db` (the running store). `out` is a file path; by default a timestamped file in
- * the data folder's backups/ folder. SQLite engine only: SQLite's online backup API on the store's connection (a
- * PostgreSQL team database is backed up with its own tools, docs/team-server.md).
+ * the data folder's backups/ folder. SQLite engine only: a copy of the store's file (copyStoreOffLoop; a PostgreSQL
+ * team database is backed up with its own tools, docs/team-server.md). Two backups of a folder asked at once (two
+ * clicks, the daily one beside one by hand) run one after the other: each clears what a crash left unfinished, which
+ * would otherwise be the other's copy in progress.
  */
 export async function createBackup(db: Db | undefined, dataDir: string, o: { out?: string; auto?: boolean; includeKey?: boolean; now?: number } = {}): Promise<BackupResult> {
   if (!db) {
@@ -175,6 +180,24 @@ export async function createBackup(db: Db | undefined, dataDir: string, o: { out
       message: 'This service stores its data in PostgreSQL: back it up with pg_dump or the server\'s point-in-time recovery (docs/team-server.md, "Backups"), not from the console.',
     });
   }
+  const key = resolve(dataDir);
+  const before = backupsRunning.get(key) ?? Promise.resolve();
+  const run = before.then(
+    () => backupNow(db, dataDir, o),
+    () => backupNow(db, dataDir, o),
+  );
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  backupsRunning.set(key, settled);
+  void settled.then(() => {
+    if (backupsRunning.get(key) === settled) backupsRunning.delete(key);
+  });
+  return run;
+}
+
+async function backupNow(db: Db, dataDir: string, o: { out?: string; auto?: boolean; includeKey?: boolean; now?: number }): Promise<BackupResult> {
   const now = o.now ?? Date.now();
   const dest = resolve(o.out ?? defaultBackupFile(dataDir, now, !!o.auto));
   if (existsSync(dest)) throw new AppError('VALIDATION_ERROR', { message: `${dest} exists already; choose another name.`, details: [{ field: 'out', message: 'exists already' }] });
@@ -184,7 +207,8 @@ export async function createBackup(db: Db | undefined, dataDir: string, o: { out
   try {
     await copyStoreOffLoop(db, partial);
     const { integrity, schemaVersion } = await inspectStoreFileOffLoop(partial);
-    // The read-only check of a WAL-mode copy leaves an empty -wal and its -shm beside it (they were left in backups/).
+    // A read-only check of a WAL-mode copy (the online backup API's, where no thread can make the copy) leaves an
+    // empty -wal and its -shm beside it (they were left in backups/).
     removeCheckLeftovers(partial);
     if (integrity !== 'ok') throw new Error(`the copy failed its integrity check (${integrity})`);
     await fsyncFileOffLoop(partial);
@@ -215,7 +239,7 @@ function removeCheckLeftovers(file: string): void {
 /** Removes copies a crash left unfinished, and what checking them left beside them. */
 export function removePartials(dir: string): void {
   if (!existsSync(dir)) return;
-  for (const f of readdirSync(dir)) if (/\.partial(-wal|-shm)?$/.test(f)) rmSync(join(dir, f), { force: true });
+  for (const f of readdirSync(dir)) if (/\.partial(-wal|-shm|-journal)?$/.test(f)) rmSync(join(dir, f), { force: true });
 }
 
 /** The finished backups in the data folder's backups/ folder, newest first. */

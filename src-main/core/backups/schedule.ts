@@ -58,7 +58,7 @@ export async function runDueBackup(rt: CoreRuntime, now = Date.now()): Promise<s
   const dataDir = rt.info().dataDir;
   const newest = listBackups(dataDir).find((b) => b.auto);
   if (newest && now - Date.parse(newest.createdAt) < everyHours * 3_600_000) return null;
-  // SQLite engine only: the online backup API of the store's connection.
+  // SQLite engine only: a copy of the store's file (backups.ts).
   const made = await createBackup(rt.deps.db, dataDir, { auto: true, now });
   pruneAutoBackups(dataDir, keep);
   rt.deps.log.info({ file: made.file, bytes: made.bytes }, 'automatic backup written and verified');

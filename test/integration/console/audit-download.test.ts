@@ -63,6 +63,9 @@ describe('the audit export as a download', () => {
       expect(foreign.status).toBe(403);
       await foreign.text();
     }
+    // No HEAD: it would build the whole file to send none of it.
+    const head = await fetch(`${ts.url}/console/audit/export?format=json`, { method: 'HEAD', headers: { cookie, ...SAME_ORIGIN } });
+    expect(head.status).not.toBe(200);
     const odd = await download('xml');
     expect(odd.status).toBe(422);
     expect(await odd.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'format' }] });

@@ -90,6 +90,20 @@ describe("a backup's copy", () => {
     expect(rows).toBeLessThanOrEqual(written);
   });
 
+  it('two backups asked at once (two clicks, the daily one beside one by hand) both finish, one after the other', async () => {
+    const dir = tempDir();
+    const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    const now = Date.parse('2026-11-27T02:00:00.000Z');
+    try {
+      const made = await Promise.all([createBackup(core.deps.db, dir, { now }), createBackup(core.deps.db, dir, { now }), createBackup(core.deps.db, dir, { now, auto: true })]);
+      expect(made.map((b) => b.integrity)).toEqual(['ok', 'ok', 'ok']);
+      expect(new Set(made.map((b) => b.name)).size).toBe(3);
+      expect(readdirSync(backupsDir(dir)).sort()).toEqual(made.map((b) => b.name).sort());
+    } finally {
+      await core.close();
+    }
+  });
+
   it("falls back to the service's connection when no thread can open the store", async () => {
     const dir = tempDir();
     const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });

@@ -4,7 +4,8 @@
 // alone; a thread that cannot open the store leaves the reads to the service's connection, with one warning; close
 // waits for the reads in flight.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -126,6 +127,43 @@ describe('ReaderThread', () => {
     paused = false;
     expect(await read).toEqual({ n: 0 });
     expect(onService).toEqual([]);
+  });
+
+  it('does not wait for a pause while a copy of its store runs (the WAL cannot restart before the copy ends)', async () => {
+    const { file, db } = store();
+    db.prepare('INSERT INTO t (k, v, flag) VALUES (1, ?, 0)').run('a');
+    const port = createSqlitePort(db);
+    // A copy held in flight: its destination is locked by another connection, so VACUUM INTO waits (busy timeout).
+    const dest = join(file, '..', 'copy.sqlite');
+    writeFileSync(dest, '');
+    const lock = new Database(dest);
+    lock.exec('BEGIN EXCLUSIVE');
+    const copier = new ReaderThread({ file, fallback: port });
+    cleanup.push(() => copier.close());
+    let copied = false;
+    const copy = copier.copyInto(dest, () => Promise.reject(new Error('the copy ran on the fallback'))).then(() => (copied = true));
+    try {
+      // Paused for good, with a wait far longer than the test: only the running copy lets the read go at once.
+      const reader = new ReaderThread({ file, fallback: port, pause: () => true, pauseWaitMs: 600_000 });
+      cleanup.push(() => reader.close());
+      expect(await reader.get('SELECT count(*) AS n FROM t')).toEqual({ n: 1 });
+      expect(copied).toBe(false);
+      expect(reader.served).toEqual({ thread: 1, fallback: 0 });
+    } finally {
+      lock.exec('ROLLBACK');
+      lock.close();
+    }
+    await copy;
+    const copyDb = new Database(dest, { readonly: true });
+    expect(copyDb.prepare('SELECT v FROM t').all()).toEqual([{ v: 'a' }]);
+    copyDb.close();
+    // The copy is over: a paused read waits again (and here, looking again, it is still waiting).
+    const after = new ReaderThread({ file, fallback: port, pause: () => true, pauseWaitMs: 600_000 });
+    cleanup.push(() => after.close());
+    let answered = false;
+    void after.get('SELECT 1 AS one').then(() => (answered = true), () => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
   });
 
   it('refuses a long read inside a transaction: another connection would not see its writes', async () => {
