@@ -477,15 +477,8 @@ export interface AuditExport {
  * newline) or CSV (auditCsv), read page by page through `reads` as verifyOrganizationChain reads it and written a page
  * at a time: one string of 46 MB for 75,000 entries, read and serialised at once, held the event loop about a second.
  */
-export async function exportAuditText(
-  q: SqlQueries,
-  organizationId: string,
-  nowMs: number,
-  format: 'json' | 'csv',
-  reads: LongReads = q,
-  pageSize = AUDIT_VERIFY_PAGE,
-): Promise<{ exportedAt: string; entries: number; text: string }> {
-  const { parts, ...x } = await exportAuditParts(q, organizationId, nowMs, format, reads, pageSize);
+export async function exportAuditText(...args: Parameters<typeof exportAuditParts>): Promise<{ exportedAt: string; entries: number; text: string }> {
+  const { parts, ...x } = await exportAuditParts(...args);
   return { ...x, text: parts.join('') };
 }
 
