@@ -26,6 +26,8 @@ import { channel, EnvInput, IdInput } from './channel-def';
 
 const Env = EnvInput;
 const Id = IdInput;
+/** One page of a webhook's deliveries: webhooks:deliveries and webhooks:timeline take the same input. */
+const DeliveryPageInput = z.object({ ...Env, webhookId: Id, query: DeliveryListQuerySchema.partial().optional() });
 
 export const webhookChannels = {
   'webhooks:list': channel(
@@ -37,13 +39,13 @@ export const webhookChannels = {
   'webhooks:rotate': channel(z.object({ ...Env, id: Id }), RotatedWebhookSchema),
   'webhooks:delete': channel(z.object({ ...Env, id: Id }), z.object({ id: z.string(), deleted: z.literal(true) })),
   'webhooks:deliveries': channel(
-    z.object({ ...Env, webhookId: Id, query: DeliveryListQuerySchema.partial().optional() }),
+    DeliveryPageInput,
     z.object({ data: z.array(DeliverySchema), pagination: PaginationSchema }),
   ),
   'webhooks:delivery': channel(z.object({ ...Env, id: Id }), DeliveryDetailSchema),
   /** A page of webhooks:deliveries with each delivery's attempt log (the console's delivery timeline), in one call. */
   'webhooks:timeline': channel(
-    z.object({ ...Env, webhookId: Id, query: DeliveryListQuerySchema.partial().optional() }),
+    DeliveryPageInput,
     z.object({ data: z.array(DeliveryDetailSchema), pagination: PaginationSchema }),
   ),
   'webhooks:replay': channel(

@@ -133,8 +133,8 @@ export function createWebBridge(opts: {
    * the only one whose calls are answered). Without it, the one-time link on loopback.
    */
   team?: { publicUrl: URL; deps: CoreDeps };
-  /** The audit export as a file in parts (feature-audit.ts); without it the download sends the channel's text. */
-  auditExportFile?: (format: 'json' | 'csv') => Promise<{ filename: string; mediaType: string; parts: string[] }>;
+  /** The audit export as a file in parts (feature-audit.ts), answering GET /console/audit/export. */
+  auditExportFile: (format: 'json' | 'csv') => Promise<{ filename: string; mediaType: string; parts: string[] }>;
 }): WebBridge {
   if (opts.uploadDir) void removeOldUploads(opts.uploadDir, Date.now());
   const tokens = new Set<string>();
@@ -409,13 +409,12 @@ export function createWebBridge(opts: {
         if (!sameOriginRead(req) && req.headers['sec-fetch-site'] !== 'none') return refuseCrossOrigin(reply);
         const caller = await access(req);
         if (caller === null) return reply.code(401).send(notSignedIn());
-        const asFile = opts.auditExportFile;
-        const answer = await dispatch(opts.handlers, 'audit:export', { format: req.query.format }, opts.log, caller, asFile && ((i: { format: 'json' | 'csv' }) => asFile(i.format)));
+        const answer = await dispatch(opts.handlers, 'audit:export', { format: req.query.format }, opts.log, caller, (i: { format: 'json' | 'csv' }) => opts.auditExportFile(i.format));
         if (!answer.ok) {
           const status = (HTTP_ERRORS as Record<string, { status: number } | undefined>)[answer.error.code]?.status ?? 500;
           return reply.code(status).send({ ...answer.error, statusCode: status });
         }
-        const x = answer.value as { filename: string; mediaType: string; parts?: string[]; content?: string };
+        const x = answer.value as Awaited<ReturnType<typeof opts.auditExportFile>>;
         const csv = x.mediaType === 'text/csv';
         // A spreadsheet reads a CSV with a byte order mark as UTF-8 (as the console's own downloads are written).
         const bom = csv ? '\uFEFF' : '';
@@ -423,7 +422,7 @@ export function createWebBridge(opts: {
         // No Content-Length: counting the UTF-8 bytes of 46 MB of text alone held the loop 30 ms. Sent chunked.
         reply.header('Cache-Control', 'no-store');
         reply.header('X-Content-Type-Options', 'nosniff');
-        return reply.type(csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8').send(textSlices(bom, x.parts ?? [x.content ?? '']));
+        return reply.type(csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8').send(textSlices(bom, x.parts));
       });
       app.get<{ Params: { id: string }; Querystring: { rows?: string } }>('/console/batch/:id/download', { schema: { hide: true } }, async (req, reply) => {
         // A download is a navigation: same origin, or typed by the user ('none'); another site, even a sibling
