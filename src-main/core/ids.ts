@@ -15,7 +15,8 @@ export type IdPrefix = 'ver' | 'whk' | 'del' | 'evt' | 'key' | 'org' | 'usr' | '
 const pool = Buffer.alloc(4092);
 let offset = pool.length;
 
-function randomHex(bytes: number): string {
+/** `bytes` random bytes as hex, from the pool (a lease token: JobHandOff). */
+export function randomHex(bytes: number): string {
   if (offset + bytes > pool.length) {
     randomFillSync(pool);
     offset = 0;

@@ -8,7 +8,7 @@
 // "Claims, leases and takeover".
 import { randomBytes } from 'node:crypto';
 import type { SqlQueries, TransactionOptions } from '../store/sql-port';
-import { newId } from '../core/ids';
+import { newId, randomHex } from '../core/ids';
 import { POSTGRES_DIALECT } from '../store/pg/dialect';
 
 export interface Job {
@@ -54,6 +54,81 @@ export async function enqueue(
   const args = [id, kind, JSON.stringify(payload), opts.runAtMs ?? nowMs, opts.maxAttempts ?? 10, nowMs, nowMs];
   await write(q, (tx) => tx.run(ENQUEUE, args));
   return id;
+}
+
+/** This process's queue worker, as a transaction that enqueues a job sees it (JobHandOff). */
+export interface JobTaker {
+  /** The lease a job handed over gets (the worker's own). */
+  readonly leaseMs: number;
+  /** Holds a slot for a job of `kind` about to be written leased (true); false: it is written queued and claimed. */
+  reserve(kind: string): boolean;
+  /** Gives back a held slot that was not used (its transaction rolled back or runs again). */
+  release(): void;
+  /** Runs jobs leased in held slots: their transaction is durable. */
+  start(jobs: Job[]): void;
+}
+
+const jobTakers = new WeakMap<object, JobTaker>();
+
+/** The worker of the store behind `port` (the SQL port itself) takes jobs leased for it; returns the undo. */
+export function takeLeasedJobs(port: SqlQueries, taker: JobTaker): () => void {
+  jobTakers.set(port, taker);
+  return () => {
+    if (jobTakers.get(port) === taker) jobTakers.delete(port);
+  };
+}
+
+const ENQUEUE_LEASED = `INSERT INTO jobs (id, kind, payload, state, run_at_ms, max_attempts, created_at_ms, updated_at_ms, attempts, lease_token, lease_until_ms)
+     VALUES (?, ?, ?, 'leased', ?, ?, ?, ?, 1, ?, ?)`;
+
+/**
+ * The jobs one transaction enqueues, leased for this process's worker as they are written while it has a free slot,
+ * and run by it once the transaction is durable (`start()`): no claim, no lease UPDATE, no wake-up and no poll. The
+ * rule of a claim holds (the lease is durable before the handler runs). Without a worker here (a CLI, a test
+ * without one) or without a free slot, a job is written queued as by `enqueue` and claimed as usual; `queued` then
+ * tells the caller to wake the worker. A transaction that rolls back or runs again calls `reset()`: its leases never
+ * happened. A crash after the commit leaves a leased job: released at the next start (SQLite), or claimed again
+ * once its lease expires (PostgreSQL), as a claimed one.
+ */
+export class JobHandOff {
+  private readonly taker: JobTaker | null;
+  private held = 0;
+  private leased: Job[] = [];
+  /** Jobs written queued: the worker must be woken for them after the commit. */
+  queued = 0;
+
+  constructor(port: SqlQueries) {
+    this.taker = jobTakers.get(port) ?? null;
+  }
+
+  async enqueue(tx: SqlQueries, nowMs: number, kind: string, payload: unknown, opts: { runAtMs?: number; maxAttempts?: number; id?: string } = {}): Promise<string> {
+    const runAt = opts.runAtMs ?? nowMs;
+    if (runAt > nowMs || !this.taker?.reserve(kind)) {
+      this.queued += 1;
+      return enqueue(tx, nowMs, kind, payload, opts);
+    }
+    this.held += 1;
+    const id = opts.id ?? newId('job');
+    const maxAttempts = opts.maxAttempts ?? 10;
+    const leaseToken = randomHex(8);
+    await tx.run(ENQUEUE_LEASED, [id, kind, JSON.stringify(payload), runAt, maxAttempts, nowMs, nowMs, leaseToken, nowMs + this.taker.leaseMs]);
+    this.leased.push({ id, kind, payload, attempts: 1, maxAttempts, leaseToken });
+    return id;
+  }
+
+  reset(): void {
+    for (; this.held > 0; this.held--) this.taker!.release();
+    this.leased = [];
+    this.queued = 0;
+  }
+
+  /** After the transaction is durable: its leased jobs run. */
+  start(): void {
+    const jobs = this.leased;
+    this.held = 0;
+    this.leased = [];
+    if (jobs.length > 0) this.taker!.start(jobs);
+  }
 }
 
 /**

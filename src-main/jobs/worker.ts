@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock';
 import type { Logger } from '../core/context';
 import type { SqlQueries } from '../store/sql-port';
 import { faultPoint } from '../core/fault-points';
-import { claim, complete, nextRunAt, retry, type Job } from './queue';
+import { claim, complete, nextRunAt, retry, takeLeasedJobs, type Job } from './queue';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
 export type JobHandler = (job: Job) => Promise<void>;
@@ -39,12 +39,40 @@ export class JobWorker {
    * lost, so the loop claims again instead of sleeping.
    */
   private woken = false;
+  /** Slots held for jobs being written leased for this worker, not yet durable (JobHandOff). */
+  private reserved = 0;
+  private untake: (() => void) | undefined;
 
   constructor(private readonly o: WorkerOptions) {}
+
+  private get concurrency(): number {
+    return this.o.concurrency ?? 32;
+  }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    // Jobs enqueued by this process's transactions (an async check's submission) are leased for this worker in its
+    // free slots as they are written, and run once durable: no claim (JobHandOff in queue.ts).
+    const kinds = new Set(Object.keys(this.o.handlers));
+    this.untake = takeLeasedJobs(this.o.sql, {
+      leaseMs: this.o.leaseMs ?? 60_000,
+      reserve: (kind) => {
+        if (!this.running || !kinds.has(kind) || this.inFlight.size + this.reserved >= this.concurrency) return false;
+        this.reserved += 1;
+        return true;
+      },
+      release: () => {
+        this.reserved -= 1;
+      },
+      start: (jobs) => {
+        this.reserved -= jobs.length;
+        // Stopped meanwhile: the leases end by themselves (released at the next start on SQLite).
+        if (!this.running) return;
+        faultPoint('after-claim');
+        for (const job of jobs) this.inFlight.add(this.run(job), () => this.wake());
+      },
+    });
     this.loopDone = this.loop();
   }
 
@@ -56,6 +84,7 @@ export class JobWorker {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.untake?.();
     this.wake();
     await this.loopDone;
     await this.inFlight.settled();
@@ -66,7 +95,7 @@ export class JobWorker {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const next = await nextRunAt(this.o.sql, Object.keys(this.o.handlers));
-      if (this.inFlight.size === 0 && !this.claiming && (next === null || next > this.o.clock.now())) return;
+      if (this.inFlight.size === 0 && this.reserved === 0 && !this.claiming && (next === null || next > this.o.clock.now())) return;
       if (Date.now() > end) throw new Error('drain timed out');
       this.wake();
       await new Promise((r) => setTimeout(r, 5));
@@ -75,11 +104,11 @@ export class JobWorker {
 
   private async loop(): Promise<void> {
     const kinds = Object.keys(this.o.handlers);
-    const concurrency = this.o.concurrency ?? 32;
+    const concurrency = this.concurrency;
     const leaseMs = this.o.leaseMs ?? 60_000;
     while (this.running) {
       let claimed: Job[] = [];
-      const free = concurrency - this.inFlight.size;
+      const free = concurrency - this.inFlight.size - this.reserved;
       if (free > 0) {
         this.claiming = true;
         try {
@@ -93,7 +122,7 @@ export class JobWorker {
       }
       if (claimed.length > 0) faultPoint('after-claim');
       for (const job of claimed) this.inFlight.add(this.run(job), () => this.wake());
-      if (claimed.length > 0 && this.inFlight.size < concurrency) continue;
+      if (claimed.length > 0 && this.inFlight.size + this.reserved < concurrency) continue;
       await this.sleep(kinds);
     }
   }

@@ -180,6 +180,12 @@ export interface Executed {
   persist?: (tx: SqlQueries) => Promise<void>;
   /** JSON.stringify(body), when persist() has it already (read after persist). */
   bodyJson?: string;
+  /**
+   * Called once the transaction that ran persist() has ended, before the answer is returned: `committed` (and
+   * durable) or not (it failed, or never ran). What persist() set up for after its commit (a job handed to this
+   * process's worker, JobHandOff) starts or is given back here.
+   */
+  afterCommit?: (committed: boolean) => void;
 }
 
 /** Stores a request's final response early, inside a transaction (`tx`) that writes its effects. */
@@ -227,6 +233,7 @@ export async function runIdempotent(
     throw err;
   }
   let body = '';
+  let committed = false;
   try {
     await deps.sql.transaction(async (tx) => {
       if (result.persist) await result.persist(tx);
@@ -234,8 +241,10 @@ export async function runIdempotent(
       body = result.bodyJson ?? JSON.stringify(result.body);
       await storeResponse(tx, deps, scope, key, fp, result.statusCode, body);
     });
+    committed = true;
   } finally {
     releaseIdempotent(deps, scope, key);
+    result.afterCommit?.(committed);
   }
   faultPoint('after-commit-before-response');
   return { statusCode: result.statusCode, body, replayed: false };
@@ -353,11 +362,17 @@ async function runClaimed(deps: CoreDeps, scope: string, key: string, fp: string
   try {
     const result = await exec((tx, code, early) => answerOverClaim(tx, deps, scope, key, owner, code, JSON.stringify(early)));
     statusCode = result.statusCode;
-    await deps.sql.transaction(async (tx) => {
-      if (result.persist) await result.persist(tx);
-      body = result.bodyJson ?? JSON.stringify(result.body);
-      await answerOverClaim(tx, deps, scope, key, owner, result.statusCode, body);
-    });
+    let committed = false;
+    try {
+      await deps.sql.transaction(async (tx) => {
+        if (result.persist) await result.persist(tx);
+        body = result.bodyJson ?? JSON.stringify(result.body);
+        await answerOverClaim(tx, deps, scope, key, owner, result.statusCode, body);
+      });
+      committed = true;
+    } finally {
+      result.afterCommit?.(committed);
+    }
   } catch (err) {
     // Nothing storable (a refusal, a 5xx, a failed commit): the key is free again. An answer committed early (a
     // live async check's 202, with its charge) is not a claim any more and stays.

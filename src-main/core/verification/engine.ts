@@ -4,7 +4,7 @@
 import { AppError } from '../../../src-shared/app-error';
 import { TRANSIENT_CODES, VERIFICATION_ERRORS, type VerificationErrorCode } from '../../../src-shared/errors';
 import type { VerificationRecord } from '../../../src-shared/schemas/verification';
-import { enqueue } from '../../jobs/queue';
+import { enqueue, JobHandOff } from '../../jobs/queue';
 import { signalWork } from '../../store/group-commit';
 import type { SqlQueries } from '../../store/sql-port';
 import { iso } from '../clock';
@@ -61,6 +61,12 @@ export interface Submitted {
   persist: (tx: SqlQueries) => Promise<void>;
   /** Set by persist() when it stored the body as it is: its JSON text, so the answer is not serialised twice. */
   bodyJson?: string;
+  /**
+   * Called once the transaction that ran persist() has ended: committed and durable, or not (idempotency's
+   * Executed.afterCommit). Whoever runs persist() must call it: a job handed to the worker (JobHandOff) holds one of
+   * its slots until then.
+   */
+  afterCommit?: (committed: boolean) => void;
 }
 
 function specFor(rt: VerificationRuntime, kind: VerificationKind): KindSpec<unknown> {
@@ -194,7 +200,12 @@ export async function submitVerification(
     } catch (err) {
       noRoute = err ?? new Error('no provider route');
     }
+    // An async check's job is leased for this process's worker as it is written, and runs once the charge's
+    // transaction is durable (JobHandOff).
+    const jobs = isAsync ? new JobHandOff(deps.sql) : null;
     await deps.sql.transaction(async (tx) => {
+      // A body run again (PostgreSQL, after a serialization failure): the previous run's leases were rolled back.
+      jobs?.reset();
       base.charge = await chargeVerification(tx, { organizationId: p.organizationId, service: spec.serviceKey(request), verificationId: id, nowMs: now });
       if (noRoute !== null) throw noRoute;
       await insertVerification(tx, { ...stored, record: base });
@@ -204,25 +215,36 @@ export async function submitVerification(
         target: { type: 'verification', id },
         detail: { kind, country: base.country, verificationType: base.verificationType, mode: base.mode, charge: { amount: base.charge.amount, currency: base.charge.currency } },
       });
-      if (isAsync) {
-        await enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
+      if (jobs) {
+        await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
         await opts.respondWithCharge?.(tx, 202, pendingBody);
       } else await enqueue(tx, now, SYNC_GUARD_JOB, { verificationId: id }, { id: `guard_${id}`, runAtMs: now + SYNC_GUARD_MS, maxAttempts: 20 });
+    }).catch((err: unknown) => {
+      jobs?.reset();
+      throw err;
     });
+    jobs?.start();
+    if (jobs && jobs.queued > 0) queueMicrotask(() => rt.wake());
     faultPoint('after-charge');
   }
 
   if (isAsync) {
+    // Live: the job was written with the charge, above.
+    if (live) return { statusCode: 202, body: pendingBody, persist: async () => undefined };
+    // The job is leased for this process's worker as it is written, and runs once the submission is durable: no
+    // claim and no wake-up (JobHandOff). Without a free slot it is written queued, and the worker is woken for it.
+    const jobs = new JobHandOff(deps.sql);
     return {
       statusCode: 202,
       body: pendingBody,
       persist: async (tx) => {
-        if (!live) {
-          await insertVerification(tx, { ...stored, record: base });
-          await enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
-        }
-        queueMicrotask(() => rt.wake());
+        // A body run again (PostgreSQL, after a serialization failure): the previous run's leases were rolled back.
+        jobs.reset();
+        await insertVerification(tx, { ...stored, record: base });
+        await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
+        if (jobs.queued > 0) queueMicrotask(() => rt.wake());
       },
+      afterCommit: (committed) => (committed ? jobs.start() : jobs.reset()),
     };
   }
 

@@ -1,0 +1,167 @@
+// An async check's queue job is handed to this process's worker as it is written (JobHandOff, docs/performance.md
+// "Jobs handed to the worker"), on both engines: written leased in the submission's transaction while the worker has
+// a free slot, run once that transaction is durable with no claim and no wake-up; without a free slot written queued
+// and claimed as before; a transaction that fails gives its slot back; a stopped worker runs nothing handed to it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
+import { bootstrap } from '../../../src-main/core/orgs/organizations';
+import { processVerification, VERIFICATION_JOB } from '../../../src-main/core/verification/engine';
+import { submitOnce } from '../../../src-main/core/verification/verification-service';
+import { JobHandOff, type Job } from '../../../src-main/jobs/queue';
+import { JobWorker } from '../../../src-main/jobs/worker';
+import { createCore, type Core } from '../../../src-main/service';
+import type { SqlPort } from '../../../src-main/store/sql-port';
+import { dropTestStore, openStoppedStore, testStore } from '../../helpers/harness';
+
+const ASYNC_NG = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' } as const;
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+/** Polls `cond` (a bound on a hang, not a timing assertion). */
+async function until(cond: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+interface JobRow {
+  state: string;
+  attempts: number;
+  leased: number;
+}
+
+/**
+ * A core on the project's engine with a worker of one slot that never polls (600 s), whose handler records each job
+ * it runs and how another connection (committed rows only) saw that job's row as it started, and can be held.
+ */
+async function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'vc-handoff-'));
+  const store = await testStore(dir);
+  const core: Core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', scryptN: 1024, ...store });
+  const other: SqlPort = await openStoppedStore({ dataDir: dir, databaseUrl: store.databaseUrl ?? null });
+  cleanup.push(
+    async () => rmSync(dir, { recursive: true, force: true }),
+    async () => dropTestStore(dir),
+    async () => core.close(),
+    async () => other.close(),
+  );
+  const org = await bootstrap(core.deps, { email: 'handoff@example.com', password: 'correct horse battery staple' });
+  const principal = await authenticateApiKey(core.deps, org.keys.sandbox.key);
+  const ran: { job: Job; seenByOther: JobRow | undefined }[] = [];
+  let hold: Promise<void> | null = null;
+  const worker = new JobWorker({
+    sql: core.deps.sql,
+    clock: core.deps.clock,
+    log: silent,
+    concurrency: 1,
+    maxIdleMs: 600_000,
+    handlers: {
+      [VERIFICATION_JOB]: async (job) => {
+        const seenByOther = await other.get<JobRow>('SELECT state, attempts, CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END AS leased FROM jobs WHERE id = ?', [job.id]);
+        ran.push({ job, seenByOther });
+        if (hold) await hold;
+        await processVerification(core.rt.verification, (job.payload as { verificationId: string }).verificationId, job.completeWith);
+      },
+    },
+  });
+  const submit = async () => (JSON.parse((await submitOnce(core.rt.verification, principal, 'account', ASYNC_NG)).body) as { id: string }).id;
+  const status = async (id: string) => (await core.deps.sql.get<{ status: string }>('SELECT status FROM verifications WHERE id = ?', [id]))?.status;
+  const job = (id: string) => core.deps.sql.get<JobRow>('SELECT state, attempts, CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END AS leased FROM jobs WHERE id = ?', [`job_${id}`]);
+  return {
+    core,
+    worker,
+    ran,
+    submit,
+    status,
+    job,
+    holdJobs: () => {
+      let release!: () => void;
+      hold = new Promise<void>((r) => (release = r));
+      return () => {
+        hold = null;
+        release();
+      };
+    },
+  };
+}
+
+describe('an async check handed to the worker', () => {
+  it('is written leased in the submission, runs once that is committed, with no claim and no wake-up', async () => {
+    const s = await setup();
+    s.worker.start();
+    cleanup.push(() => s.worker.stop());
+    // The worker's first claim and its sleep (600 s): from now on only a hand-off or a wake-up runs a job.
+    await s.worker.drain();
+    const id = await s.submit();
+    await until(async () => (await s.status(id)) === 'success', 'the check to complete');
+    expect(s.ran).toHaveLength(1);
+    // The job was leased as it was written (attempt 1, as a claim makes it), and already committed when it ran.
+    expect(s.ran[0]!.job).toMatchObject({ id: `job_${id}`, kind: VERIFICATION_JOB, attempts: 1, payload: { verificationId: id } });
+    expect(s.ran[0]!.seenByOther).toEqual({ state: 'leased', attempts: 1, leased: 1 });
+    await until(async () => (await s.job(id))?.state === 'done', 'the job to be done');
+    expect(await s.job(id)).toEqual({ state: 'done', attempts: 1, leased: 0 });
+  });
+
+  it('without a free slot is written queued, and claimed once the slot is free', async () => {
+    const s = await setup();
+    s.worker.start();
+    cleanup.push(() => s.worker.stop());
+    await s.worker.drain();
+    const release = s.holdJobs();
+    const first = await s.submit();
+    await until(() => s.ran.length === 1, 'the first job to start');
+    // The one slot is taken: the second check's job waits in the queue, not leased.
+    const second = await s.submit();
+    expect(await s.job(second)).toEqual({ state: 'queued', attempts: 0, leased: 0 });
+    release();
+    await until(async () => (await s.status(first)) === 'success' && (await s.status(second)) === 'success', 'both checks to complete');
+    expect(s.ran.map((r) => r.job.id)).toEqual([`job_${first}`, `job_${second}`]);
+    expect(s.ran[1]!.seenByOther).toEqual({ state: 'leased', attempts: 1, leased: 1 });
+  });
+
+  it('gives its slot back when its transaction fails, and a stopped worker runs nothing handed to it', async () => {
+    const s = await setup();
+    s.worker.start();
+    await s.worker.drain();
+    const { sql, clock } = s.core.deps;
+    const failed = new JobHandOff(sql);
+    await expect(
+      sql.transaction(async (tx) => {
+        await failed.enqueue(tx, clock.now(), VERIFICATION_JOB, { verificationId: 'ver_none' }, { id: 'job_rolled_back' });
+        throw new Error('the transaction fails after the job was leased');
+      }),
+    ).rejects.toThrow('fails after');
+    failed.reset();
+    expect(await sql.get('SELECT id FROM jobs WHERE id = ?', ['job_rolled_back'])).toBeUndefined();
+    // The slot it held is free again: the next check is handed over, not queued.
+    const id = await s.submit();
+    await until(async () => (await s.status(id)) === 'success', 'the check to complete');
+    expect(s.ran.map((r) => r.seenByOther)).toEqual([{ state: 'leased', attempts: 1, leased: 1 }]);
+
+    // A job leased for the worker, which stops before the transaction ends: it is not run here; its lease is left
+    // to end (released at the next start on SQLite, claimed once expired on PostgreSQL).
+    const late = new JobHandOff(sql);
+    const stopping: { done?: Promise<void> } = {};
+    await sql.transaction(async (tx) => {
+      await late.enqueue(tx, clock.now(), VERIFICATION_JOB, { verificationId: 'ver_none' }, { id: 'job_after_stop' });
+      stopping.done = s.worker.stop();
+    });
+    late.start();
+    await stopping.done;
+    expect(await sql.get<JobRow>('SELECT state, attempts, CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END AS leased FROM jobs WHERE id = ?', ['job_after_stop'])).toEqual({
+      state: 'leased',
+      attempts: 1,
+      leased: 1,
+    });
+    expect(s.ran).toHaveLength(1);
+  });
+});
