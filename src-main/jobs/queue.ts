@@ -92,9 +92,9 @@ const ENQUEUE_LEASED = `INSERT INTO jobs (id, kind, payload, state, run_at_ms, m
  */
 export class JobHandOff {
   private readonly taker: JobTaker | null;
-  private held = 0;
+  /** The jobs written leased, each in a slot the worker holds for it. */
   private leased: Job[] = [];
-  /** Jobs written queued: the worker must be woken for them after the commit. */
+  /** Jobs written queued (no free slot, or no worker here): the worker is to be woken for them once committed. */
   queued = 0;
 
   constructor(port: SqlQueries) {
@@ -107,17 +107,21 @@ export class JobHandOff {
       this.queued += 1;
       return enqueue(tx, nowMs, kind, payload, opts);
     }
-    this.held += 1;
     const id = opts.id ?? newId('job');
     const maxAttempts = opts.maxAttempts ?? 10;
     const leaseToken = randomHex(8);
-    await tx.run(ENQUEUE_LEASED, [id, kind, JSON.stringify(payload), runAt, maxAttempts, nowMs, nowMs, leaseToken, nowMs + this.taker.leaseMs]);
+    try {
+      await tx.run(ENQUEUE_LEASED, [id, kind, JSON.stringify(payload), runAt, maxAttempts, nowMs, nowMs, leaseToken, nowMs + this.taker.leaseMs]);
+    } catch (err) {
+      this.taker.release();
+      throw err;
+    }
     this.leased.push({ id, kind, payload, attempts: 1, maxAttempts, leaseToken });
     return id;
   }
 
   reset(): void {
-    for (; this.held > 0; this.held--) this.taker!.release();
+    for (let i = 0; i < this.leased.length; i++) this.taker!.release();
     this.leased = [];
     this.queued = 0;
   }
@@ -125,7 +129,6 @@ export class JobHandOff {
   /** After the transaction is durable: its leased jobs run. */
   start(): void {
     const jobs = this.leased;
-    this.held = 0;
     this.leased = [];
     if (jobs.length > 0) this.taker!.start(jobs);
   }

@@ -64,6 +64,8 @@ export class JobWorker {
       },
       release: () => {
         this.reserved -= 1;
+        // A slot given back (its transaction failed): a job written queued meanwhile may be waiting for it.
+        this.wake();
       },
       start: (jobs) => {
         this.reserved -= jobs.length;
@@ -111,12 +113,16 @@ export class JobWorker {
       const free = concurrency - this.inFlight.size - this.reserved;
       if (free > 0) {
         this.claiming = true;
+        // The free slots are held while the claim runs (its commit and sync take a while), so that no job handed to
+        // this worker meanwhile takes one of them too (JobHandOff); the claimed jobs then hold them as they run.
+        this.reserved += free;
         try {
           // One transaction claims every free slot's job; the lease is durable before the handler runs.
           claimed = await claim(this.o.sql, this.o.clock.now(), kinds, leaseMs, free);
         } catch (err) {
           this.o.log.error({ err }, 'job claim failed');
         } finally {
+          this.reserved -= free;
           this.claiming = false;
         }
       }

@@ -224,7 +224,7 @@ export async function submitVerification(
       throw err;
     });
     jobs?.start();
-    if (jobs && jobs.queued > 0) queueMicrotask(() => rt.wake());
+    if (jobs && jobs.queued > 0) rt.wake();
     faultPoint('after-charge');
   }
 
@@ -242,9 +242,13 @@ export async function submitVerification(
         jobs.reset();
         await insertVerification(tx, { ...stored, record: base });
         await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
-        if (jobs.queued > 0) queueMicrotask(() => rt.wake());
       },
-      afterCommit: (committed) => (committed ? jobs.start() : jobs.reset()),
+      afterCommit: (committed) => {
+        if (!committed) return jobs.reset();
+        jobs.start();
+        // A job written queued is claimed: the worker is woken now that the claim can see it.
+        if (jobs.queued > 0) rt.wake();
+      },
     };
   }
 

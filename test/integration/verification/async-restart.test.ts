@@ -27,7 +27,7 @@ describe('async verification across a restart', () => {
     const body = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' as const };
     const res = await runIdempotent(first.deps, `${p.organizationId}:sandbox`, 'restart-1', fingerprint('POST', '/verify/account', body), async () => {
       const s = await submit(first.rt.verification, p, 'account', body);
-      return { statusCode: s.statusCode, body: s.body, persist: s.persist };
+      return { statusCode: s.statusCode, body: s.body, persist: s.persist, ...(s.afterCommit ? { afterCommit: s.afterCommit } : {}) };
     });
     expect(res.statusCode).toBe(202);
     const id = (JSON.parse(res.body) as { id: string }).id;

@@ -10,7 +10,7 @@ import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { processVerification, VERIFICATION_JOB } from '../../../src-main/core/verification/engine';
 import { submitOnce } from '../../../src-main/core/verification/verification-service';
-import { JobHandOff, type Job } from '../../../src-main/jobs/queue';
+import { enqueue, JobHandOff, type Job } from '../../../src-main/jobs/queue';
 import { JobWorker } from '../../../src-main/jobs/worker';
 import { createCore, type Core } from '../../../src-main/service';
 import type { SqlPort } from '../../../src-main/store/sql-port';
@@ -163,5 +163,51 @@ describe('an async check handed to the worker', () => {
       leased: 1,
     });
     expect(s.ran).toHaveLength(1);
+  });
+
+  it('never takes a slot a claim in flight holds: no more jobs run at once than the worker allows', async () => {
+    const s = await setup();
+    const { sql, clock } = s.core.deps;
+    let running = 0;
+    let most = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const worker = new JobWorker({
+      sql,
+      clock,
+      log: silent,
+      concurrency: 2,
+      maxIdleMs: 600_000,
+      handlers: {
+        k: async () => {
+          running++;
+          most = Math.max(most, running);
+          await gate;
+          running--;
+        },
+      },
+    });
+    cleanup.push(() => {
+      release();
+      return worker.stop();
+    });
+    // A backlog of two: the worker's first claim takes both of its slots, and holds them from the moment it starts.
+    await sql.transaction(async (tx) => {
+      await enqueue(tx, clock.now(), 'k', {});
+      await enqueue(tx, clock.now(), 'k', {});
+    });
+    worker.start();
+    // Two more jobs written while that claim is in flight: no slot is free, so they are written queued.
+    const handOff = new JobHandOff(sql);
+    await sql.transaction(async (tx) => {
+      await handOff.enqueue(tx, clock.now(), 'k', {});
+      await handOff.enqueue(tx, clock.now(), 'k', {});
+    });
+    handOff.start();
+    expect(handOff.queued).toBe(2);
+    await until(() => running === 2, 'the claimed jobs to run');
+    release();
+    await until(async () => (await sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE kind = 'k' AND state = 'done'"))!.n === 4, 'all four jobs to be done');
+    expect(most).toBe(2);
   });
 });
