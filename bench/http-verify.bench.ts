@@ -104,4 +104,9 @@ console.log(
   `durable baseline/baseline = ${ratio(result.durableBaseline.rps, result.baseline.rps)} (p50 ${result.durableBaseline.p50Ms} ms, p99 ${result.durableBaseline.p99Ms} ms); service/durable baseline = ${result.ratioToDurable}`,
 );
 console.log(`service CPU per request: ${result.serviceFigures.cpuUsPerRequest} µs (event loop ${result.serviceFigures.loopCpuUsPerRequest} µs)`);
+if (result.serviceFigures.non2xx + result.serviceFigures.errors > 0) {
+  // A refused request (429, an error) is not a verification: the ratio would measure the refusal.
+  console.log(`INVALID: the service answered ${result.serviceFigures.non2xx} requests with a status that was not 2xx and ${result.serviceFigures.errors} with errors`);
+  process.exitCode = 1;
+}
 writeResult('http-verify', result);
