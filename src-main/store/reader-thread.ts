@@ -21,7 +21,15 @@ import { endWorker } from './wal-sync';
  * What a long read needs of a store: the port's reads, answered whenever ready. (Rows cross threads by structured
  * clone: a BLOB comes back as a Uint8Array, not a Buffer.)
  */
-export type LongReads = Pick<SqlQueries, 'all' | 'get'>;
+export type LongReads = Pick<SqlQueries, 'all' | 'get'> & {
+  /**
+   * The reads of one bounded walk: a chain read page by page, one after another, for one answer (the Audit page's check,
+   * the audit export). A pause (ReaderThreadOptions.pause) is waited out once, by the walk's first read, and then not
+   * again for WALK_FREE_MS, rather than by every page: under steady writes each page waited up to a second, and a chain
+   * of 75 pages took a minute or more. Where absent (the service's own port), the reads themselves.
+   */
+  walk?(): LongReads;
+};
 
 // Plain CommonJS evaluated in the worker (as wal-sync.ts's): nothing to bundle, the same from the sources, the
 // electron-vite build and Electron's main process. Prepared statements are kept by text (a few hundred at most).
@@ -89,7 +97,14 @@ export interface ReaderThreadOptions {
    * loop stops every request; one on the thread after a wait only delays a restart the wait gave every chance to.
    */
   pauseWaitMs?: number;
+  /** WALK_FREE_MS unless told (tests). */
+  walkFreeMs?: number;
   warn?: (message: string) => void;
+}
+
+/** A walk's reads (LongReads.walk): when one of them last waited out a pause. */
+interface Walk {
+  waitedAt: number;
 }
 
 /**
@@ -101,6 +116,12 @@ const copiesRunning = new Map<string, number>();
 
 /** ReaderThreadOptions.pauseWaitMs unless told. */
 const READER_PAUSE_WAIT_MS = 1_000;
+/**
+ * How long a walk's reads go on without waiting out a pause after one of them did (LongReads.walk): the WAL may miss
+ * its restarts for that long (a few seconds of writes more in it), then the walk waits once again, so a walk of any
+ * length cannot keep it growing.
+ */
+const WALK_FREE_MS = 2_000;
 const PAUSE_POLL_MS = 5;
 
 export class ReaderThread implements LongReads {
@@ -126,6 +147,14 @@ export class ReaderThread implements LongReads {
 
   get<T = SqlRow>(sql: string, params?: SqlParams): Promise<T | undefined> {
     return this.read<T | undefined>(sql, params, 'get', () => this.o.fallback.get<T>(sql, params));
+  }
+
+  walk(): LongReads {
+    const walk: Walk = { waitedAt: -Infinity };
+    return {
+      all: <T = SqlRow>(sql: string, params?: SqlParams) => this.read<T[]>(sql, params, 'all', () => this.o.fallback.all<T>(sql, params), walk),
+      get: <T = SqlRow>(sql: string, params?: SqlParams) => this.read<T | undefined>(sql, params, 'get', () => this.o.fallback.get<T>(sql, params), walk),
+    };
   }
 
   /**
@@ -154,11 +183,11 @@ export class ReaderThread implements LongReads {
     if (this.worker && !this.exited) await endWorker(this.worker);
   }
 
-  private read<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>): Promise<R> {
+  private read<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>, walk: Walk | null = null): Promise<R> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     // Another connection does not see a transaction's own writes: a read inside one goes through its handle.
     if (insideTransaction()) return Promise.reject(new SqlPortError('a long read inside a transaction: read through the transaction\'s handle'));
-    const run = this.readOnThread(sql, params, mode, fallback);
+    const run = this.readOnThread(sql, params, mode, fallback, walk);
     this.asked.add(run);
     const forget = () => this.asked.delete(run);
     run.then(forget, forget);
@@ -178,8 +207,11 @@ export class ReaderThread implements LongReads {
     while (performance.now() < until && !this.closed && paused()) await new Promise((resolve) => setTimeout(resolve, PAUSE_POLL_MS));
   }
 
-  private async readOnThread<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>): Promise<R> {
-    await this.pauseOver();
+  private async readOnThread<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>, walk: Walk | null): Promise<R> {
+    if (!walk || performance.now() - walk.waitedAt >= (this.o.walkFreeMs ?? WALK_FREE_MS)) {
+      await this.pauseOver();
+      if (walk) walk.waitedAt = performance.now();
+    }
     if (!this.usable || !(await this.start())) {
       this.served.fallback++;
       return fallback();

@@ -371,6 +371,8 @@ async function walkOrganizationChain(
   begin: (start: ChainStart, headSeq: number) => void,
   page: (entries: AuditEntry[]) => boolean,
 ): Promise<void> {
+  // One walk: a pause of the reader thread is waited out by its first read, not by every page (LongReads.walk).
+  reads = reads.walk?.() ?? reads;
   for (let attempt = 1; attempt <= 3; attempt++) {
     const h = (await reads.get<ChainHeader>(CHAIN_HEADER, [organizationId, organizationId, organizationId]))!;
     const start: ChainStart = h.cp_seq === null ? { seq: 0, hash: GENESIS_HASH } : { seq: h.cp_seq, hash: h.cp_hash! };

@@ -163,6 +163,38 @@ describe("an organization's audit chain, verified page by page", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('waits out a pause of the reader thread once, not once a page: the check and the export are each one walk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vc-audit-walk-'));
+    const db = openDatabase(join(dir, 'store.sqlite'));
+    const deps = setup(db);
+    // Paused for good (the WAL missing its restarts under steady writes). With a wait of 0 ms a read that waits looks at
+    // the pause exactly once, and one that does not wait never does: `looks` counts the reads that waited.
+    let looks = 0;
+    const reader = new ReaderThread({ file: join(dir, 'store.sqlite'), fallback: deps.sql, pause: () => (looks++, true), pauseWaitMs: 0, walkFreeMs: 600_000 });
+    try {
+      await entries(deps, 'org_a', 130);
+      const count = async (run: () => Promise<unknown>) => {
+        const [reads, waits] = [reader.served.thread, looks];
+        await run();
+        return { reads: reader.served.thread - reads, waits: looks - waits };
+      };
+      // The header and three pages of 50: four reads on the thread, of which the first waited.
+      const check = await count(async () => expect(await verifyOrganizationChain(deps.sql, 'org_a', reader, 50)).toMatchObject({ ok: true, entries: 130 }));
+      const whole = `${JSON.stringify(await exportAudit(deps.sql, 'org_a', T0), null, 2)}\n`;
+      const exported = await count(async () => expect((await exportAuditText(deps.sql, 'org_a', T0, 'json', reader, 50)).text).toBe(whole));
+      // Reads outside a walk each wait.
+      const plain = await count(async () => {
+        await reader.get('SELECT 1 AS one');
+        await reader.get('SELECT 1 AS one');
+      });
+      expect({ check, exported, plain }).toEqual({ check: { reads: 4, waits: 1 }, exported: { reads: 4, waits: 1 }, plain: { reads: 2, waits: 2 } });
+    } finally {
+      await reader.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("an organization's audit export, written page by page", () => {

@@ -166,6 +166,28 @@ describe('ReaderThread', () => {
     expect(answered).toBe(false);
   });
 
+  it("a walk's reads wait out a pause once, then go at once for walkFreeMs; after that one waits again", async () => {
+    const { file, db } = store();
+    const port = createSqlitePort(db);
+    // Paused for good; with a wait of 0 ms a read that waits looks at the pause exactly once, one that does not, never.
+    let looks = 0;
+    const free = new ReaderThread({ file, fallback: port, pause: () => (looks++, true), pauseWaitMs: 0, walkFreeMs: 600_000 });
+    const spent = new ReaderThread({ file, fallback: port, pause: () => (looks++, true), pauseWaitMs: 0, walkFreeMs: 0 });
+    cleanup.push(() => free.close(), () => spent.close());
+    const walk = free.walk();
+    for (let i = 0; i < 3; i++) expect(await walk.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
+    expect(await walk.all('SELECT k FROM t')).toEqual([]);
+    expect(looks).toBe(1);
+    // Another walk waits again for its own first read.
+    await free.walk().get('SELECT 1 AS one');
+    expect(looks).toBe(2);
+    // With its free time spent, every read of a walk waits.
+    const short = spent.walk();
+    for (let i = 0; i < 3; i++) await short.get('SELECT 1 AS one');
+    expect(looks).toBe(5);
+    expect(free.served).toEqual({ thread: 5, fallback: 0 });
+  });
+
   it('refuses a long read inside a transaction: another connection would not see its writes', async () => {
     const { db, reader } = store();
     await createServicePort(db).transaction(async () => {
