@@ -10,6 +10,7 @@ import type { CoreConfig, CoreDeps, Logger } from './core/context';
 import { recoverIdempotency } from './core/idempotency/idempotency';
 import type { CoreRuntime, RuntimeInfo } from './core/runtime';
 import { processVerification, VERIFICATION_JOB, type VerificationRuntime } from './core/verification/engine';
+import type { StoredWithText } from './core/verification/records';
 import { FEATURES, type FeatureRuntime } from './features';
 import { auditExportFile } from './feature-audit';
 import { consoleCall, createHandlers, type Handlers } from './console/handlers';
@@ -332,7 +333,8 @@ async function assemble(
     log,
     ...(config.leaseMs !== undefined ? { leaseMs: config.leaseMs } : {}),
     handlers: {
-      [VERIFICATION_JOB]: (job) => processVerification(verification, (job.payload as { verificationId: string }).verificationId, job.completeWith),
+      [VERIFICATION_JOB]: (job) =>
+        processVerification(verification, (job.payload as { verificationId: string }).verificationId, job.completeWith, job.local as StoredWithText | undefined),
       ...Object.assign({}, ...FEATURES.map((f) => f.jobHandlers?.(featureRt) ?? {})),
     },
   });

@@ -25,6 +25,11 @@ export interface Job {
    * as before.
    */
   completeWith?: (write: (tx: SqlQueries) => Promise<void>) => (tx: SqlQueries) => Promise<void>;
+  /**
+   * What the transaction that wrote the job knew of its subject, for a job handed to this process's worker as it was
+   * written (JobHandOff): its handler need not read it back. Never stored; a claimed job has none.
+   */
+  local?: unknown;
 }
 
 /** Runs a write in the caller's transaction, or in one of its own when given the port itself. */
@@ -101,7 +106,8 @@ export class JobHandOff {
     this.taker = jobTakers.get(port) ?? null;
   }
 
-  async enqueue(tx: SqlQueries, nowMs: number, kind: string, payload: unknown, opts: { runAtMs?: number; maxAttempts?: number; id?: string } = {}): Promise<string> {
+  /** `opts.local`: Job.local of the job if it is handed over. */
+  async enqueue(tx: SqlQueries, nowMs: number, kind: string, payload: unknown, opts: { runAtMs?: number; maxAttempts?: number; id?: string; local?: unknown } = {}): Promise<string> {
     const runAt = opts.runAtMs ?? nowMs;
     if (runAt > nowMs || !this.taker?.reserve(kind)) {
       this.queued += 1;
@@ -116,7 +122,7 @@ export class JobHandOff {
       this.taker.release();
       throw err;
     }
-    this.leased.push({ id, kind, payload, attempts: 1, maxAttempts, leaseToken });
+    this.leased.push({ id, kind, payload, attempts: 1, maxAttempts, leaseToken, ...(opts.local !== undefined ? { local: opts.local } : {}) });
     return id;
   }
 

@@ -41,6 +41,15 @@ export class JobWorker {
   private woken = false;
   /** Slots held for jobs being written leased for this worker, not yet durable (JobHandOff). */
   private reserved = 0;
+  /**
+   * Jobs may be waiting in the queue: set by a wake-up (a job written queued), by a claim that filled every slot it
+   * asked for, by a job's failure (its retry), and after every sleep (the poll). A freed slot claims only while it is
+   * set: with every job handed over as it is written, a claim on each job's end found nothing, and held the free slots
+   * while its commit ran, so the jobs written meanwhile could not be handed over and went through the queue.
+   */
+  private dueHint = true;
+  /** The loop is in its sleep (drain waits for it: a claim of its own may still be on its way otherwise). */
+  private sleeping = false;
   private untake: (() => void) | undefined;
 
   constructor(private readonly o: WorkerOptions) {}
@@ -52,6 +61,7 @@ export class JobWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.dueHint = true;
     // Jobs enqueued by this process's transactions (an async check's submission) are leased for this worker in its
     // free slots as they are written, and run once durable: no claim (JobHandOff in queue.ts).
     const kinds = new Set(Object.keys(this.o.handlers));
@@ -72,7 +82,7 @@ export class JobWorker {
         // Stopped meanwhile: the leases end by themselves (released at the next start on SQLite).
         if (!this.running) return;
         faultPoint('after-claim');
-        for (const job of jobs) this.inFlight.add(this.run(job), () => this.wake());
+        for (const job of jobs) this.inFlight.add(this.run(job), () => this.slotFreed());
       },
     });
     this.loopDone = this.loop();
@@ -80,6 +90,14 @@ export class JobWorker {
 
   /** Called after an enqueue so a due job starts without waiting for the next poll. */
   wake(): void {
+    this.dueHint = true;
+    this.woken = true;
+    this.sleeper.wake();
+  }
+
+  /** A job ended: its slot is free. The loop claims for it only while jobs may be waiting (dueHint). */
+  private slotFreed(): void {
+    if (!this.dueHint) return;
     this.woken = true;
     this.sleeper.wake();
   }
@@ -92,12 +110,12 @@ export class JobWorker {
     await this.inFlight.settled();
   }
 
-  /** Waits until no job is due now and none is in flight (for tests and graceful drain). */
+  /** Waits until no job is due now, none is in flight and the loop sleeps (for tests and graceful drain). */
   async drain(timeoutMs = 10_000): Promise<void> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const next = await nextRunAt(this.o.sql, Object.keys(this.o.handlers));
-      if (this.inFlight.size === 0 && this.reserved === 0 && !this.claiming && (next === null || next > this.o.clock.now())) return;
+      if (this.inFlight.size === 0 && this.reserved === 0 && !this.claiming && (this.sleeping || !this.running) && (next === null || next > this.o.clock.now())) return;
       if (Date.now() > end) throw new Error('drain timed out');
       this.wake();
       await new Promise((r) => setTimeout(r, 5));
@@ -111,7 +129,9 @@ export class JobWorker {
     while (this.running) {
       let claimed: Job[] = [];
       const free = concurrency - this.inFlight.size - this.reserved;
-      if (free > 0) {
+      if (free > 0 && this.dueHint) {
+        // Cleared before the claim reads: a job written queued from now on sets it again.
+        this.dueHint = false;
         this.claiming = true;
         // The free slots are held while the claim runs (its commit and sync take a while), so that no job handed to
         // this worker meanwhile takes one of them too (JobHandOff); the claimed jobs then hold them as they run.
@@ -121,15 +141,20 @@ export class JobWorker {
           claimed = await claim(this.o.sql, this.o.clock.now(), kinds, leaseMs, free);
         } catch (err) {
           this.o.log.error({ err }, 'job claim failed');
+          this.dueHint = true;
         } finally {
           this.reserved -= free;
           this.claiming = false;
         }
+        // As many as it asked for: more may be due.
+        if (claimed.length === free) this.dueHint = true;
       }
       if (claimed.length > 0) faultPoint('after-claim');
-      for (const job of claimed) this.inFlight.add(this.run(job), () => this.wake());
-      if (claimed.length > 0 && this.inFlight.size + this.reserved < concurrency) continue;
+      for (const job of claimed) this.inFlight.add(this.run(job), () => this.slotFreed());
+      if (claimed.length > 0 && this.dueHint && this.inFlight.size + this.reserved < concurrency) continue;
       await this.sleep(kinds);
+      // Whatever ended the sleep (the next due job's time, the poll, a wake-up): look.
+      this.dueHint = true;
     }
   }
 
@@ -167,6 +192,8 @@ export class JobWorker {
   }
 
   private async fail(job: Job, err: unknown): Promise<void> {
+    // Its retry is a job due later: the loop's next sleep must end by then (its slot's claim reads the next due time).
+    this.dueHint = true;
     try {
       const now = this.o.clock.now();
       const delay = this.o.retryDelayMs?.(job.attempts) ?? Math.min(60_000, 500 * 2 ** job.attempts);
@@ -183,6 +210,11 @@ export class JobWorker {
     if (this.woken || !this.running) return;
     const maxIdle = this.o.maxIdleMs ?? 1000;
     const wait = next === null ? maxIdle : Math.max(0, Math.min(maxIdle, next - this.o.clock.now()));
-    return this.sleeper.sleep(wait);
+    this.sleeping = true;
+    try {
+      await this.sleeper.sleep(wait);
+    } finally {
+      this.sleeping = false;
+    }
   }
 }

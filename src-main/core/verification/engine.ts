@@ -14,7 +14,7 @@ import { newId } from '../ids';
 import type { Principal } from '../principal';
 import { chargeVerification, reverseCharge } from '../billing/billing';
 import { provenanceOf } from './provenance';
-import { getStored, insertVerification, updateVerification, updateVerificationIf } from './records';
+import { getStored, insertVerification, updateVerification, updateVerificationIf, type StoredWithText } from './records';
 import type { KindSpec, ProviderAnswer, ProviderContext, VerificationKind } from './types';
 import { appendAudit } from '../audit/audit-log';
 import { DeliveryHandOff, insertFannedOutEvent } from '../webhooks/deliveries';
@@ -151,6 +151,16 @@ export async function submitVerification(
     request: ext.storedRequest ? ext.storedRequest(request) : request,
     provenance: await provenanceOf(deps.sql, p),
   };
+  // The pending record as its job's handler would read it back (getStored), for a job handed to this process's worker
+  // (Job.local): `json` is the text stored. The handler copies the record before changing it (applyAnswer).
+  const pendingAsStored = (record: VerificationRecord, json: string): StoredWithText => ({
+    kind,
+    organizationId: p.organizationId,
+    environment: record.environment,
+    request: stored.request,
+    record,
+    resultJson: json,
+  });
 
   const format = spec.formatFailure(request);
   if (format) {
@@ -208,7 +218,7 @@ export async function submitVerification(
       jobs?.reset();
       base.charge = await chargeVerification(tx, { organizationId: p.organizationId, service: spec.serviceKey(request), verificationId: id, nowMs: now });
       if (noRoute !== null) throw noRoute;
-      await insertVerification(tx, { ...stored, record: base });
+      const json = await insertVerification(tx, { ...stored, record: base });
       // Every live check is in the audit trail (a summary; docs/audit.md), in the transaction of its charge.
       await appendAudit({ ...deps, sql: tx }, p.organizationId, {
         action: 'verification.live_check',
@@ -216,7 +226,7 @@ export async function submitVerification(
         detail: { kind, country: base.country, verificationType: base.verificationType, mode: base.mode, charge: { amount: base.charge.amount, currency: base.charge.currency } },
       });
       if (jobs) {
-        await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
+        await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20, local: pendingAsStored(base, json) });
         await opts.respondWithCharge?.(tx, 202, pendingBody);
       } else await enqueue(tx, now, SYNC_GUARD_JOB, { verificationId: id }, { id: `guard_${id}`, runAtMs: now + SYNC_GUARD_MS, maxAttempts: 20 });
     }).catch((err: unknown) => {
@@ -240,8 +250,8 @@ export async function submitVerification(
       persist: async (tx) => {
         // A body run again (PostgreSQL, after a serialization failure): the previous run's leases were rolled back.
         jobs.reset();
-        await insertVerification(tx, { ...stored, record: base });
-        await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20 });
+        const json = await insertVerification(tx, { ...stored, record: base });
+        await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20, local: pendingAsStored(base, json) });
       },
       afterCommit: (committed) => {
         if (!committed) return jobs.reset();
@@ -415,9 +425,14 @@ export async function processVerification(
   rt: VerificationRuntime,
   verificationId: string,
   completeWith: (write: (tx: SqlQueries) => Promise<void>) => (tx: SqlQueries) => Promise<void> = (write) => write,
+  /**
+   * The pending record as its submission wrote it, for a job handed over as it was written (Job.local): not read
+   * back. Its result is written only if the stored text is still this one (updateVerificationIf), else read again.
+   */
+  known?: StoredWithText,
 ): Promise<void> {
   const { deps } = rt;
-  const stored = await getStored(deps.sql, verificationId);
+  const stored = known ?? (await getStored(deps.sql, verificationId));
   if (!stored || stored.record.status !== 'pending' || stored.record.mode !== 'async') return;
   const spec = specFor(rt, stored.kind);
   const answer = await askSafely(rt, stored.kind, stored.request, {

@@ -61,8 +61,11 @@ export async function getVerification(q: SqlQueries, organizationId: string, env
   return json === null ? null : (JSON.parse(json) as VerificationRecord);
 }
 
+/** A stored record with its request, parsed, as getStored reads it. */
+export type StoredWithText = StoredVerification & { environment: string; resultJson: string };
+
 /** A stored record with its request, parsed; `resultJson` is the stored text the record was parsed from. */
-export async function getStored(q: SqlQueries, id: string): Promise<(StoredVerification & { environment: string; resultJson: string }) | null> {
+export async function getStored(q: SqlQueries, id: string): Promise<StoredWithText | null> {
   const row = await q.get<{ organization_id: string; environment: string; kind: VerificationKind; request: string; result: string }>(
     'SELECT organization_id, environment, kind, request, result FROM verifications WHERE id = ?',
     [id],

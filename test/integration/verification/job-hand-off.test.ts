@@ -10,6 +10,7 @@ import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { processVerification, VERIFICATION_JOB } from '../../../src-main/core/verification/engine';
 import { submitOnce } from '../../../src-main/core/verification/verification-service';
+import type { StoredWithText } from '../../../src-main/core/verification/records';
 import { enqueue, JobHandOff, type Job } from '../../../src-main/jobs/queue';
 import { JobWorker } from '../../../src-main/jobs/worker';
 import { createCore, type Core } from '../../../src-main/service';
@@ -69,7 +70,7 @@ async function setup() {
         const seenByOther = await other.get<JobRow>('SELECT state, attempts, CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END AS leased FROM jobs WHERE id = ?', [job.id]);
         ran.push({ job, seenByOther });
         if (hold) await hold;
-        await processVerification(core.rt.verification, (job.payload as { verificationId: string }).verificationId, job.completeWith);
+        await processVerification(core.rt.verification, (job.payload as { verificationId: string }).verificationId, job.completeWith, job.local as StoredWithText | undefined);
       },
     },
   });
@@ -107,12 +108,18 @@ describe('an async check handed to the worker', () => {
     // The job was leased as it was written (attempt 1, as a claim makes it), and already committed when it ran.
     expect(s.ran[0]!.job).toMatchObject({ id: `job_${id}`, kind: VERIFICATION_JOB, attempts: 1, payload: { verificationId: id } });
     expect(s.ran[0]!.seenByOther).toEqual({ state: 'leased', attempts: 1, leased: 1 });
+    // It carries the pending record as written (its handler does not read it back): the stored text, parsed.
+    const local = s.ran[0]!.job.local as StoredWithText;
+    expect(JSON.parse(local.resultJson)).toEqual(local.record);
+    expect(local).toMatchObject({ kind: 'account', environment: 'sandbox', record: { id, status: 'pending', mode: 'async' } });
     await until(async () => (await s.job(id))?.state === 'done', 'the job to be done');
     expect(await s.job(id)).toEqual({ state: 'done', attempts: 1, leased: 0 });
   });
 
   it('without a free slot is written queued, and claimed once the slot is free', async () => {
     const s = await setup();
+    // The service's wake-up after a job is written queued reaches this worker (the first test leaves it out).
+    s.core.rt.verification.wake = () => s.worker.wake();
     s.worker.start();
     cleanup.push(() => s.worker.stop());
     await s.worker.drain();
@@ -130,6 +137,7 @@ describe('an async check handed to the worker', () => {
 
   it('gives its slot back when its transaction fails, and a stopped worker runs nothing handed to it', async () => {
     const s = await setup();
+    s.core.rt.verification.wake = () => s.worker.wake();
     s.worker.start();
     await s.worker.drain();
     const { sql, clock } = s.core.deps;
@@ -142,10 +150,13 @@ describe('an async check handed to the worker', () => {
     ).rejects.toThrow('fails after');
     failed.reset();
     expect(await sql.get('SELECT id FROM jobs WHERE id = ?', ['job_rolled_back'])).toBeUndefined();
-    // The slot it held is free again: the next check is handed over, not queued.
+    // The slot it held is free again (drain waits for no slot held, and the worker asleep): the next check is handed
+    // over, not queued.
+    await s.worker.drain();
     const id = await s.submit();
     await until(async () => (await s.status(id)) === 'success', 'the check to complete');
     expect(s.ran.map((r) => r.seenByOther)).toEqual([{ state: 'leased', attempts: 1, leased: 1 }]);
+    await s.worker.drain();
 
     // A job leased for the worker, which stops before the transaction ends: it is not run here; its lease is left
     // to end (released at the next start on SQLite, claimed once expired on PostgreSQL).
