@@ -232,6 +232,21 @@ export async function runIdempotent(
     releaseIdempotent(deps, scope, key);
     throw err;
   }
+  let body: string;
+  try {
+    body = await commitAnswer(deps, result, (tx, text) => storeResponse(tx, deps, scope, key, fp, result.statusCode, text));
+  } finally {
+    releaseIdempotent(deps, scope, key);
+  }
+  faultPoint('after-commit-before-response');
+  return { statusCode: result.statusCode, body, replayed: false };
+}
+
+/**
+ * The request's writes (persist) and its stored answer (`store`, given the answer's text) in one transaction; then
+ * `afterCommit`, committed or not. Returns the answer's text.
+ */
+async function commitAnswer(deps: Pick<CoreDeps, 'sql'>, result: Executed, store: (tx: SqlQueries, body: string) => Promise<void>): Promise<string> {
   let body = '';
   let committed = false;
   try {
@@ -239,15 +254,13 @@ export async function runIdempotent(
       if (result.persist) await result.persist(tx);
       // Serialised after persist(): a write may complete the answer (a charge taken in this same transaction).
       body = result.bodyJson ?? JSON.stringify(result.body);
-      await storeResponse(tx, deps, scope, key, fp, result.statusCode, body);
+      await store(tx, body);
     });
     committed = true;
   } finally {
-    releaseIdempotent(deps, scope, key);
     result.afterCommit?.(committed);
   }
-  faultPoint('after-commit-before-response');
-  return { statusCode: result.statusCode, body, replayed: false };
+  return body;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -357,22 +370,12 @@ async function runClaimed(deps: CoreDeps, scope: string, key: string, fp: string
   if (!('owner' in claimed)) return claimed;
   const { owner } = claimed;
   const stopRenewing = renewWhileRunning(deps, scope, key, owner);
-  let body = '';
+  let body: string;
   let statusCode: number;
   try {
     const result = await exec((tx, code, early) => answerOverClaim(tx, deps, scope, key, owner, code, JSON.stringify(early)));
     statusCode = result.statusCode;
-    let committed = false;
-    try {
-      await deps.sql.transaction(async (tx) => {
-        if (result.persist) await result.persist(tx);
-        body = result.bodyJson ?? JSON.stringify(result.body);
-        await answerOverClaim(tx, deps, scope, key, owner, result.statusCode, body);
-      });
-      committed = true;
-    } finally {
-      result.afterCommit?.(committed);
-    }
+    body = await commitAnswer(deps, result, (tx, text) => answerOverClaim(tx, deps, scope, key, owner, result.statusCode, text));
   } catch (err) {
     // Nothing storable (a refusal, a 5xx, a failed commit): the key is free again. An answer committed early (a
     // live async check's 202, with its charge) is not a claim any more and stays.
