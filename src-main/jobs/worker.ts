@@ -50,6 +50,7 @@ export class JobWorker {
   private dueHint = true;
   /** The loop is in its sleep (drain waits for it: a claim of its own may still be on its way otherwise). */
   private sleeping = false;
+  private loopEnded = true;
   private untake: (() => void) | undefined;
 
   constructor(private readonly o: WorkerOptions) {}
@@ -85,7 +86,10 @@ export class JobWorker {
         for (const job of jobs) this.inFlight.add(this.run(job), () => this.slotFreed());
       },
     });
-    this.loopDone = this.loop();
+    this.loopEnded = false;
+    this.loopDone = this.loop().finally(() => {
+      this.loopEnded = true;
+    });
   }
 
   /** Called after an enqueue so a due job starts without waiting for the next poll. */
@@ -115,7 +119,7 @@ export class JobWorker {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const next = await nextRunAt(this.o.sql, Object.keys(this.o.handlers));
-      if (this.inFlight.size === 0 && this.reserved === 0 && !this.claiming && (this.sleeping || !this.running) && (next === null || next > this.o.clock.now())) return;
+      if (this.inFlight.size === 0 && this.reserved === 0 && !this.claiming && (this.sleeping || this.loopEnded) && (next === null || next > this.o.clock.now())) return;
       if (Date.now() > end) throw new Error('drain timed out');
       this.wake();
       await new Promise((r) => setTimeout(r, 5));
@@ -192,12 +196,13 @@ export class JobWorker {
   }
 
   private async fail(job: Job, err: unknown): Promise<void> {
-    // Its retry is a job due later: the loop's next sleep must end by then (its slot's claim reads the next due time).
-    this.dueHint = true;
     try {
       const now = this.o.clock.now();
       const delay = this.o.retryDelayMs?.(job.attempts) ?? Math.min(60_000, 500 * 2 ** job.attempts);
       const outcome = await retry(this.o.sql, now, job, now + delay, err instanceof Error ? err.message : String(err));
+      // Its retry is a job due later, now written: the loop's next sleep must end by then (the freed slot's wake-up
+      // makes the loop read the next due time).
+      this.dueHint = true;
       this.o.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, outcome, err: String(err) }, 'job failed');
     } catch (e) {
       this.o.log.error({ jobId: job.id, kind: job.kind, err: String(e) }, 'job retry could not be recorded');

@@ -24,8 +24,8 @@ import { endWorker } from './wal-sync';
 export type LongReads = Pick<SqlQueries, 'all' | 'get'> & {
   /**
    * The reads of one bounded walk: a chain read page by page, one after another, for one answer (the Audit page's check,
-   * the audit export). A pause (ReaderThreadOptions.pause) is waited out once, by the walk's first read, and then not
-   * again for WALK_FREE_MS, rather than by every page: under steady writes each page waited up to a second, and a chain
+   * the audit export). Once a read has waited out a pause (ReaderThreadOptions.pause), walk reads do not wait again
+   * for WALK_FREE_MS, rather than every page waiting: under steady writes each page waited up to a second, and a chain
    * of 75 pages took a minute or more. Where absent (the service's own port), the reads themselves.
    */
   walk?(): LongReads;
@@ -102,10 +102,7 @@ export interface ReaderThreadOptions {
   warn?: (message: string) => void;
 }
 
-/** A walk's reads (LongReads.walk): when one of them last waited out a pause. */
-interface Walk {
-  waitedAt: number;
-}
+
 
 /**
  * Copies (copyInto) running, per store file. A copy reads the store in one transaction: until it ends the WAL cannot
@@ -117,9 +114,10 @@ const copiesRunning = new Map<string, number>();
 /** ReaderThreadOptions.pauseWaitMs unless told. */
 const READER_PAUSE_WAIT_MS = 1_000;
 /**
- * How long a walk's reads go on without waiting out a pause after one of them did (LongReads.walk): the WAL may miss
- * its restarts for that long (a few seconds of writes more in it), then the walk waits once again, so a walk of any
- * length cannot keep it growing.
+ * How long walk reads go on without waiting out a pause after a read of this thread did (LongReads.walk): the WAL may
+ * miss its restarts for that long (a few seconds of writes more in it). The window is the thread's, not each walk's:
+ * once it has passed, every walk read waits, so the thread goes idle and the WAL can restart, however many walks run
+ * and however long (with a window per walk, walks started one after another kept the thread reading for good).
  */
 const WALK_FREE_MS = 2_000;
 const PAUSE_POLL_MS = 5;
@@ -136,6 +134,8 @@ export class ReaderThread implements LongReads {
   private ready: Promise<boolean> | null = null;
   /** Reads asked and not answered yet: close() waits for them. */
   private readonly asked = new Set<Promise<unknown>>();
+  /** Until when walk reads go without waiting out a pause (WALK_FREE_MS after a walk read waited one out). */
+  private walkFreeUntil = -Infinity;
   /** How many reads the thread answered, and how many its fallback did (the service's connection): for tests and diagnostics. */
   readonly served = { thread: 0, fallback: 0 };
 
@@ -150,10 +150,9 @@ export class ReaderThread implements LongReads {
   }
 
   walk(): LongReads {
-    const walk: Walk = { waitedAt: -Infinity };
     return {
-      all: <T = SqlRow>(sql: string, params?: SqlParams) => this.read<T[]>(sql, params, 'all', () => this.o.fallback.all<T>(sql, params), walk),
-      get: <T = SqlRow>(sql: string, params?: SqlParams) => this.read<T | undefined>(sql, params, 'get', () => this.o.fallback.get<T>(sql, params), walk),
+      all: <T = SqlRow>(sql: string, params?: SqlParams) => this.read<T[]>(sql, params, 'all', () => this.o.fallback.all<T>(sql, params), true),
+      get: <T = SqlRow>(sql: string, params?: SqlParams) => this.read<T | undefined>(sql, params, 'get', () => this.o.fallback.get<T>(sql, params), true),
     };
   }
 
@@ -183,7 +182,7 @@ export class ReaderThread implements LongReads {
     if (this.worker && !this.exited) await endWorker(this.worker);
   }
 
-  private read<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>, walk: Walk | null = null): Promise<R> {
+  private read<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>, walk = false): Promise<R> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     // Another connection does not see a transaction's own writes: a read inside one goes through its handle.
     if (insideTransaction()) return Promise.reject(new SqlPortError('a long read inside a transaction: read through the transaction\'s handle'));
@@ -196,21 +195,22 @@ export class ReaderThread implements LongReads {
 
   /**
    * Resolves when not paused, once the pause ends (or a copy of the store starts: copiesRunning), or after pauseWaitMs
-   * of it, whichever comes first.
+   * of it, whichever comes first: true when it was paused (the read waited).
    */
-  private async pauseOver(): Promise<void> {
+  private async pauseOver(): Promise<boolean> {
     const pause = this.o.pause;
-    if (!pause) return;
+    if (!pause) return false;
     const paused = () => pause() && !copiesRunning.has(this.o.file);
-    if (!paused()) return;
+    if (!paused()) return false;
     const until = performance.now() + (this.o.pauseWaitMs ?? READER_PAUSE_WAIT_MS);
     while (performance.now() < until && !this.closed && paused()) await new Promise((resolve) => setTimeout(resolve, PAUSE_POLL_MS));
+    return true;
   }
 
-  private async readOnThread<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>, walk: Walk | null): Promise<R> {
-    if (!walk || performance.now() - walk.waitedAt >= (this.o.walkFreeMs ?? WALK_FREE_MS)) {
-      await this.pauseOver();
-      if (walk) walk.waitedAt = performance.now();
+  private async readOnThread<R>(sql: string, params: SqlParams | undefined, mode: Mode, fallback: () => Promise<R>, walk: boolean): Promise<R> {
+    if (!walk || performance.now() >= this.walkFreeUntil) {
+      // A walk read that waited out a pause opens the thread's window for walk reads (WALK_FREE_MS).
+      if ((await this.pauseOver()) && walk) this.walkFreeUntil = performance.now() + (this.o.walkFreeMs ?? WALK_FREE_MS);
     }
     if (!this.usable || !(await this.start())) {
       this.served.fallback++;

@@ -166,7 +166,7 @@ describe('ReaderThread', () => {
     expect(answered).toBe(false);
   });
 
-  it("a walk's reads wait out a pause once, then go at once for walkFreeMs; after that one waits again", async () => {
+  it("walk reads wait out a pause once, then go at once for the thread's walkFreeMs; after that each waits again", async () => {
     const { file, db } = store();
     const port = createSqlitePort(db);
     // Paused for good; with a wait of 0 ms a read that waits looks at the pause exactly once, one that does not, never.
@@ -178,14 +178,19 @@ describe('ReaderThread', () => {
     for (let i = 0; i < 3; i++) expect(await walk.get('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
     expect(await walk.all('SELECT k FROM t')).toEqual([]);
     expect(looks).toBe(1);
-    // Another walk waits again for its own first read.
+    // The window is the thread's: another walk inside it goes at once too; a read outside a walk still waits.
     await free.walk().get('SELECT 1 AS one');
+    expect(looks).toBe(1);
+    await free.get('SELECT 1 AS one');
     expect(looks).toBe(2);
-    // With its free time spent, every read of a walk waits.
-    const short = spent.walk();
-    for (let i = 0; i < 3; i++) await short.get('SELECT 1 AS one');
-    expect(looks).toBe(5);
-    expect(free.served).toEqual({ thread: 5, fallback: 0 });
+    // Once the window has passed (here at once), every walk read waits, whichever walk it is of: the thread goes idle.
+    const [a, b] = [spent.walk(), spent.walk()];
+    for (let i = 0; i < 3; i++) {
+      await a.get('SELECT 1 AS one');
+      await b.get('SELECT 1 AS one');
+    }
+    expect(looks).toBe(8);
+    expect(free.served).toEqual({ thread: 6, fallback: 0 });
   });
 
   it('refuses a long read inside a transaction: another connection would not see its writes', async () => {
