@@ -201,15 +201,22 @@ describe('integrity', () => {
     expect(reader).toBeInstanceOf(ReaderThread);
     const served = (reader as ReaderThread).served;
     const before = { ...served };
-    const pages = vi.spyOn(reader, 'all');
+    // The chain is read as one walk (LongReads.walk): its pages go through the walk's reads.
+    const walked = vi.fn<(sql: string, params?: unknown) => void>();
+    const thread = reader as ReaderThread;
+    const walk = thread.walk.bind(thread);
+    const pages = vi.spyOn(thread, 'walk').mockImplementation(() => {
+      const w = walk();
+      return { get: w.get, all: (sql, params) => (walked(sql, params), w.all(sql, params)) };
+    });
     try {
       const org = ts.org!.organizationId;
-      const chainReads = () => pages.mock.calls.filter(([sql]) => /FROM audit_events a/.test(sql));
+      const chainReads = () => walked.mock.calls.filter(([sql]) => /FROM audit_events a/.test(sql));
       const v = await dispatch(ts.service.handlers, 'audit:verify', {});
       expect(v).toMatchObject({ ok: true, value: { ok: true, entries: (await entries()).length } });
       expect(chainReads().length).toBeGreaterThanOrEqual(1);
       expect(chainReads().every(([, params]) => (params as unknown[])[1] === org)).toBe(true);
-      pages.mockClear();
+      walked.mockClear();
       const x = await dispatch(ts.service.handlers, 'audit:export', { format: 'json' });
       expect((x as { value: { content: string } }).value.content).toBe(`${JSON.stringify(await exportAudit(ts.service.deps.sql, org, clock.now()), null, 2)}\n`);
       expect(chainReads().length).toBeGreaterThanOrEqual(1);
