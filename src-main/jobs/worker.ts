@@ -133,7 +133,17 @@ export class JobWorker {
     while (this.running) {
       let claimed: Job[] = [];
       const free = concurrency - this.inFlight.size - this.reserved;
-      if (free > 0 && this.dueHint) {
+      if (free <= 0) {
+        // Every slot is taken: nothing can be claimed before one frees, and a freed slot wakes the loop (the hint set:
+        // jobs may be waiting). Without this the loop read the next due time again and again, a due job making each
+        // sleep 0 ms, for as long as the slots stayed full.
+        // (No await between the count above and the nap: no slot can free unseen.)
+        this.dueHint = true;
+        this.woken = false;
+        await this.nap(this.o.maxIdleMs ?? 1000);
+        continue;
+      }
+      if (this.dueHint) {
         // Cleared before the claim reads: a job written queued from now on sets it again.
         this.dueHint = false;
         this.claiming = true;
@@ -215,9 +225,14 @@ export class JobWorker {
     if (this.woken || !this.running) return;
     const maxIdle = this.o.maxIdleMs ?? 1000;
     const wait = next === null ? maxIdle : Math.max(0, Math.min(maxIdle, next - this.o.clock.now()));
+    await this.nap(wait);
+  }
+
+  /** Sleeps `ms`, or until woken (drain sees the loop asleep meanwhile). */
+  private async nap(ms: number): Promise<void> {
     this.sleeping = true;
     try {
-      await this.sleeper.sleep(wait);
+      await this.sleeper.sleep(ms);
     } finally {
       this.sleeping = false;
     }

@@ -14,7 +14,7 @@ import type { StoredWithText } from '../../../src-main/core/verification/records
 import { enqueue, JobHandOff, type Job } from '../../../src-main/jobs/queue';
 import { JobWorker } from '../../../src-main/jobs/worker';
 import { createCore, type Core } from '../../../src-main/service';
-import type { SqlPort } from '../../../src-main/store/sql-port';
+import type { SqlParams, SqlPort } from '../../../src-main/store/sql-port';
 import { dropTestStore, openStoppedStore, testStore } from '../../helpers/harness';
 
 const ASYNC_NG = { country: 'NG', accountNumber: '0123456789', bankCode: '058', mode: 'async' } as const;
@@ -220,5 +220,58 @@ describe('an async check handed to the worker', () => {
     release();
     await until(async () => (await sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE kind = 'k' AND state = 'done'"))!.n === 4, 'all four jobs to be done');
     expect(most).toBe(2);
+  });
+
+  it('does not read the queue again and again while every slot is taken; a freed slot claims the waiting job', async () => {
+    const s = await setup();
+    const { clock } = s.core.deps;
+    const port = s.core.deps.sql;
+    // The worker's port, counting its reads of the next due time (nextRunAt).
+    let dueReads = 0;
+    const sql = new Proxy(port, {
+      get(target, key) {
+        const v = Reflect.get(target, key) as unknown;
+        if (key === 'get') {
+          return (text: string, params?: SqlParams) => {
+            if (/AS queued/.test(text)) dueReads++;
+            return target.get(text, params);
+          };
+        }
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const ran: string[] = [];
+    const worker = new JobWorker({
+      sql,
+      clock,
+      log: silent,
+      concurrency: 1,
+      maxIdleMs: 600_000,
+      handlers: {
+        k: async (job) => {
+          ran.push(job.id);
+          await gate;
+        },
+      },
+    });
+    cleanup.push(() => {
+      release();
+      return worker.stop();
+    });
+    await port.transaction(async (tx) => {
+      await enqueue(tx, clock.now(), 'k', {}, { id: 'job_1' });
+      await enqueue(tx, clock.now(), 'k', {}, { id: 'job_2' });
+    });
+    worker.start();
+    await until(() => ran.length === 1, 'the first job to run');
+    // The one slot is taken and the second job is due: the loop waits for the slot, it does not poll the queue.
+    const before = dueReads;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(dueReads - before).toBeLessThanOrEqual(1);
+    release();
+    await until(() => ran.length === 2, 'the second job to run once the slot is free');
+    expect(ran).toEqual(['job_1', 'job_2']);
   });
 });
