@@ -91,7 +91,7 @@ const ENQUEUE_LEASED = `INSERT INTO jobs (id, kind, payload, state, run_at_ms, m
  * and run by it once the transaction is durable (`start()`): no claim, no lease UPDATE, no wake-up and no poll. The
  * rule of a claim holds (the lease is durable before the handler runs). Without a worker here (a CLI, a test
  * without one) or without a free slot, a job is written queued as by `enqueue` and claimed as usual; `queued` then
- * tells the caller to wake the worker. A transaction that rolls back or runs again calls `reset()`: its leases never
+ * makes `start()` wake the worker. A transaction that rolls back or runs again calls `reset()`: its leases never
  * happened. A crash after the commit leaves a leased job: released at the next start (SQLite), or claimed again
  * once its lease expires (PostgreSQL), as a claimed one.
  */
@@ -99,8 +99,8 @@ export class JobHandOff {
   private readonly taker: JobTaker | null;
   /** The jobs written leased, each in a slot the worker holds for it. */
   private leased: Job[] = [];
-  /** Jobs written queued (no free slot, or no worker here): the worker is to be woken for them once committed. */
-  queued = 0;
+  /** Jobs written queued (no free slot, or no worker here): the worker is woken for them once committed (start). */
+  private queued = 0;
 
   constructor(port: SqlQueries) {
     this.taker = jobTakers.get(port) ?? null;
@@ -132,11 +132,16 @@ export class JobHandOff {
     this.queued = 0;
   }
 
-  /** After the transaction is durable: its leased jobs run. */
-  start(): void {
+  /**
+   * After the transaction is durable: its leased jobs run, and `wake` (the worker's wake-up) is called for those it
+   * wrote queued, now that a claim can see them.
+   */
+  start(wake: () => void): void {
     const jobs = this.leased;
     this.leased = [];
     if (jobs.length > 0) this.taker!.start(jobs);
+    if (this.queued > 0) wake();
+    this.queued = 0;
   }
 }
 

@@ -102,8 +102,6 @@ export interface ReaderThreadOptions {
   warn?: (message: string) => void;
 }
 
-
-
 /**
  * Copies (copyInto) running, per store file. A copy reads the store in one transaction: until it ends the WAL cannot
  * restart, so a read asked while paused would wait its whole pauseWaitMs for nothing (every console read, for seconds,

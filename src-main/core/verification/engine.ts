@@ -233,8 +233,7 @@ export async function submitVerification(
       jobs?.reset();
       throw err;
     });
-    jobs?.start();
-    if (jobs && jobs.queued > 0) rt.wake();
+    jobs?.start(rt.wake);
     faultPoint('after-charge');
   }
 
@@ -253,12 +252,7 @@ export async function submitVerification(
         const json = await insertVerification(tx, { ...stored, record: base });
         await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20, local: pendingAsStored(base, json) });
       },
-      afterCommit: (committed) => {
-        if (!committed) return jobs.reset();
-        jobs.start();
-        // A job written queued is claimed: the worker is woken now that the claim can see it.
-        if (jobs.queued > 0) rt.wake();
-      },
+      afterCommit: (committed) => (committed ? jobs.start(rt.wake) : jobs.reset()),
     };
   }
 

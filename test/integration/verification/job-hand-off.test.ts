@@ -10,7 +10,7 @@ import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
 import { processVerification, VERIFICATION_JOB } from '../../../src-main/core/verification/engine';
 import { submitOnce } from '../../../src-main/core/verification/verification-service';
-import type { StoredWithText } from '../../../src-main/core/verification/records';
+import { getStored, type StoredWithText } from '../../../src-main/core/verification/records';
 import { enqueue, JobHandOff, type Job } from '../../../src-main/jobs/queue';
 import { JobWorker } from '../../../src-main/jobs/worker';
 import { createCore, type Core } from '../../../src-main/service';
@@ -166,7 +166,7 @@ describe('an async check handed to the worker', () => {
       await late.enqueue(tx, clock.now(), VERIFICATION_JOB, { verificationId: 'ver_none' }, { id: 'job_after_stop' });
       stopping.done = s.worker.stop();
     });
-    late.start();
+    late.start(() => undefined);
     await stopping.done;
     expect(await sql.get<JobRow>('SELECT state, attempts, CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END AS leased FROM jobs WHERE id = ?', ['job_after_stop'])).toEqual({
       state: 'leased',
@@ -210,12 +210,12 @@ describe('an async check handed to the worker', () => {
     worker.start();
     // Two more jobs written while that claim is in flight: no slot is free, so they are written queued.
     const handOff = new JobHandOff(sql);
-    await sql.transaction(async (tx) => {
-      await handOff.enqueue(tx, clock.now(), 'k', {});
-      await handOff.enqueue(tx, clock.now(), 'k', {});
-    });
-    handOff.start();
-    expect(handOff.queued).toBe(2);
+    const ids = await sql.transaction(async (tx) => [await handOff.enqueue(tx, clock.now(), 'k', {}), await handOff.enqueue(tx, clock.now(), 'k', {})]);
+    let wakes = 0;
+    handOff.start(() => wakes++);
+    // Both written queued (the worker woken once for them), none leased: the slots are still the claim's jobs'.
+    expect(wakes).toBe(1);
+    expect(await sql.all<{ state: string }>(`SELECT state FROM jobs WHERE id IN (?, ?)`, ids)).toEqual([{ state: 'queued' }, { state: 'queued' }]);
     await until(() => running === 2, 'the claimed jobs to run');
     release();
     await until(async () => (await sql.get<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE kind = 'k' AND state = 'done'"))!.n === 4, 'all four jobs to be done');
@@ -273,5 +273,16 @@ describe('an async check handed to the worker', () => {
     release();
     await until(() => ran.length === 2, 'the second job to run once the slot is free');
     expect(ran).toEqual(['job_1', 'job_2']);
+  });
+
+  it('runs a handed job from the record it carries, without reading it back', async () => {
+    const s = await setup();
+    const id = await s.submit();
+    const stored = (await getStored(s.core.deps.sql, id))!;
+    // The record as stored, but with the request of an account the sandbox does not find: a handler that read the
+    // record back would ask with the stored request (a match) and end it `success`.
+    const carried: StoredWithText = { ...stored, request: { ...(stored.request as object), accountNumber: '0000000000' } };
+    await processVerification(s.core.rt.verification, id, undefined, carried);
+    expect(await s.status(id)).toBe('failed');
   });
 });
