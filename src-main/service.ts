@@ -73,6 +73,8 @@ export interface ServiceConfig {
   lockDoor?: LockDoor;
   /** Tests only: sees every group commit and WAL sync (test/reliability/durable-acks.test.ts). */
   durabilityObserver?: DurabilityObserver;
+  /** Tests only: stands in for the WAL sync (GroupCommitOptions.syncForTests), to hold syncs back. SQLite only. */
+  syncForTests?: () => Promise<void>;
   /** A team server (docs/team-server.md): its public URL; console sign-in; the only Host answered. */
   publicUrl?: string;
   /** Serve HTTPS directly (PEM certificate chain and key); needs an https publicUrl. */
@@ -175,6 +177,7 @@ async function buildCore(cfg: ServiceConfig & { startWorker?: boolean }, lock: D
     offLoopSync: true,
     warn: (message) => log.warn(message),
     ...(cfg.durabilityObserver ? { observe: cfg.durabilityObserver } : {}),
+    ...(cfg.syncForTests ? { syncForTests: cfg.syncForTests } : {}),
   });
   const sql = createServicePort(db, healthWatchedCommit(db, storage, committer));
   // Long reads (the Dashboard's counts) on a connection of their own in a thread of their own: the loop goes on.

@@ -7,16 +7,21 @@
 // leased for this loop in that same transaction while it has free slots, and handed to it once durable, so they need
 // no claim (DeliveryHandOff in core/webhooks/deliveries.ts).
 //
-// No endpoint may take every slot: a responsive endpoint holds at most three quarters of them (leased or in flight),
+// No endpoint may take every slot: a responsive endpoint has at most three quarters of them (requests open at once),
 // and one that is slow — an attempt of it open for a second or more now, or ended so within the last minute — at
-// most `perEndpoint`, on every path that leases — the loop's claim, the claim chained to an attempt's log, the
-// hand-off — so a receiver that hangs until the 10 s timeout holds only its own slots while the other endpoints'
-// deliveries go on, and a quick one is not held to a handful of requests at once (docs/webhooks.md, "How many
-// attempts at once"). The counts are this process's: each instance caps itself.
+// most `perEndpoint`, so a receiver that hangs until the 10 s timeout holds only its own slots while the other
+// endpoints' deliveries go on, and a quick one is not held to a handful of requests at once (docs/webhooks.md, "How
+// many attempts at once"). Twice as many attempts as may be open are leased (LEASED_PER_OPEN), in all and per
+// webhook, on every path that leases — the loop's claim, the claim chained to an attempt's log, the hand-off — so the
+// next attempt is durable and ready when a request ends; the attempts beyond the open limits wait for them
+// (OpenRequests). A "slot" below is a lease, and the per-endpoint limits the claims keep are on leases (twice the
+// requests); the open requests are OpenRequests'. The counts are this process's: each instance caps itself.
 import type { CoreDeps } from '../core/context';
 import type { CoreRuntime } from '../core/runtime';
 import {
+  ATTEMPT_LEASE_MS,
   cappedWebhooks,
+  endLease,
   claimDueAttempts,
   CLAIM_ISOLATION,
   fanOut,
@@ -27,10 +32,11 @@ import {
   type ClaimedAttempt,
   type EndpointCap,
 } from '../core/webhooks/deliveries';
-import { closeAgents } from '../core/webhooks/sender';
+import { ATTEMPT_TIMEOUT_MS, closeAgents } from '../core/webhooks/sender';
 import { onWork } from '../store/group-commit';
 import { outsideTransaction } from '../store/tx-context';
 import type { SqlQueries, TransactionOptions } from '../store/sql-port';
+import { OpenRequests } from './open-requests';
 import { InFlight, WakeableSleep } from './wakeable-sleep';
 
 /** Outbox events fanned out per statement round of a pass. */
@@ -43,23 +49,23 @@ export interface DispatcherOptions {
    */
   pollMs?: number;
   /**
-   * Attempts in flight at once (default 64): each mostly waits on the endpoint or on a shared commit (its slot is
-   * held until its log is durable), and an async check's deliveries are handed to the loop as they are written only
-   * while a slot is free (DeliveryHandOff).
+   * Requests open at once, all webhooks together (default 64). Up to LEASED_PER_OPEN times as many attempts are
+   * leased (held: waiting to open, open, or logging their answer until it is durable), and an async check's deliveries
+   * are handed to the loop as they are written only while such a lease is free (DeliveryHandOff).
    */
   concurrency?: number;
   /**
-   * Attempts of one slow webhook held at once, leased or in flight (default 8): one with an attempt open for
-   * SLOW_ATTEMPT_MS or more, or whose attempt ended after as long within the last SLOW_MEMORY_MS. A receiver that hangs
-   * until the attempt times out keeps this many slots once its first attempts are seen hanging, and the others serve
-   * every other endpoint. Deliveries of a webhook at its limit wait, due, and are claimed as its attempts end. At
-   * least 1.
+   * Requests of one slow webhook open at once (default 8; LEASED_PER_OPEN times as many of its attempts held): one
+   * with an attempt open for SLOW_ATTEMPT_MS or more, or whose attempt ended after as long within the last
+   * SLOW_MEMORY_MS. A receiver that hangs until the attempt times out keeps this many requests once its first attempts
+   * are seen hanging, and the others serve every other endpoint. Deliveries of a webhook at its limit wait, due, and
+   * are claimed as its attempts end. At least 1.
    */
   perEndpoint?: number;
   /**
-   * Attempts of one responsive webhook held at once (default: `concurrency` less a quarter, at least `perEndpoint`):
-   * what a hanging endpoint holds before it is seen as slow, so at least a quarter of the slots always serves the
-   * others.
+   * Requests of one responsive webhook open at once (default: `concurrency` less a quarter, at least `perEndpoint`;
+   * LEASED_PER_OPEN times as many of its attempts held): what a hanging endpoint holds before it is seen as slow, so at
+   * least a quarter of the slots always serves the others.
    */
   responsivePerEndpoint?: number;
   /** How long an attempt may stay open before its webhook counts as slow (default SLOW_ATTEMPT_MS). */
@@ -67,6 +73,19 @@ export interface DispatcherOptions {
   /** How long a webhook stays slow after such an attempt ended (default SLOW_MEMORY_MS). */
   slowMemoryMs?: number;
 }
+
+/**
+ * Attempts leased (held) per request that may be open, in all and per webhook. An attempt's slot was held from its
+ * lease to its durable log, and the next attempt's lease, committed with that log, waited for the same sync before its
+ * request could open: in a burst to one endpoint half of each slot's time went to the commit and its sync, not to the
+ * request (docs/performance.md, "Attempts leased ahead of their requests"). With twice as many leased, the next
+ * attempt of a webhook is durable and opens the moment a request of its ends.
+ */
+export const LEASED_PER_OPEN = 2;
+
+/** What an attempt's lease must still have beyond its request's limit when it opens after a wait: room for its log. */
+const LOG_MARGIN_MS = 5_000;
+
 
 /** Default of DispatcherOptions.perEndpoint. */
 export const PER_ENDPOINT_DEFAULT = 8;
@@ -87,8 +106,13 @@ export class WebhookDispatcher {
   /** Attempts leased by a commit that has not been started yet (they hold slots too). */
   private leasedNotStarted = 0;
 
-  /** Attempts held per webhook id: leased (not started yet) or in flight. The per-endpoint limit counts these. */
+  /**
+   * Attempts held per webhook id: leased (not started yet), waiting to open, open, or logging. The leases per webhook
+   * (LEASED_PER_OPEN times its limit of open requests) count these.
+   */
   private readonly held = new Map<string, number>();
+  /** The requests open at once, and the attempts waiting to open (a new one each start()). */
+  private requests = this.newOpenRequests();
   /** When each attempt in flight started, by webhook id (oldest first): limitFor. */
   private readonly startedAt = new Map<string, Map<string, number>>();
   /** When an attempt that lasted SLOW_ATTEMPT_MS or more last ended, by webhook id: limitFor. */
@@ -189,15 +213,54 @@ export class WebhookDispatcher {
     return this.o.slowAttemptMs ?? SLOW_ATTEMPT_MS;
   }
 
-  /** The most attempts any webhook may hold: a responsive one's limit. */
+  private get leaseMs(): number {
+    return this.rt.deps.config.leaseMs ?? ATTEMPT_LEASE_MS;
+  }
+
+  /**
+   * LEASED_PER_OPEN where a lease leaves room for a wait as well as a request and its log (leases of at least twice
+   * ATTEMPT_TIMEOUT_MS + LOG_MARGIN_MS: 30 s; the default is 60 s); 1 otherwise, as many leased as may be open.
+   */
+  private get leasedPerOpen(): number {
+    return this.leaseMs >= 2 * (ATTEMPT_TIMEOUT_MS + LOG_MARGIN_MS) ? LEASED_PER_OPEN : 1;
+  }
+
+  /** An attempt that will not be sent gives its lease back (endLease); a failure only leaves it to run out. */
+  private async endUnusedLease(a: ClaimedAttempt): Promise<void> {
+    if (a.leaseUntil === undefined) return;
+    try {
+      await endLease(this.rt.deps, a.d.id, a.leaseUntil);
+    } catch (err) {
+      this.rt.deps.log.warn({ deliveryId: a.d.id, err: String(err) }, 'webhook lease not given back (it runs out instead)');
+    }
+  }
+
+  /** The most requests any webhook may have open: a responsive one's limit. */
   private get responsivePerEndpoint(): number {
     const c = this.concurrency;
     return Math.max(this.perEndpoint, this.o.responsivePerEndpoint ?? c - Math.floor(c / 4));
   }
 
+  /** The most attempts any webhook may hold (lease): LEASED_PER_OPEN times a responsive one's open requests. */
+  private get responsiveHeld(): number {
+    return this.leasedPerOpen * this.responsivePerEndpoint;
+  }
+
+  /** The attempts webhook `webhookId` may hold now: LEASED_PER_OPEN times the requests it may have open. */
+  private heldLimitFor(webhookId: string): number {
+    return this.leasedPerOpen * this.limitFor(webhookId);
+  }
+
+  private newOpenRequests(): OpenRequests {
+    return new OpenRequests(
+      () => this.concurrency,
+      (webhookId) => this.limitFor(webhookId),
+    );
+  }
+
   /**
-   * The attempts webhook `webhookId` may hold now: responsivePerEndpoint, or perEndpoint while it is slow (an attempt
-   * of it in flight for slowAttemptMs or more, or one that took as long ended within SLOW_MEMORY_MS). Wall time,
+   * The requests webhook `webhookId` may have open now: responsivePerEndpoint, or perEndpoint while it is slow (an
+   * attempt of it open for slowAttemptMs or more, or one that took as long ended within SLOW_MEMORY_MS). Wall time,
    * not the service's clock: it is about how long real requests take.
    */
   private limitFor(webhookId: string): number {
@@ -211,13 +274,13 @@ export class WebhookDispatcher {
     return oldest !== undefined && now - oldest >= this.slowAttemptMs ? this.perEndpoint : this.responsivePerEndpoint;
   }
 
-  /** A webhook's attempts held beyond what its limit leaves: counted against responsivePerEndpoint, it is at its limit alike. */
+  /** A webhook's attempts held beyond what its limit leaves: counted against responsiveHeld, it is at its limit alike. */
   private effectiveHeld(webhookId: string): number {
-    return this.heldBy(webhookId) + this.responsivePerEndpoint - this.limitFor(webhookId);
+    return this.heldBy(webhookId) + this.responsiveHeld - this.heldLimitFor(webhookId);
   }
 
   private atLimit(webhookId: string, freeing = false): boolean {
-    return this.heldBy(webhookId) - (freeing ? 1 : 0) >= this.limitFor(webhookId);
+    return this.heldBy(webhookId) - (freeing ? 1 : 0) >= this.heldLimitFor(webhookId);
   }
 
   private heldBy(webhookId: string): number {
@@ -243,6 +306,7 @@ export class WebhookDispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.requests = this.newOpenRequests();
     const unsubscribe = onWork(this.rt.deps.sql, 'outbox', () => {
       this.dueHint = true;
       this.wake();
@@ -292,9 +356,14 @@ export class WebhookDispatcher {
     this.sleeper.wake();
   }
 
-  /** Stops claiming, lets attempts in flight finish (each is bounded by the 10 s timeout) and closes sockets. */
+  /**
+   * Stops claiming, lets the requests open finish (each is bounded by the 10 s timeout) and their logs, gives back the
+   * leases of attempts still waiting to open (not sent), and closes sockets.
+   */
   async stop(): Promise<void> {
     this.running = false;
+    // Attempts waiting to open are not sent: their leases end by themselves (released at the next start on SQLite).
+    this.requests.close();
     this.unsubscribe?.();
     this.wake();
     await this.loopDone;
@@ -327,8 +396,9 @@ export class WebhookDispatcher {
     return ids.length;
   }
 
+  /** Attempts that may still be leased: LEASED_PER_OPEN times `concurrency`, less those held. */
   private freeSlots(): number {
-    return this.concurrency - this.inFlight.size - this.leasedNotStarted;
+    return this.leasedPerOpen * this.concurrency - this.inFlight.size - this.leasedNotStarted;
   }
 
   /**
@@ -399,7 +469,7 @@ export class WebhookDispatcher {
     const held = new Map<string, number>();
     for (const id of this.held.keys()) held.set(id, this.effectiveHeld(id) - (id === freeing ? 1 : 0));
     for (const id of this.slowEndedAt.keys()) if (!held.has(id)) held.set(id, this.effectiveHeld(id));
-    return { perEndpoint: this.responsivePerEndpoint, held, ...(only === undefined ? {} : { only }) };
+    return { perEndpoint: this.responsiveHeld, held, ...(only === undefined ? {} : { only }) };
   }
 
   /**
@@ -447,17 +517,56 @@ export class WebhookDispatcher {
 
   private startAttempts(claimed: ClaimedAttempt[]): void {
     const { deps } = this.rt;
+    const requests = this.requests;
     this.leasedNotStarted -= claimed.length;
     for (const a of claimed) {
       const webhookId = a.d.webhook_id;
-      this.attemptStarted(webhookId, a.d.id);
+      let open = false;
+      // The request has ended (or none was made): its room goes to the next attempt waiting, which opens at once,
+      // while this one logs.
+      const ended = (): void => {
+        if (!open) return;
+        open = false;
+        this.attemptAnswered(webhookId, a.d.id);
+        requests.leave(webhookId);
+      };
       // The attempt logs once its request has ended: how long that took is known then.
       const commit: AttemptCommit = (fn, options) => {
-        this.attemptAnswered(webhookId, a.d.id);
+        ended();
         return this.logCommit(webhookId, fn, options);
       };
+      const attempt = async (): Promise<boolean> => {
+        const entered = requests.enter(webhookId);
+        const waited = entered !== true;
+        // Stopped while it waited: not sent; its lease ends now, so another instance need not wait it out.
+        if (waited && !(await entered)) {
+          await this.endUnusedLease(a);
+          return false;
+        }
+        const nowMs = deps.clock.now();
+        // Too little of its lease left for its request (up to ATTEMPT_TIMEOUT_MS) and its log: not sent; its lease
+        // ends now and it is claimed again (the loop looks at once). Its webhook turned slow with many of its attempts
+        // leased, or the store was slow to make the lease durable.
+        if (waited && a.leaseUntil !== undefined && a.leaseUntil - nowMs < ATTEMPT_TIMEOUT_MS + LOG_MARGIN_MS) {
+          requests.leave(webhookId);
+          await this.endUnusedLease(a);
+          this.dueHint = true;
+          this.wake();
+          return false;
+        }
+        open = true;
+        this.attemptStarted(webhookId, a.d.id);
+        // What its claim read of the delivery and its webhook is used only by an attempt that opens at once; one that
+        // waited reads them again (runScheduledAttempt), so a webhook paused, deleted, moved or given a new secret
+        // meanwhile — by this process or another — is seen, as by an attempt claimed after the change.
+        try {
+          return await runScheduledAttempt(this.rt, a.d.id, 'scheduled', commit, waited ? undefined : a);
+        } finally {
+          ended();
+        }
+      };
       this.inFlight.add(
-        runScheduledAttempt(this.rt, a.d.id, 'scheduled', commit, a).then(
+        attempt().then(
           // A failed attempt may have scheduled the next one sooner than the loop's sleep ends: it looks again.
           (failed) => {
             if (failed) this.wake();
@@ -468,7 +577,6 @@ export class WebhookDispatcher {
         // webhook: capWaiting, or the sleep did not look at this webhook's); otherwise the next work signal, due time
         // (a failed attempt wakes the loop to look at it) or poll starts it.
         () => {
-          this.attemptAnswered(webhookId, a.d.id);
           this.release(webhookId);
           // (A slot the claim chained to the attempt's log filled again is no freed slot of its webhook.)
           const freed = !this.atLimit(webhookId);

@@ -222,7 +222,7 @@ async function insertDeliveries(
       handOff!.unlease(h.id);
       continue;
     }
-    handOff!.add({ d: { id, webhook_id: h.id, organization_id: e.organization_id, event_type: e.event_type, payload: e.payload, status: 'pending', attempts: 0 }, hook: h.attempt });
+    handOff!.add({ d: { id, webhook_id: h.id, organization_id: e.organization_id, event_type: e.event_type, payload: e.payload, status: 'pending', attempts: 0 }, hook: h.attempt, leaseUntil });
     out.leased++;
   }
   return out;
@@ -335,7 +335,8 @@ export async function claimDue(deps: CoreDeps, limit: number): Promise<string[]>
 
 /**
  * The per-endpoint limit a claim keeps (docs/webhooks.md, "How many attempts at once"): at most `perEndpoint`
- * attempts of one webhook held at once by the claiming dispatcher, counting those it already holds (`held`:
+ * attempts of one webhook held (leased) at once by the claiming dispatcher — for the service's dispatcher twice the
+ * requests it may have open (LEASED_PER_OPEN) — counting those it already holds (`held`:
  * attempts leased or in flight, by webhook id; a webhook whose own limit is lower — a slow one — is given as holding
  * that much more). A webhook at its limit is passed over; one below it gets at most its remaining room from one
  * claim. What another instance holds is not counted (each instance caps itself).
@@ -370,6 +371,8 @@ export async function claimDueAttempts(deps: CoreDeps, limit: number, cap?: Endp
 export interface ClaimedAttempt {
   d: AttemptDelivery;
   hook: AttemptHook | undefined;
+  /** When the lease that claimed it ends (the service's clock); absent where it was read without a lease. */
+  leaseUntil?: number;
 }
 
 // The attempt's delivery columns, its webhook's and the organization's forward target (a setting), in one row.
@@ -447,6 +450,11 @@ type ClaimedRow = AttemptDelivery & {
   hook_forward: string | null;
 };
 
+/** The claimed rows, each with the end of the lease the claim gave it. */
+function leasedAttempts(rows: ClaimedRow[], leaseUntil: number): ClaimedAttempt[] {
+  return rows.map((r) => ({ ...claimedAttempt(r), leaseUntil }));
+}
+
 function claimedAttempt(r: ClaimedRow): ClaimedAttempt {
   return {
     d: { id: r.id, webhook_id: r.webhook_id, organization_id: r.organization_id, event_type: r.event_type, payload: r.payload, status: r.status, attempts: r.attempts },
@@ -484,10 +492,10 @@ function claimShape(limit: number, cap: EndpointCap | undefined): { capped: stri
 
 /** Leases up to `room` of webhook `webhookId`'s due deliveries, oldest first (by its own index: migration 22). */
 async function claimOf(tx: SqlQueries, nowMs: number, leaseUntil: number, webhookId: string, room: number): Promise<ClaimedAttempt[]> {
-  if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_OF_PG, [leaseUntil, nowMs, nowMs, webhookId, room])).map(claimedAttempt);
+  if (tx.engine === 'postgres') return leasedAttempts(await tx.all<ClaimedRow>(CLAIM_DUE_OF_PG, [leaseUntil, nowMs, nowMs, webhookId, room]), leaseUntil);
   const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES_OF, [nowMs, nowMs, webhookId, room]);
   for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
-  return rows.map(claimedAttempt);
+  return leasedAttempts(rows, leaseUntil);
 }
 
 async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs: number, cap: EndpointCap | undefined): Promise<ClaimedAttempt[]> {
@@ -499,10 +507,10 @@ async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs:
   }
   const { capped, byWebhook } = claimShape(limit, cap);
   if (!byWebhook) {
-    if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_DUE_PG, [leaseUntil, nowMs, nowMs, limit])).map(claimedAttempt);
+    if (tx.engine === 'postgres') return leasedAttempts(await tx.all<ClaimedRow>(CLAIM_DUE_PG, [leaseUntil, nowMs, nowMs, limit]), leaseUntil);
     const rows = await tx.all<ClaimedRow>(DUE_DELIVERIES, [nowMs, nowMs, limit]);
     for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
-    return rows.map(claimedAttempt);
+    return leasedAttempts(rows, leaseUntil);
   }
   // The oldest due deliveries first, as the plain claim reads them but a window a little wider than the slots: each
   // webhook's within its room, those at their limit passed over. Enough unless the window was all of webhooks at
@@ -520,10 +528,10 @@ async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs:
   }
   if (picked.length >= limit || due.length < window) {
     if (picked.length === 0) return [];
-    if (tx.engine === 'postgres') return (await tx.all<ClaimedRow>(CLAIM_PICKED_PG, [leaseUntil, JSON.stringify(picked), nowMs, nowMs])).map(claimedAttempt);
+    if (tx.engine === 'postgres') return leasedAttempts(await tx.all<ClaimedRow>(CLAIM_PICKED_PG, [leaseUntil, JSON.stringify(picked), nowMs, nowMs]), leaseUntil);
     const rows = await tx.all<ClaimedRow>(DELIVERIES_BY_ID, [JSON.stringify(picked)]);
     for (const r of rows) await tx.run(LEASE_DELIVERY, [leaseUntil, r.id]);
-    return rows.map(claimedAttempt);
+    return leasedAttempts(rows, leaseUntil);
   }
   // Webhook by webhook, the one due longest first, each at most its room: one seek per webhook with pending
   // deliveries, however long the backlog of those at their limit. (The deliveries the dispatcher holds already are
@@ -537,6 +545,18 @@ async function claimDueTx(tx: SqlQueries, nowMs: number, limit: number, leaseMs:
     if (out.length >= limit) break;
   }
   return out;
+}
+
+/**
+ * Ends a lease this process gave and will not use (an attempt not sent: its dispatcher stopped, or it waited too long
+ * to open): the delivery is due again at once for any claim, not once the lease has run out. Only that lease — the
+ * same end, the delivery still pending — so a lease another claim gave it since is left alone.
+ */
+export async function endLease(deps: CoreDeps, deliveryId: string, leaseUntil: number): Promise<void> {
+  await deps.sql.transaction(
+    (tx) => tx.run("UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ? AND status = 'pending' AND lease_until_ms = ?", [deliveryId, leaseUntil]),
+    CLAIM_ISOLATION,
+  );
 }
 
 /**

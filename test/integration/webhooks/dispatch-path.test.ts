@@ -144,9 +144,10 @@ describe('an async check and its webhook deliveries', () => {
     const s = await setup();
     const { core, receiver, scope } = s;
     const url = `${receiver.url}/hook`;
-    const first = await createWebhook(core.rt, scope, { url: `${url}?n=1`, events: ['verification.completed'] });
-    const second = await createWebhook(core.rt, scope, { url: `${url}?n=2`, events: ['verification.completed'] });
-    // One slot, and no poll to speak of: the handed delivery starts without a pass; the other waits for the signal's.
+    const hooks: { id: string }[] = [];
+    for (const n of [1, 2, 3]) hooks.push(await createWebhook(core.rt, scope, { url: `${url}?n=${n}`, events: ['verification.completed'] }));
+    // One request open at once and two leased (LEASED_PER_OPEN), and no poll to speak of: the handed deliveries start
+    // without a pass, one after the other; the third waits for the signal's.
     const dispatcher = new CountingDispatcher(core.rt, { concurrency: 1, pollMs: 600_000 });
     dispatcher.start();
     cleanup.push(() => dispatcher.stop());
@@ -163,16 +164,17 @@ describe('an async check and its webhook deliveries', () => {
       );
       sentBeforeDurable = receiver.requests.length;
     });
-    // Written in the result's transaction: one leased for the free slot, one left to be claimed.
-    expect(inside.map((r) => r.leased).sort()).toEqual([0, 1]);
+    // Written in the result's transaction: two leased for the free leases, one left to be claimed.
+    expect(inside.map((r) => r.leased).sort()).toEqual([0, 1, 1]);
     expect(sentBeforeDurable).toBe(0);
-    await receiver.waitFor(2);
-    const leased = inside.find((r) => r.leased === 1)!.webhook_id;
-    // The handed one went first (the other needed the slot it held).
-    expect(receiver.requests.map((r) => r.path)).toEqual([`/hook?n=${leased === first.id ? 1 : 2}`, `/hook?n=${leased === first.id ? 2 : 1}`]);
-    await until(async () => (await core.deps.sql.all("SELECT id FROM webhook_deliveries WHERE verification_id = ? AND status = 'success'", [id])).length === 2);
+    await receiver.waitFor(3);
+    const path = (webhookId: string) => `/hook?n=${hooks.findIndex((h) => h.id === webhookId) + 1}`;
+    // The handed ones went first (the other needed a lease they held).
+    expect(receiver.requests.slice(0, 2).map((r) => r.path).sort()).toEqual(inside.filter((r) => r.leased === 1).map((r) => path(r.webhook_id)).sort());
+    expect(receiver.requests[2]!.path).toBe(path(inside.find((r) => r.leased === 0)!.webhook_id));
+    await until(async () => (await core.deps.sql.all("SELECT id FROM webhook_deliveries WHERE verification_id = ? AND status = 'success'", [id])).length === 3);
     expect(await core.deps.sql.all('SELECT webhook_id, attempts, lease_until_ms FROM webhook_deliveries WHERE verification_id = ? ORDER BY webhook_id', [id])).toEqual(
-      [first.id, second.id].sort().map((w) => ({ webhook_id: w, attempts: 1, lease_until_ms: null })),
+      hooks.map((h) => h.id).sort().map((w) => ({ webhook_id: w, attempts: 1, lease_until_ms: null })),
     );
   });
 });

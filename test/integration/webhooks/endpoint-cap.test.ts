@@ -8,9 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
 import { processVerification } from '../../../src-main/core/verification/engine';
 import { submitOnce } from '../../../src-main/core/verification/verification-service';
-import { claimDueAttempts, DeliveryHandOff, fanOut, nextDueAt } from '../../../src-main/core/webhooks/deliveries';
+import { ManualClock } from '../../../src-main/core/clock';
+import { ATTEMPT_LEASE_MS, claimDueAttempts, DeliveryHandOff, fanOut, nextDueAt } from '../../../src-main/core/webhooks/deliveries';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
-import { createWebhook } from '../../../src-main/core/webhooks/webhooks-service';
+import { createWebhook, updateWebhook } from '../../../src-main/core/webhooks/webhooks-service';
 import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
 import type { Core } from '../../../src-main/service';
 import type { SqlValue } from '../../../src-main/store/sql-port';
@@ -107,8 +108,8 @@ async function hangingBesideHealthy(nStuck: number, nFine: number) {
   return { hanging, healthy, core, stuck, fine };
 }
 
-function setup(receivers: TestReceiver[]) {
-  return dispatchCore(receivers, cleanup, 'endpoint-cap@example.com');
+function setup(receivers: TestReceiver[], extra: { leaseMs?: number; clock?: ManualClock; syncForTests?: () => Promise<void> } = {}) {
+  return dispatchCore(receivers, cleanup, 'endpoint-cap@example.com', extra);
 }
 
 
@@ -250,8 +251,9 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     cleanup.push(async () => {
       sql.transaction = transaction;
     });
-    // 4 slots, 3 per responsive endpoint: the hanging endpoint takes 3, and the healthy one, with room for 3, has one
-    // slot; its 20 deliveries go one after another through it (each attempt's log leases the next).
+    // 4 requests open at once, 3 per responsive endpoint: the hanging endpoint has 3 open (and 3 more leased, waiting),
+    // and the healthy one, with room for 3, has one request at a time; its 20 deliveries go one after another (each
+    // attempt's log leases the next, or one leased ahead opens as the last request ends).
     startDispatcher(core, { concurrency: 4, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 600_000 });
     await until(async () => (await succeeded(core, fine.id)) === 20, 'every delivery of the healthy endpoint to succeed', 15_000);
     expect(hanging.open).toBe(3);
@@ -263,24 +265,27 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     expect(healthy.requests).toHaveLength(20);
   });
 
-  it("an async check's deliveries are handed to the dispatcher only within their endpoint's limit; the rest are claimed as its slot frees", async () => {
+  it("an async check's deliveries are handed to the dispatcher only within their endpoint's leases; the rest are claimed as its slot frees", async () => {
     const hanging = await startHangingReceiver();
     const { core, org, scope } = await setup([hanging.receiver]);
     const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    // Free slots to spare: 4, a responsive endpoint 3 of them (slowAttemptMs out of reach), a slow one 1.
+    // Slots to spare: 4 requests open at once, a responsive endpoint 3 of them (slowAttemptMs out of reach), a slow one
+    // 1; twice as many leased (LEASED_PER_OPEN): 6 of a responsive endpoint.
     const dispatcher = startDispatcher(core, { concurrency: 4, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 600_000 });
     // Its first pass done (a claim holds the free slots while it runs, so a hand-off beside it would find none).
     await until(() => dispatcher.passes >= 1, 'the first pass');
-    const leasedInside = await submitChecks(core, org.keys.sandbox.key, 4, (i) => (i < 3 ? until(() => hanging.open === i + 1, `delivery ${i + 1} to be sent`) : undefined));
-    // The first three were leased as they were written (the endpoint held fewer than 3); the fourth was not.
-    expect(leasedInside).toEqual([1, 1, 1, 0]);
+    const leasedInside = await submitChecks(core, org.keys.sandbox.key, 7, (i) => (i < 3 ? until(() => hanging.open === i + 1, `delivery ${i + 1} to be sent`) : undefined));
+    // The first six were leased as they were written (the endpoint held fewer than 6); the seventh was not. Only three
+    // are open: the other three wait for one of them to end.
+    expect(leasedInside).toEqual([1, 1, 1, 1, 1, 1, 0]);
+    expect(hanging.open).toBe(3);
     expect(hanging.maxOpen).toBe(3);
     expect(await attemptsLogged(core, hook.id)).toBe(0);
 
     hanging.release();
-    await until(async () => (await succeeded(core, hook.id)) === 4, 'all four deliveries to succeed');
+    await until(async () => (await succeeded(core, hook.id)) === 7, 'all seven deliveries to succeed');
     expect(hanging.maxOpen).toBe(3);
-    expect(hanging.receiver.requests).toHaveLength(4);
+    expect(hanging.receiver.requests).toHaveLength(7);
   });
 
   it("a slow endpoint's limit holds for the hand-off too", async () => {
@@ -290,19 +295,137 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     const slowAttemptMs = 100;
     const dispatcher = startDispatcher(core, { concurrency: 4, perEndpoint: 1, slowAttemptMs, pollMs: 600_000 });
     await until(() => dispatcher.passes >= 1, 'the first pass');
-    // The second check comes once the first delivery has been open for longer than slowAttemptMs: the endpoint is slow.
-    const leasedInside = await submitChecks(core, org.keys.sandbox.key, 2, async (i) => {
+    // The second check comes once the first delivery has been open for longer than slowAttemptMs: the endpoint is slow,
+    // one request open and two leased (LEASED_PER_OPEN). The second is leased and waits; the third is not leased.
+    const leasedInside = await submitChecks(core, org.keys.sandbox.key, 3, async (i) => {
       if (i > 0) return;
       await until(() => hanging.open === 1, 'the first delivery to be sent');
       await new Promise((r) => setTimeout(r, slowAttemptMs + 50));
     });
-    expect(leasedInside).toEqual([1, 0]);
+    expect(leasedInside).toEqual([1, 1, 0]);
+    expect(hanging.open).toBe(1);
     expect(hanging.maxOpen).toBe(1);
 
     hanging.release();
+    await until(async () => (await succeeded(core, hook.id)) === 3, 'the three deliveries to succeed');
+    expect(hanging.maxOpen).toBe(1);
+    expect(hanging.receiver.requests).toHaveLength(3);
+  });
+
+  it("a request that ends opens its webhook's next leased attempt at once, while its own log still waits for the store", async () => {
+    // What holds the first attempt's log back: on SQLite the WAL's sync (its commit is written, not yet durable); on
+    // PostgreSQL, whose commits are durable when they return, a transaction holding the delivery's row.
+    let holdSyncs = false;
+    let letSyncsGo!: () => void;
+    const syncsHeld = new Promise<void>((r) => (letSyncsGo = r));
+    const hanging = await startHangingReceiver();
+    const { core, org, scope } = await setup([hanging.receiver], { syncForTests: async () => (holdSyncs ? syncsHeld : undefined) });
+    cleanup.push(async () => letSyncsGo());
+    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed']);
+    // One request open at once and two attempts leased (LEASED_PER_OPEN): the first pass leases both, and the second
+    // waits for the first request to end.
+    startDispatcher(core, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 600_000 });
+    await until(() => hanging.open === 1, 'the first request');
+    let letGo = (): void => undefined;
+    let blocker: Promise<void> = Promise.resolve();
+    if (core.deps.sql.engine === 'postgres') {
+      const first = String(hanging.receiver.requests[0]!.headers['webhook-id']);
+      let holding!: () => void;
+      const held = new Promise<void>((r) => (holding = r));
+      const gate = new Promise<void>((r) => (letGo = r));
+      blocker = core.deps.sql.transaction(async (tx) => {
+        await tx.get('SELECT id FROM webhook_deliveries WHERE id = ? FOR UPDATE', [first]);
+        holding();
+        await gate;
+      });
+      cleanup.push(async () => {
+        letGo();
+        await blocker.catch(() => undefined);
+      });
+      await held;
+    } else {
+      holdSyncs = true;
+    }
+    hanging.release();
+    // The second request goes while the first attempt's log waits. (Before, the second lease was written with that log
+    // and its request waited for the log's commit and sync.)
+    await until(() => hanging.receiver.requests.length === 2, "the second request while the first attempt's log waits", 5_000);
+    expect(new Set(hanging.receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(2);
+    letGo();
+    letSyncsGo();
+    await blocker;
     await until(async () => (await succeeded(core, hook.id)) === 2, 'both deliveries to succeed');
     expect(hanging.maxOpen).toBe(1);
-    expect(hanging.receiver.requests).toHaveLength(2);
+    expect(await core.deps.sql.all('SELECT status, attempts, count(*) AS n FROM webhook_deliveries GROUP BY status, attempts')).toEqual([{ status: 'success', attempts: 1, n: 2 }]);
+  });
+
+  it('an attempt whose lease ran low while it waited to open is not sent: its lease is given back, and each delivery is sent once', async () => {
+    // The service's clock is moved by hand: both deliveries are leased by the first pass (one request open at once, two
+    // leased); while the first request hangs, the clock passes the second one's lease. Sent then, it would go out
+    // beside the claim that takes a delivery whose lease ended (here the one chained to the first attempt's log).
+    const clock = new ManualClock();
+    const hanging = await startHangingReceiver();
+    const { core, org, scope } = await setup([hanging.receiver], { clock });
+    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed']);
+    startDispatcher(core, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 50 });
+    await until(() => hanging.open === 1, 'the first request');
+    const leased = await core.deps.sql.all<{ id: string; lease_until_ms: number }>('SELECT id, lease_until_ms FROM webhook_deliveries WHERE lease_until_ms IS NOT NULL');
+    expect(leased).toHaveLength(2);
+    clock.advance(ATTEMPT_LEASE_MS + 1_000);
+    hanging.release();
+    await until(async () => (await succeeded(core, hook.id)) === 2, 'both deliveries to succeed');
+    const ids = hanging.receiver.requests.map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    expect(await core.deps.sql.all('SELECT status, attempts, count(*) AS n FROM webhook_deliveries GROUP BY status, attempts')).toEqual([{ status: 'success', attempts: 1, n: 2 }]);
+    expect(await count(core, 'SELECT count(*) AS n FROM webhook_attempts WHERE attempt IS NULL', [])).toBe(0);
+  });
+
+  it('an attempt that waited to open reads its webhook again: one paused meanwhile gets nothing', async () => {
+    const clock = new ManualClock();
+    const hanging = await startHangingReceiver();
+    const { core, org, scope } = await setup([hanging.receiver], { clock });
+    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed']);
+    const dispatcher = startDispatcher(core, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 50 });
+    await until(() => hanging.open === 1, 'the first request');
+    // Paused while the second attempt waits (its claim read the webhook active), a few seconds later.
+    await updateWebhook(core.rt, scope, hook.id, { status: 'inactive' });
+    clock.advance(5_000);
+    hanging.release();
+    // The second attempt opened as the first request ended, before the first attempt's log; stop() waits for it.
+    await until(async () => (await attemptsLogged(core, hook.id)) === 1, "the first attempt's log");
+    await dispatcher.stop();
+    expect(hanging.receiver.requests).toHaveLength(1);
+    // Both dropped by the pause; the first one's request, already open, is logged without counting.
+    expect(await core.deps.sql.all('SELECT status, dropped_reason, attempts FROM webhook_deliveries')).toEqual([
+      { status: 'failed', dropped_reason: 'webhook_paused', attempts: 0 },
+      { status: 'failed', dropped_reason: 'webhook_paused', attempts: 0 },
+    ]);
+    expect(await core.deps.sql.all('SELECT attempt FROM webhook_attempts')).toEqual([{ attempt: null }]);
+  });
+
+  it('stop(): the attempts still waiting to open are not sent, and give their leases back', async () => {
+    const hanging = await startHangingReceiver();
+    const { core, org, scope } = await setup([hanging.receiver]);
+    await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed', 'verification.completed']);
+    const dispatcher = new WebhookDispatcher(core.rt, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 600_000 });
+    dispatcher.start();
+    await until(() => hanging.open === 1, 'the first request');
+    // One open, one leased and waiting, one not leased (two leased at most).
+    expect(await count(core, 'SELECT count(*) AS n FROM webhook_deliveries WHERE lease_until_ms IS NOT NULL', [])).toBe(2);
+    const stopped = dispatcher.stop();
+    hanging.release();
+    await stopped;
+    expect(hanging.receiver.requests).toHaveLength(1);
+    // The one sent is logged; the one that waited is due again at once, not when its lease would have run out.
+    expect(await core.deps.sql.all('SELECT status, attempts, count(lease_until_ms) AS leased, count(*) AS n FROM webhook_deliveries GROUP BY status, attempts ORDER BY status')).toEqual([
+      { status: 'pending', attempts: 0, leased: 0, n: 2 },
+      { status: 'success', attempts: 1, leased: 0, n: 1 },
+    ]);
   });
 
   it('a slot a hand-off gives back from inside its transaction refills its webhook outside that transaction', async () => {

@@ -81,7 +81,7 @@ export class CountingDispatcher extends WebhookDispatcher {
  * rules allowing `receivers`, with an organization; everything it made (and the receivers) is undone by `cleanup`,
  * run in reverse by the test's afterEach.
  */
-export async function dispatchCore(receivers: TestReceiver[], cleanup: (() => Promise<void>)[], email: string) {
+export async function dispatchCore(receivers: TestReceiver[], cleanup: (() => Promise<void>)[], email: string, extra: { leaseMs?: number; clock?: Clock; syncForTests?: () => Promise<void> } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'vc-dispatch-'));
   const core: Core = await createCore({
     dataDir: dir,
@@ -89,6 +89,7 @@ export async function dispatchCore(receivers: TestReceiver[], cleanup: (() => Pr
     logLevel: 'silent',
     scryptN: 1024,
     allowWebhookHosts: receivers.map((r) => `127.0.0.1:${r.port}`),
+    ...extra,
     ...(await testStore(dir)),
   });
   cleanup.push(
