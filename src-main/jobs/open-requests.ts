@@ -1,8 +1,8 @@
 // The requests of webhook attempts open at once (docs/webhooks.md, "How many attempts at once"): at most `total()` in
 // all and `limit(webhook)` per webhook. The dispatcher leases more attempts than may be open (LEASED_PER_OPEN in
 // webhook-dispatcher.ts), so that the next attempt is leased, durable and ready when a request ends; an attempt beyond
-// the limits waits here, in one line for all webhooks in the order they were leased, and opens as soon as a request
-// ends that leaves room for it. The limits are read at each admission: a webhook that turned slow
+// the limits waits here, in one line for all webhooks in the order they came to it (as their leases became durable),
+// and opens as soon as a request ends that leaves room for it. The limits are read at each admission: a webhook that turned slow
 // opens no more until it is below its new limit.
 
 interface Waiter {
@@ -13,7 +13,7 @@ interface Waiter {
 export class OpenRequests {
   private open = 0;
   private readonly openBy = new Map<string, number>();
-  /** Attempts waiting to open, oldest first, all webhooks in one line (the order they were leased in). */
+  /** Attempts waiting to open, oldest first, all webhooks in one line (the order they came to wait). */
   private waiting: Waiter[] = [];
   private readonly waitingBy = new Map<string, number>();
   private closed = false;

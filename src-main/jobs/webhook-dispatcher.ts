@@ -362,7 +362,7 @@ export class WebhookDispatcher {
    */
   async stop(): Promise<void> {
     this.running = false;
-    // Attempts waiting to open are not sent: their leases end by themselves (released at the next start on SQLite).
+    // Attempts waiting to open, and those a claim still running leases, are not sent: they give their leases back.
     this.requests.close();
     this.unsubscribe?.();
     this.wake();
@@ -616,8 +616,9 @@ export class WebhookDispatcher {
       }, CLAIM_ISOLATION)
       .then(
         () => {
-          if (this.running) this.startAttempts(next);
-          else this.unhold(next); // stopped meanwhile: the leases end by themselves (released at the next start on SQLite)
+          // Stopped meanwhile: started all the same, they find the gate closed and give their leases back (stop()
+          // waits for this claim, then for them).
+          this.startAttempts(next);
         },
         (err: unknown) => {
           this.unhold(next);
