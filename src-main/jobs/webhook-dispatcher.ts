@@ -22,6 +22,7 @@ import {
   ATTEMPT_LEASE_MS,
   cappedWebhooks,
   endLease,
+  rereadLeasedAttempt,
   claimDueAttempts,
   CLAIM_ISOLATION,
   fanOut,
@@ -543,11 +544,32 @@ export class WebhookDispatcher {
           await this.endUnusedLease(a);
           return false;
         }
-        const nowMs = deps.clock.now();
+        // What its claim read of the delivery and its webhook is used only by an attempt that opens at once; one that
+        // waited reads them again, so a webhook paused, deleted, moved or given a new secret meanwhile — by this process
+        // or another — is seen, as by an attempt claimed after the change; and only while the lease is still its own.
+        let claimed: ClaimedAttempt | undefined = a;
+        if (waited) {
+          try {
+            claimed = await rereadLeasedAttempt(deps, a);
+          } catch (err) {
+            // Not sent, and not a crashed attempt: its lease ends now and it is claimed again (the loop looks at once).
+            deps.log.warn({ deliveryId: a.d.id, err: String(err) }, 'webhook attempt could not read its delivery again: claimed again');
+            requests.leave(webhookId);
+            await this.endUnusedLease(a);
+            this.dueHint = true;
+            this.wake();
+            return false;
+          }
+          // Gone, or its lease is no longer this attempt's: nothing to send.
+          if (!claimed) {
+            requests.leave(webhookId);
+            return false;
+          }
+        }
         // Too little of its lease left for its request (up to ATTEMPT_TIMEOUT_MS) and its log: not sent; its lease
         // ends now and it is claimed again (the loop looks at once). Its webhook turned slow with many of its attempts
-        // leased, or the store was slow to make the lease durable.
-        if (waited && a.leaseUntil !== undefined && a.leaseUntil - nowMs < ATTEMPT_TIMEOUT_MS + LOG_MARGIN_MS) {
+        // leased, or the store was slow to make the lease durable (or to read it again).
+        if (waited && a.leaseUntil !== undefined && a.leaseUntil - deps.clock.now() < ATTEMPT_TIMEOUT_MS + LOG_MARGIN_MS) {
           requests.leave(webhookId);
           await this.endUnusedLease(a);
           this.dueHint = true;
@@ -556,11 +578,8 @@ export class WebhookDispatcher {
         }
         open = true;
         this.attemptStarted(webhookId, a.d.id);
-        // What its claim read of the delivery and its webhook is used only by an attempt that opens at once; one that
-        // waited reads them again (runScheduledAttempt), so a webhook paused, deleted, moved or given a new secret
-        // meanwhile — by this process or another — is seen, as by an attempt claimed after the change.
         try {
-          return await runScheduledAttempt(this.rt, a.d.id, 'scheduled', commit, waited ? undefined : a);
+          return await runScheduledAttempt(this.rt, a.d.id, 'scheduled', commit, claimed);
         } finally {
           ended();
         }

@@ -617,6 +617,22 @@ async function attemptRows(deps: CoreDeps, deliveryId: string): Promise<ClaimedA
   return row ? claimedAttempt(row) : undefined;
 }
 
+const LEASED_ATTEMPT_ROW = `SELECT d.id, d.webhook_id, d.organization_id, d.event_type, d.payload, d.status, d.attempts, d.lease_until_ms,
+  ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')} FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`;
+
+/**
+ * What the attempt `a` (leased by a claim or a hand-off) needs of its delivery and webhook, read again now: for an
+ * attempt that waited to open, whose webhook may have been paused, deleted, moved or given a new secret since its
+ * claim read it. Undefined when the delivery is gone or no longer holds that lease (it was given back, or ran out and
+ * another claim took it): nothing to send.
+ */
+export async function rereadLeasedAttempt(deps: CoreDeps, a: ClaimedAttempt): Promise<ClaimedAttempt | undefined> {
+  const row = await deps.sql.get<ClaimedRow & { lease_until_ms: number | string | null }>(LEASED_ATTEMPT_ROW, [a.d.id]);
+  // (PostgreSQL's driver may answer a bigint as text.)
+  if (!row || row.lease_until_ms === null || a.leaseUntil === undefined || Number(row.lease_until_ms) !== a.leaseUntil) return undefined;
+  return { ...claimedAttempt(row), leaseUntil: a.leaseUntil };
+}
+
 async function webhookRowById(deps: CoreDeps, id: string): Promise<WebhookRow | undefined> {
   return deps.sql.get<WebhookRow>('SELECT * FROM webhooks WHERE id = ?', [id]);
 }

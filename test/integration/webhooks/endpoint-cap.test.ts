@@ -407,6 +407,47 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     expect(await core.deps.sql.all('SELECT attempt FROM webhook_attempts')).toEqual([{ attempt: null }]);
   });
 
+  it('an attempt that waited and cannot read its delivery again is not sent: its lease is given back and it is claimed again', async () => {
+    const hanging = await startHangingReceiver();
+    const { core, org, scope } = await setup([hanging.receiver]);
+    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed']);
+    const errors: string[] = [];
+    const warnings: string[] = [];
+    const log = core.deps.log;
+    const error = log.error.bind(log);
+    const warn = log.warn.bind(log);
+    log.error = ((o: unknown, msg?: string) => (errors.push(`${msg ?? ''} ${JSON.stringify(o)}`), error(o as object, msg))) as typeof log.error;
+    log.warn = ((o: unknown, msg?: string) => (warnings.push(msg ?? ''), warn(o as object, msg))) as typeof log.warn;
+    // The second attempt's read of its delivery fails once (a transient error of the store).
+    const sql = core.rt.deps.sql;
+    const get = sql.get.bind(sql);
+    let failures = 0;
+    sql.get = ((text: string, params?: SqlValue[]) => {
+      if (failures === 0 && /FROM webhook_deliveries d LEFT JOIN webhooks w ON w\.id = d\.webhook_id WHERE d\.id = \?/.test(text)) {
+        failures++;
+        return Promise.reject(new Error('the store is briefly unavailable'));
+      }
+      return get(text, params);
+    }) as typeof sql.get;
+    cleanup.push(async () => {
+      sql.get = get;
+      log.error = error;
+      log.warn = warn;
+    });
+    startDispatcher(core, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 50 });
+    await until(() => hanging.open === 1, 'the first request');
+    hanging.release();
+    // Claimed again at once, not when its lease (a minute) runs out.
+    await until(async () => (await succeeded(core, hook.id)) === 2, 'both deliveries to succeed', 10_000);
+    expect(failures).toBe(1);
+    expect(warnings).toContain('webhook attempt could not read its delivery again: claimed again');
+    expect(errors).toEqual([]);
+    const ids = hanging.receiver.requests.map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+  });
+
   it('stop(): the attempts still waiting to open are not sent, and give their leases back', async () => {
     const hanging = await startHangingReceiver();
     const { core, org, scope } = await setup([hanging.receiver]);
