@@ -87,7 +87,6 @@ export const LEASED_PER_OPEN = 2;
 /** What an attempt's lease must still have beyond its request's limit when it opens after a wait: room for its log. */
 const LOG_MARGIN_MS = 5_000;
 
-
 /** Default of DispatcherOptions.perEndpoint. */
 export const PER_ENDPOINT_DEFAULT = 8;
 /** An attempt open this long makes its webhook slow (DispatcherOptions.perEndpoint). */
@@ -224,6 +223,18 @@ export class WebhookDispatcher {
    */
   private get leasedPerOpen(): number {
     return this.leaseMs >= 2 * (ATTEMPT_TIMEOUT_MS + LOG_MARGIN_MS) ? LEASED_PER_OPEN : 1;
+  }
+
+  /**
+   * An attempt let in by `requests` that will not be sent after all: its room goes to the next one waiting, its lease
+   * ends now and its delivery is claimed again (the loop looks at once). Resolves false (nothing was sent).
+   */
+  private async giveBack(requests: OpenRequests, a: ClaimedAttempt): Promise<false> {
+    requests.leave(a.d.webhook_id);
+    await this.endUnusedLease(a);
+    this.dueHint = true;
+    this.wake();
+    return false;
   }
 
   /** An attempt that will not be sent gives its lease back (endLease); a failure only leaves it to run out. */
@@ -552,13 +563,9 @@ export class WebhookDispatcher {
           try {
             claimed = await rereadLeasedAttempt(deps, a);
           } catch (err) {
-            // Not sent, and not a crashed attempt: its lease ends now and it is claimed again (the loop looks at once).
+            // Not sent, and not a crashed attempt.
             deps.log.warn({ deliveryId: a.d.id, err: String(err) }, 'webhook attempt could not read its delivery again: claimed again');
-            requests.leave(webhookId);
-            await this.endUnusedLease(a);
-            this.dueHint = true;
-            this.wake();
-            return false;
+            return this.giveBack(requests, a);
           }
           // Gone, or its lease is no longer this attempt's: nothing to send.
           if (!claimed) {
@@ -566,16 +573,10 @@ export class WebhookDispatcher {
             return false;
           }
         }
-        // Too little of its lease left for its request (up to ATTEMPT_TIMEOUT_MS) and its log: not sent; its lease
-        // ends now and it is claimed again (the loop looks at once). Its webhook turned slow with many of its attempts
-        // leased, or the store was slow to make the lease durable (or to read it again).
-        if (waited && a.leaseUntil !== undefined && a.leaseUntil - deps.clock.now() < ATTEMPT_TIMEOUT_MS + LOG_MARGIN_MS) {
-          requests.leave(webhookId);
-          await this.endUnusedLease(a);
-          this.dueHint = true;
-          this.wake();
-          return false;
-        }
+        // Too little of its lease left for its request (up to ATTEMPT_TIMEOUT_MS) and its log: not sent. Its webhook
+        // turned slow with many of its attempts leased, or the store was slow to make the lease durable (or to read it
+        // again).
+        if (waited && a.leaseUntil !== undefined && a.leaseUntil - deps.clock.now() < ATTEMPT_TIMEOUT_MS + LOG_MARGIN_MS) return this.giveBack(requests, a);
         open = true;
         this.attemptStarted(webhookId, a.d.id);
         try {

@@ -609,16 +609,17 @@ type AttemptHook = Pick<WebhookRow, 'id' | 'url' | 'status' | 'deleted_at' | 'se
   forward: string | null;
 };
 
-const ATTEMPT_ROW = `SELECT d.id, d.webhook_id, d.organization_id, d.event_type, d.payload, d.status, d.attempts, ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')}
-  FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`;
+/** A delivery by id with what its attempt needs (ATTEMPT_COLUMNS), and `extra` columns of the delivery. */
+const ATTEMPT_ROW_WITH = (extra: string) =>
+  `SELECT ${ATTEMPT_COLUMNS('d')}${extra} FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`;
+const ATTEMPT_ROW = ATTEMPT_ROW_WITH('');
 
 async function attemptRows(deps: CoreDeps, deliveryId: string): Promise<ClaimedAttempt | undefined> {
   const row = await deps.sql.get<ClaimedRow>(ATTEMPT_ROW, [deliveryId]);
   return row ? claimedAttempt(row) : undefined;
 }
 
-const LEASED_ATTEMPT_ROW = `SELECT d.id, d.webhook_id, d.organization_id, d.event_type, d.payload, d.status, d.attempts, d.lease_until_ms,
-  ${HOOK_COLUMNS}, ${FORWARD_COLUMN('d')} FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`;
+const LEASED_ATTEMPT_ROW = ATTEMPT_ROW_WITH(', d.lease_until_ms');
 
 /**
  * What the attempt `a` (leased by a claim or a hand-off) needs of its delivery and webhook, read again now: for an

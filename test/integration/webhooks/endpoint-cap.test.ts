@@ -112,6 +112,31 @@ function setup(receivers: TestReceiver[], extra: { leaseMs?: number; clock?: Man
   return dispatchCore(receivers, cleanup, 'endpoint-cap@example.com', extra);
 }
 
+/** A hanging endpoint (one webhook) with `n` due deliveries, on a core set up with `extra`. */
+async function hangingWithDue(n: number, extra: Parameters<typeof setup>[1] = {}) {
+  const hanging = await startHangingReceiver();
+  const { core, org, scope } = await setup([hanging.receiver], extra);
+  const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
+  await queueEvents(core, org.organizationId, Array<string>(n).fill('verification.completed'));
+  return { hanging, core, scope, hook };
+}
+
+/** The core's error lines (message and fields) and warning messages from now on, still logged as before. */
+function captureLog(core: Core): { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const log = core.deps.log;
+  const error = log.error.bind(log);
+  const warn = log.warn.bind(log);
+  log.error = ((o: unknown, msg?: string) => (errors.push(`${msg ?? ''} ${JSON.stringify(o)}`), error(o as object, msg))) as typeof log.error;
+  log.warn = ((o: unknown, msg?: string) => (warnings.push(msg ?? ''), warn(o as object, msg))) as typeof log.warn;
+  cleanup.push(async () => {
+    log.error = error;
+    log.warn = warn;
+  });
+  return { errors, warnings };
+}
+
 
 function startDispatcher(core: Core, o: ConstructorParameters<typeof WebhookDispatcher>[1]): CountingDispatcher {
   const d = new CountingDispatcher(core.rt, o);
@@ -318,11 +343,8 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     let holdSyncs = false;
     let letSyncsGo!: () => void;
     const syncsHeld = new Promise<void>((r) => (letSyncsGo = r));
-    const hanging = await startHangingReceiver();
-    const { core, org, scope } = await setup([hanging.receiver], { syncForTests: async () => (holdSyncs ? syncsHeld : undefined) });
+    const { hanging, core, hook } = await hangingWithDue(2, { syncForTests: async () => (holdSyncs ? syncsHeld : undefined) });
     cleanup.push(async () => letSyncsGo());
-    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed']);
     // One request open at once and two attempts leased (LEASED_PER_OPEN): the first pass leases both, and the second
     // waits for the first request to end.
     startDispatcher(core, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 600_000 });
@@ -365,10 +387,7 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     // leased); while the first request hangs, the clock passes the second one's lease. Sent then, it would go out
     // beside the claim that takes a delivery whose lease ended (here the one chained to the first attempt's log).
     const clock = new ManualClock();
-    const hanging = await startHangingReceiver();
-    const { core, org, scope } = await setup([hanging.receiver], { clock });
-    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed']);
+    const { hanging, core, hook } = await hangingWithDue(2, { clock });
     startDispatcher(core, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 50 });
     await until(() => hanging.open === 1, 'the first request');
     const leased = await core.deps.sql.all<{ id: string; lease_until_ms: number }>('SELECT id, lease_until_ms FROM webhook_deliveries WHERE lease_until_ms IS NOT NULL');
@@ -385,10 +404,7 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
 
   it('an attempt that waited to open reads its webhook again: one paused meanwhile gets nothing', async () => {
     const clock = new ManualClock();
-    const hanging = await startHangingReceiver();
-    const { core, org, scope } = await setup([hanging.receiver], { clock });
-    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed']);
+    const { hanging, core, scope, hook } = await hangingWithDue(2, { clock });
     const dispatcher = startDispatcher(core, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 50 });
     await until(() => hanging.open === 1, 'the first request');
     // Paused while the second attempt waits (its claim read the webhook active), a few seconds later.
@@ -408,17 +424,8 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
   });
 
   it('an attempt that waited and cannot read its delivery again is not sent: its lease is given back and it is claimed again', async () => {
-    const hanging = await startHangingReceiver();
-    const { core, org, scope } = await setup([hanging.receiver]);
-    const hook = await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed']);
-    const errors: string[] = [];
-    const warnings: string[] = [];
-    const log = core.deps.log;
-    const error = log.error.bind(log);
-    const warn = log.warn.bind(log);
-    log.error = ((o: unknown, msg?: string) => (errors.push(`${msg ?? ''} ${JSON.stringify(o)}`), error(o as object, msg))) as typeof log.error;
-    log.warn = ((o: unknown, msg?: string) => (warnings.push(msg ?? ''), warn(o as object, msg))) as typeof log.warn;
+    const { hanging, core, hook } = await hangingWithDue(2);
+    const { errors, warnings } = captureLog(core);
     // The second attempt's read of its delivery fails once (a transient error of the store).
     const sql = core.rt.deps.sql;
     const get = sql.get.bind(sql);
@@ -432,8 +439,6 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     }) as typeof sql.get;
     cleanup.push(async () => {
       sql.get = get;
-      log.error = error;
-      log.warn = warn;
     });
     startDispatcher(core, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 50 });
     await until(() => hanging.open === 1, 'the first request');
@@ -449,10 +454,7 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
   });
 
   it('stop(): the attempts still waiting to open are not sent, and give their leases back', async () => {
-    const hanging = await startHangingReceiver();
-    const { core, org, scope } = await setup([hanging.receiver]);
-    await createWebhook(core.rt, scope, { url: `${hanging.receiver.url}/hook`, events: ['verification.completed'] });
-    await queueEvents(core, org.organizationId, ['verification.completed', 'verification.completed', 'verification.completed']);
+    const { hanging, core } = await hangingWithDue(3);
     const dispatcher = new WebhookDispatcher(core.rt, { concurrency: 1, perEndpoint: 1, slowAttemptMs: 600_000, pollMs: 600_000 });
     dispatcher.start();
     await until(() => hanging.open === 1, 'the first request');
@@ -483,13 +485,7 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
     // Not due when the loop first looks, so it sleeps (its poll is ten minutes) and leaves it to the refill.
     const later = core.deps.clock.now() + 3_600_000;
     await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE webhook_id = ?', [later, hook.id]));
-    const errors: string[] = [];
-    const log = core.deps.log;
-    const error = log.error.bind(log);
-    log.error = ((o: unknown, msg?: string) => (errors.push(`${msg ?? ''} ${JSON.stringify(o)}`), error(o as object, msg))) as typeof log.error;
-    cleanup.push(async () => {
-      log.error = error;
-    });
+    const { errors } = captureLog(core);
     const dispatcher = startDispatcher(core, { concurrency: 4, pollMs: 600_000 });
     await until(() => dispatcher.passes >= 1, 'the first pass');
     await core.deps.sql.transaction((tx) => tx.run('UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE webhook_id = ?', [core.deps.clock.now() - 1, hook.id]));
