@@ -14,6 +14,7 @@ import type { StoredWithText } from './core/verification/records';
 import { FEATURES, type FeatureRuntime } from './features';
 import { auditExportFile } from './feature-audit';
 import { consoleCall, createHandlers, type Handlers } from './console/handlers';
+import type { AuditExportFile } from './console/audit-download';
 import { createWebBridge, type WebBridge } from './console/web-bridge';
 import { buildApp, endIdleSockets } from './http/app';
 import { listenerProblem, parsePublicUrl } from './http/public-url';
@@ -95,6 +96,11 @@ export interface RunningService {
   deps: CoreDeps;
   app: FastifyInstance | null;
   handlers: Handlers;
+  /**
+   * The audit export as a file in parts, for a door's download (console/audit-download.ts): the web console's and the
+   * desktop app's. Inside `consoleCall`, as every channel's handler: audited as the console's, storage faults as 503.
+   */
+  auditExportFile: AuditExportFile;
   worker: JobWorker;
   /** http://host:port, once listening. */
   url: string | null;
@@ -406,6 +412,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
   }
   const consoleCtx = { rt, door: cfg.door ?? ('web' as const), teamSignIn: publicUrl !== null };
   const handlers = createHandlers(consoleCtx, FEATURES.flatMap((f) => (f.consoleHandlers ? [f.consoleHandlers(consoleCtx)] : [])));
+  const auditExport: AuditExportFile = (format) => consoleCall(consoleCtx, () => auditExportFile(consoleCtx, format));
   let bridge: WebBridge | null = null;
   let app: FastifyInstance | null = null;
   if (cfg.listen !== false) {
@@ -413,7 +420,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     if (cfg.webConsole) {
       bridge = createWebBridge({ handlers, rendererDir: cfg.rendererDir ?? defaultRendererDir(), port: () => port, log, uploadDir: join(cfg.dataDir, 'uploads'), live: liveEventsOf(deps),
         ...(publicUrl ? { team: { publicUrl, deps } } : {}),
-        auditExportFile: (format) => consoleCall(consoleCtx, () => auditExportFile(consoleCtx, format)),
+        auditExportFile: auditExport,
         onSessionOpened: ({ userAgent }) =>
           deps.sql.transaction((tx) =>
             appendInstallationAudit(
@@ -456,6 +463,7 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
     deps,
     app,
     handlers,
+    auditExportFile: auditExport,
     worker,
     url,
     apiBaseUrl: rt.info().apiBaseUrl,

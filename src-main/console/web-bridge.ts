@@ -12,7 +12,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, extname, join, normalize, sep } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BatchJobSchema } from '../../src-shared/schemas/routing';
@@ -20,10 +20,10 @@ import type { LiveMessage } from '../../src-shared/live-events';
 import type { LiveEventHub } from '../core/events/live-events';
 import { LoginRequestSchema } from '../../src-shared/schemas/auth';
 import { AppError } from '../../src-shared/app-error';
-import { HTTP_ERRORS } from '../../src-shared/errors';
 import type { CoreDeps } from '../core/context';
 import { consoleSessionUser, consoleSignIn, consoleSignOut, CONSOLE_SESSION_TTL_MS } from '../core/auth/console-sessions';
 import { runWithAudit } from '../core/audit/audit-context';
+import { auditExportDownload, type AuditExportFile } from './audit-download';
 import { dispatch, type ConsoleCaller, type Handlers } from './handlers';
 import { sseComment, sseFrame, sseRetry, startSseResponse } from './sse';
 
@@ -31,30 +31,6 @@ import { sseComment, sseFrame, sseRetry, startSseResponse } from './sse';
 export const LIVE_RETRY_MS = 1000;
 /** A comment on a quiet event stream this often keeps it from being closed as idle. */
 export const LIVE_HEARTBEAT_MS = 20_000;
-
-/** The audit export is written to the socket in slices of this many characters (docs/performance.md). */
-const DOWNLOAD_SLICE_CHARS = 1 << 20;
-
-/**
- * A text in parts as a stream of slices, each turned into bytes only when the socket has taken the one before: one
- * 46 MB string written at once (and, before, wrapped in the bridge's JSON) held the event loop for hundreds of ms.
- */
-export function textSlices(prefix: string, parts: readonly string[], slice = DOWNLOAD_SLICE_CHARS): Readable {
-  return Readable.from(
-    (function* () {
-      if (prefix) yield prefix;
-      for (const text of parts) for (let i = 0; i < text.length; ) {
-        let end = Math.min(i + slice, text.length);
-        // Never between the two halves of a surrogate pair: each half alone would be written as U+FFFD.
-        const last = text.charCodeAt(end - 1);
-        if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
-        yield text.slice(i, end);
-        i = end;
-      }
-    })(),
-    { objectMode: false },
-  );
-}
 
 /** Largest file the console accepts by upload (a 1M-row routing file is ~50 MB). */
 export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
@@ -134,7 +110,7 @@ export function createWebBridge(opts: {
    */
   team?: { publicUrl: URL; deps: CoreDeps };
   /** The audit export as a file in parts (feature-audit.ts), answering GET /console/audit/export. */
-  auditExportFile: (format: 'json' | 'csv') => Promise<{ filename: string; mediaType: string; parts: string[] }>;
+  auditExportFile: AuditExportFile;
 }): WebBridge {
   if (opts.uploadDir) void removeOldUploads(opts.uploadDir, Date.now());
   const tokens = new Set<string>();
@@ -409,20 +385,9 @@ export function createWebBridge(opts: {
         if (!sameOriginRead(req) && req.headers['sec-fetch-site'] !== 'none') return refuseCrossOrigin(reply);
         const caller = await access(req);
         if (caller === null) return reply.code(401).send(notSignedIn());
-        const answer = await dispatch(opts.handlers, 'audit:export', { format: req.query.format }, opts.log, caller, (i: { format: 'json' | 'csv' }) => opts.auditExportFile(i.format));
-        if (!answer.ok) {
-          const status = (HTTP_ERRORS as Record<string, { status: number } | undefined>)[answer.error.code]?.status ?? 500;
-          return reply.code(status).send({ ...answer.error, statusCode: status });
-        }
-        const x = answer.value as Awaited<ReturnType<typeof opts.auditExportFile>>;
-        const csv = x.mediaType === 'text/csv';
-        // A spreadsheet reads a CSV with a byte order mark as UTF-8 (as the console's own downloads are written).
-        const bom = csv ? '\uFEFF' : '';
-        reply.header('Content-Disposition', `attachment; filename="${x.filename}"`);
-        // No Content-Length: counting the UTF-8 bytes of 46 MB of text alone held the loop 30 ms. Sent chunked.
-        reply.header('Cache-Control', 'no-store');
-        reply.header('X-Content-Type-Options', 'nosniff');
-        return reply.type(csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8').send(textSlices(bom, x.parts));
+        const file = await auditExportDownload(opts.handlers, opts.auditExportFile, req.query.format, opts.log, caller);
+        if (!file.ok) return reply.code(file.status).send({ ...file.error, statusCode: file.status });
+        return reply.headers(file.headers).send(file.body);
       });
       app.get<{ Params: { id: string }; Querystring: { rows?: string } }>('/console/batch/:id/download', { schema: { hide: true } }, async (req, reply) => {
         // A download is a navigation: same origin, or typed by the user ('none'); another site, even a sibling

@@ -14,6 +14,7 @@ import { useNativeBinding } from '../store/database';
 import { DataFolderLockedError } from '../store/data-folder-lock';
 import { StoreError } from '../store/database';
 import { registerAppScheme, serveRenderer } from './app-protocol';
+import { answerAppDownload } from './app-downloads';
 import { createDesktopLogger, type DesktopLogger } from './desktop-logger';
 import { loadElectronBinding } from './native-binding';
 import { appIconPng } from './png';
@@ -210,7 +211,8 @@ async function boot(): Promise<void> {
   ses.webRequest.onHeadersReceived((details, cb) => {
     cb({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
   });
-  serveRenderer(ses, rendererRoot);
+  // The audit export is downloaded over the app scheme, streamed, as from the web door: not one IPC message.
+  serveRenderer(ses, rendererRoot, (req) => answerAppDownload(req, phase === 'running' ? service : null));
 
   try {
     service = await startCore();

@@ -137,9 +137,10 @@ function doorRefusal(status: number, body: unknown): Failed {
 }
 
 /**
- * A file the web door serves for download (a GET of the console's own origin): its name (from Content-Disposition)
- * and bytes, read by the browser off the page's main thread. Fails with a ConsoleError as `call` does, so the page can
- * say why; a link the browser followed itself would save the error's JSON as the file instead.
+ * A file the door serves for download (a GET of the console's own origin: the web door, or the desktop app's app://
+ * scheme): its name (from Content-Disposition) and bytes, read by the browser off the page's main thread. Fails with a
+ * ConsoleError as `call` does, so the page can say why; a link the browser followed itself would save the error's JSON
+ * as the file instead.
  */
 export async function fetchDownload(path: string): Promise<{ filename: string; blob: Blob }> {
   await startSession();
@@ -150,7 +151,12 @@ export async function fetchDownload(path: string): Promise<{ filename: string; b
     throw new ConsoleError(networkError().error);
   }
   if (res.status === 401) throw new ConsoleError((await sessionEnded(res)).error);
-  if (!res.ok) throw new ConsoleError(doorRefusal(res.status, await res.json().catch(() => null)).error);
+  if (!res.ok) {
+    const refused = doorRefusal(res.status, await res.json().catch(() => null)).error;
+    // A full or read-only disk shows the storage banner, as it does when a channel call says so.
+    if (refused.code === 'STORAGE_UNAVAILABLE') for (const fn of storageFaultListeners) fn();
+    throw new ConsoleError(refused);
+  }
   const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
   try {
     return { filename, blob: await res.blob() };

@@ -231,6 +231,32 @@ describe('running', () => {
     expect(await e.invoke('app:info', {}, stranger)).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
   });
 
+  it('the app:// handler streams the audit export as its channel answers it: the set-up refusal, the file, the refusal while quitting', async () => {
+    const { e } = await launch();
+    await running(e);
+    const handle = e.protocolHandlers.get('app')!;
+    const download = () => handle(new Request('app://console/audit/export?format=csv'));
+    // Before set-up: the channel's refusal, as the web door's error body (the page shows it; nothing is saved).
+    const refused = (await e.invoke('audit:export', { format: 'csv' })) as { ok: false; error: object };
+    expect(refused).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    const early = await download();
+    expect(early.status).toBe(403);
+    expect(await early.json()).toEqual({ ...refused.error, statusCode: 403 });
+    expect(await e.invoke('setup:bootstrap', { email: 'owner@example.com', password: 'correct horse battery staple' })).toMatchObject({ ok: true });
+    const channel = (await e.invoke('audit:export', { format: 'csv' })) as { ok: true; value: { filename: string; content: string } };
+    const r = await download();
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="audit-.*\.csv"$/);
+    // Not read as text: a decoder would drop the byte order mark.
+    expect(Buffer.from(await r.arrayBuffer()).equals(Buffer.from(`\uFEFF${channel.value.content}`, 'utf8'))).toBe(true);
+    expect(channel.value.content).toContain('organization.created');
+    e.app.quit();
+    const late = await download();
+    expect(late.status).toBe(503);
+    expect(await late.json()).toMatchObject({ code: 'UNAVAILABLE' });
+    await ended(e);
+  });
+
   it('the app:// handler answers 404 for a directory or a missing file', async () => {
     const { e } = await launch();
     await running(e);

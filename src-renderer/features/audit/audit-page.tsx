@@ -5,11 +5,11 @@ import { useCallback, useEffect, useState } from 'react';
 import { Alert, Badge, Button, Code, Group, Pagination, Paper, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconDownload, IconShieldCheck, IconShieldX } from '@tabler/icons-react';
 import type { AuditEvent } from '../../../src-shared/schemas/audit';
-import { call, fetchDownload, isElectron } from '../../client/bridge';
+import { call, fetchDownload } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
-import { downloadBlob, downloadText } from '../wallet/download';
+import { downloadBlob } from '../wallet/download';
 import { paths } from '../../app/routes';
 import { Link } from 'react-router';
 
@@ -142,15 +142,10 @@ export function AuditPage() {
     // A large trail takes a while (75,000 entries under load: 15–25 s); the button says so until the file is saved.
     setExporting(format);
     try {
-      if (isElectron()) {
-        const x = await call('audit:export', { format });
-        downloadText(x.filename, x.content, format === 'csv' ? 'text/csv;charset=utf-8' : 'application/json');
-      } else {
-        // In a browser the web door streams the file (tens of MB on a large store) instead of wrapping it in the
-        // bridge's JSON; the same channel and role answer it.
-        const x = await fetchDownload(`audit/export?format=${format}`);
-        downloadBlob(x.filename, x.blob);
-      }
+      // The door streams the file (tens of MB on a large store): the web door in a browser, the app scheme in the
+      // desktop app; never one string in the bridge's JSON or in one IPC message. The same channel and role answer it.
+      const x = await fetchDownload(`audit/export?format=${format}`);
+      downloadBlob(x.filename, x.blob);
     } catch (e) {
       notifyError(e, 'The export failed');
     } finally {

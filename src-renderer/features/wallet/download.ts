@@ -1,11 +1,14 @@
-// Browser-side file download: a file the console built itself, or one the web door served (the audit export).
+// Browser-side file download: a file the console built itself, or one its door served (the audit export).
+import { downloadPrefix } from '../../../src-shared/download-prefix';
+
 /** Saves text as a file through a temporary Blob URL (no server round trip, works in Electron and the browser). */
 export function downloadText(fileName: string, text: string, type = 'text/csv;charset=utf-8'): void {
-  // The BOM makes spreadsheet apps read a CSV as UTF-8 instead of the system code page; other files (JSON) get none.
-  downloadBlob(fileName, new Blob(type.startsWith('text/csv') ? ['\uFEFF', text] : [text], { type }));
+  // A CSV starts with a byte order mark, as the doors' downloads do: one rule for both (src-shared/download-prefix.ts).
+  const prefix = downloadPrefix(type);
+  downloadBlob(fileName, new Blob(prefix ? [prefix, text] : [text], { type }));
 }
 
-/** Saves bytes the console holds (built here, or fetched from the web door) as a file. */
+/** Saves bytes the console holds (built here, or fetched from its door) as a file. */
 export function downloadBlob(fileName: string, blob: Blob): void {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');

@@ -1,12 +1,14 @@
 // The audit export as a download from the web door (GET /console/audit/export, docs/audit.md): the same file as the
 // console channel's, byte for byte (CSV with the byte order mark the console's downloads carry), written to the socket a
-// slice at a time; refused without a session, from another site, and for a format it does not know. Roles are in
-// team-sign-in.test.ts. Real service, real HTTP, a log of more than one slice.
+// slice at a time; refused without a session, from another site, and for a format it does not know; run as every
+// console call is (consoleCall: a disk fault while it reads answers 503 STORAGE_UNAVAILABLE, as the channel does). Roles
+// are in team-sign-in.test.ts; the desktop app's download in app-download.test.ts. Real service, real HTTP, a log of
+// more than one slice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textSlices } from '../../../src-main/console/audit-download';
 import { appendAudit } from '../../../src-main/core/audit/audit-log';
 import { ManualClock } from '../../../src-main/core/clock';
 import { dispatch } from '../../../src-main/console/handlers';
-import { textSlices } from '../../../src-main/console/web-bridge';
 import { startTestService, type TestService } from '../../helpers/harness';
 
 const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' } as const;
@@ -69,6 +71,28 @@ describe('the audit export as a download', () => {
     const odd = await download('xml');
     expect(odd.status).toBe(422);
     expect(await odd.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'format' }] });
+  });
+
+  // Last: the fault leaves the store's health degraded until the next write.
+  it('runs as a console call: a disk fault while the export reads is 503 STORAGE_UNAVAILABLE, as the channel says, not a 500', async () => {
+    const deps = ts.service.deps;
+    const before = deps.longReads;
+    // What a read on the reader thread rejects with when the disk fails under it (store/reader-thread.ts).
+    const diskError = () => Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_READ' }));
+    deps.longReads = { get: diskError, all: diskError };
+    try {
+      const channel = await dispatch(ts.service.handlers, 'audit:export', { format: 'csv' });
+      expect(channel).toMatchObject({ ok: false, error: { code: 'STORAGE_UNAVAILABLE' } });
+      const r = await download('csv');
+      const body = (await r.json()) as { code: string; message: string };
+      expect(r.status, JSON.stringify(body)).toBe(503);
+      expect(body).toEqual({ ...(channel as { error: object }).error, statusCode: 503 });
+      expect(body.message).toContain('input/output error');
+      expect(r.headers.get('content-disposition')).toBeNull();
+    } finally {
+      if (before) deps.longReads = before;
+      else delete deps.longReads;
+    }
   });
 });
 
