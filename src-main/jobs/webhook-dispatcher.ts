@@ -351,9 +351,15 @@ export class WebhookDispatcher {
         if (this.capWaiting.has(webhookId)) this.refill(webhookId);
       },
       start: (claimed) => {
-        // Stopped meanwhile: the leases end by themselves (released at the next start on SQLite).
-        if (this.running) this.startAttempts(claimed);
-        else this.unhold(claimed);
+        if (this.running) {
+          this.startAttempts(claimed);
+          return;
+        }
+        // Stopped meanwhile (the service stops its loops before its queue's worker, whose completions hand deliveries
+        // over): not sent, and their leases end now, so another instance — or this one's next start — need not wait
+        // them out.
+        this.unhold(claimed);
+        for (const a of claimed) void this.endUnusedLease(a);
       },
     });
     this.unsubscribe = () => {

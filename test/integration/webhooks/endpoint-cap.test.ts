@@ -9,7 +9,7 @@ import { authenticateApiKey } from '../../../src-main/core/keys/keys-service';
 import { processVerification } from '../../../src-main/core/verification/engine';
 import { submitOnce } from '../../../src-main/core/verification/verification-service';
 import { ManualClock } from '../../../src-main/core/clock';
-import { ATTEMPT_LEASE_MS, claimDueAttempts, DeliveryHandOff, fanOut, nextDueAt } from '../../../src-main/core/webhooks/deliveries';
+import { ATTEMPT_LEASE_MS, claimDueAttempts, DeliveryHandOff, fanOut, insertFannedOutEvent, nextDueAt } from '../../../src-main/core/webhooks/deliveries';
 import { startTestReceiver, type TestReceiver } from '../../../src-main/core/webhooks/test-receiver';
 import { createWebhook, updateWebhook } from '../../../src-main/core/webhooks/webhooks-service';
 import { WebhookDispatcher } from '../../../src-main/jobs/webhook-dispatcher';
@@ -469,6 +469,28 @@ describe('the per-endpoint limit of the webhook dispatcher', () => {
       { status: 'pending', attempts: 0, leased: 0, n: 2 },
       { status: 'success', attempts: 1, leased: 0, n: 1 },
     ]);
+  });
+
+  it('a hand-off whose transaction is durable only after stop() has finished sends nothing and gives its leases back', async () => {
+    // The race of a shutdown: an async check's completion leases its delivery for the running dispatcher, the
+    // dispatcher stops (the service stops its loops before its queue's worker), then the completion's transaction is
+    // durable and hands the delivery over. Not sent; its lease ends at once, so another instance (or the next start)
+    // need not wait it out.
+    const receiver = await startTestReceiver();
+    const { core, org, scope } = await setup([receiver]);
+    const hook = await createWebhook(core.rt, scope, { url: `${receiver.url}/hook`, events: ['verification.completed'] });
+    const dispatcher = startDispatcher(core, { concurrency: 4, pollMs: 600_000 });
+    await until(() => dispatcher.passes >= 1, 'the first pass');
+    const handOff = new DeliveryHandOff(core.deps);
+    const nowMs = core.deps.clock.now();
+    const event = { id: 'evt_late', organization_id: org.organizationId, environment: 'sandbox', event_type: 'verification.completed', verification_id: 'ver_late', payload: '{}', created_at: new Date(nowMs).toISOString() };
+    const made = await core.deps.sql.transaction((tx) => insertFannedOutEvent(tx, event, nowMs, handOff));
+    expect(made).toMatchObject({ made: 1, leased: 1 });
+    await dispatcher.stop();
+    handOff.start();
+    await until(async () => (await count(core, 'SELECT count(*) AS n FROM webhook_deliveries WHERE lease_until_ms IS NOT NULL', [])) === 0, 'the lease to be given back');
+    expect(await core.deps.sql.all('SELECT webhook_id, status, attempts FROM webhook_deliveries')).toEqual([{ webhook_id: hook.id, status: 'pending', attempts: 0 }]);
+    expect(receiver.requests).toHaveLength(0);
   });
 
   it('a slot a hand-off gives back from inside its transaction refills its webhook outside that transaction', async () => {
