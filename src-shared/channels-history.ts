@@ -2,8 +2,8 @@
 // submitted, who ran it and through which door), and the palette's lookup of any id (docs/console-live.md).
 // Console-only: the public API's verification record keeps the fields of the interface.
 import { z } from 'zod';
-import { EnvironmentSchema } from './schemas/common';
-import { VerificationRecordSchema, VerificationStatusSchema } from './schemas/verification';
+import { EnvironmentSchema, IsoDateOrInstant } from './schemas/common';
+import { VerificationRecordSchema, VerificationStatusSchema, VerificationTypeFilterSchema } from './schemas/verification';
 import { channel, IdInput } from './channel-def';
 
 /** Longest search text accepted (a few identifiers and names). */
@@ -13,11 +13,11 @@ export const HistorySearchInputSchema = z.object({
   environment: EnvironmentSchema,
   /** Free text: a verification id (or its start), identifier prefixes, holder names, a country code. */
   q: z.string().max(SEARCH_TEXT_MAX).default(''),
-  type: z.string().max(40).optional(),
+  type: VerificationTypeFilterSchema.optional(),
   status: VerificationStatusSchema.optional(),
   country: z.string().regex(/^[A-Za-z]{2}$/).transform((c) => c.toUpperCase()).optional(),
-  from: z.iso.date().or(z.iso.datetime()).optional(),
-  to: z.iso.date().or(z.iso.datetime()).optional(),
+  from: IsoDateOrInstant.optional(),
+  to: IsoDateOrInstant.optional(),
   limit: z.number().int().min(1).max(100).default(20),
   offset: z.number().int().min(0).max(10_000).default(0),
 });

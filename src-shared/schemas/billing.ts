@@ -1,6 +1,6 @@
 // Billing shapes (decisions §9): the wallet, usage records and their list filters, prices and enabled services.
 import { z } from 'zod';
-import { IsoTimestamp } from './common';
+import { IsoDateOrInstant, IsoTimestamp } from './common';
 
 export const WalletSchema = z
   .object({
@@ -31,8 +31,8 @@ export const UsageQuerySchema = z.object({
   service: z.string().max(60).optional(),
   kind: z.enum(['charge', 'reversal']).optional(),
   verificationId: z.string().max(100).optional(),
-  from: z.iso.date().or(z.iso.datetime()).optional(),
-  to: z.iso.date().or(z.iso.datetime()).optional(),
+  from: IsoDateOrInstant.optional(),
+  to: IsoDateOrInstant.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
 });

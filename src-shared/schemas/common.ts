@@ -54,3 +54,10 @@ export const EnvironmentSchema = z.enum(['sandbox', 'live']);
 export type Environment = z.infer<typeof EnvironmentSchema>;
 
 export const IsoTimestamp = z.string().meta({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' });
+
+/**
+ * A filter's bound (`from`, `to`, `since`): a calendar date, read as its UTC midnight, or an ISO 8601 date-time with
+ * `Z` or a UTC offset (`+01:00`), read as that instant. Readers compare it as an instant (new Date(x).toISOString()),
+ * never as text: stored times are UTC with milliseconds.
+ */
+export const IsoDateOrInstant = z.iso.date().or(z.iso.datetime({ offset: true }));

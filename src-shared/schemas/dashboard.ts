@@ -1,12 +1,12 @@
 // The dashboard's one read model (issue 6): verification counts of a period by status and by country, the rates of
 // interface §9 rule 5, webhook delivery health and the wallet — all computed by the service in SQL.
 import { z } from 'zod';
-import { EnvironmentSchema, IsoTimestamp } from './common';
+import { EnvironmentSchema, IsoDateOrInstant, IsoTimestamp } from './common';
 
 export const DashboardInputSchema = z.object({
   environment: EnvironmentSchema.default('sandbox'),
   /** Start of the period (inclusive); a date means its UTC midnight. Omitted: the start of the current UTC day. */
-  since: z.iso.date().or(z.iso.datetime()).optional(),
+  since: IsoDateOrInstant.optional(),
 });
 
 const StatusCounts = z.object({

@@ -7,10 +7,10 @@ export const MAX_BATCH_ITEMS = 100;
 // Identifiers are bounded for safety only: a malformed one must reach the check and come back `valid: false`,
 // so the schema does not judge structure (decisions §5: structural errors are not 422s).
 const identifier = z.string().min(1).max(64);
-const currency = z
-  .string()
-  .regex(/^[A-Za-z]{3}$/, 'currency must be an ISO 4217 code (3 letters)')
-  .describe('ISO 4217 currency code');
+// The currency too: one that is not 3 letters is answered `valid: false` with its reason by the check, never charged
+// (docs/routing.md); its shape is judged there, not here. Membership of ISO 4217's list is not checked (CNH and the
+// like are in real directories).
+const currency = z.string().min(1).max(64).describe('ISO 4217 currency code (3 letters); another value is answered valid: false');
 
 export const BicRequestSchema = z.object({ bic: identifier }).strict().meta({ id: 'BicCheckRequest' });
 export const RoutingNumberRequestSchema = z.object({ routingNumber: identifier }).strict().meta({ id: 'RoutingCodeCheckRequest' });

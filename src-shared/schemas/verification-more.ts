@@ -53,6 +53,9 @@ export const FaceRequestSchema = z
     country: Country,
     idNumber: z.string().trim().min(1).max(40),
     selfieImage: z.string().min(1).meta({ description: 'Base64 JPEG or PNG (a data: URL prefix is accepted), at most 2 MB decoded.' }),
+    // A common field of every verification request (interface §2.2); a facial check is synchronous only, so `async`
+    // is answered ASYNC_NOT_SUPPORTED, as for a sync-only corridor (docs/api-decisions.md).
+    mode: ModeSchema.optional(),
   })
   .meta({ id: 'FaceVerificationRequest' });
 export type FaceRequest = z.infer<typeof FaceRequestSchema>;
@@ -66,6 +69,9 @@ export const AddressRequestSchema = z
     region: z.string().trim().min(1).max(100).optional(),
     postalCode: z.string().trim().min(1).max(20).optional(),
     subject: z.strictObject({ firstName: z.string().trim().min(1).max(100), lastName: z.string().trim().min(1).max(100) }).optional(),
+    // A common field of every verification request (interface §2.2); an address job is always asynchronous, so
+    // `async` changes nothing.
+    mode: ModeSchema.optional(),
   })
   .meta({ id: 'AddressVerificationRequest' });
 export type AddressRequest = z.infer<typeof AddressRequestSchema>;

@@ -1,6 +1,6 @@
 // Verification requests and the verification record (interface §2.2–§2.6, decisions §3).
 import { z } from 'zod';
-import { EnvironmentSchema, IsoTimestamp } from './common';
+import { EnvironmentSchema, IsoDateOrInstant, IsoTimestamp } from './common';
 
 export const ModeSchema = z.enum(['async']);
 export const IdentifierSchema = z.object({
@@ -86,12 +86,19 @@ export const VerificationRecordSchema = z
   .meta({ id: 'Verification' });
 export type VerificationRecord = z.infer<typeof VerificationRecordSchema>;
 
+/** The kinds of verification, by endpoint (`/verify/<kind>`): one of the values of a list's `type` filter. */
+export const VERIFICATION_KINDS = ['account', 'phone', 'identity', 'face', 'address'] as const;
+
+/** A list's `type` filter: a kind or a `verificationType` value (decisions §3); anything else is a 422 (decisions §2). */
+export const VerificationTypeFilterSchema = z.enum([...VERIFICATION_KINDS, ...VerificationTypeSchema.options]);
+export type VerificationTypeFilter = z.infer<typeof VerificationTypeFilterSchema>;
+
 export const VerificationListQuerySchema = z.object({
-  type: z.string().max(40).optional(),
+  type: VerificationTypeFilterSchema.optional(),
   status: VerificationStatusSchema.optional(),
   country: z.string().regex(/^[A-Za-z]{2}$/).transform((c) => c.toUpperCase()).optional(),
-  from: z.iso.date().or(z.iso.datetime()).optional(),
-  to: z.iso.date().or(z.iso.datetime()).optional(),
+  from: IsoDateOrInstant.optional(),
+  to: IsoDateOrInstant.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
 });

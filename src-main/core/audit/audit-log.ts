@@ -246,8 +246,9 @@ export async function listAudit(
   if (q.actor) filter.where(`(actor_id = ? OR actor_label ${like} ? ESCAPE '\\')`, q.actor, `%${escaped(q.actor)}%`);
   if (q.action) filter.where(`action ${like} ? ESCAPE '\\'`, `${escaped(q.action)}%`);
   filter.eq('target_id', q.target || undefined);
-  if (q.from) filter.where('at >= ?', q.from);
-  if (q.to) filter.where('at < ?', q.to);
+  // Compared as instants: a bound with an offset (`+01:00`) or without milliseconds is not the stored text's shape.
+  if (q.from) filter.where('at >= ?', new Date(q.from).toISOString());
+  if (q.to) filter.where('at < ?', new Date(q.to).toISOString());
   const { rows, total } = await listPage<AuditRow>(store, {
     select: '*',
     from: 'audit_events',

@@ -1,6 +1,6 @@
 // The verification repository: records are stored whole as JSON (the public shape), with the columns the
 // list filters need beside them. The read paths of the API can return the stored JSON text as it is (…Json).
-import type { VerificationRecord } from '../../../src-shared/schemas/verification';
+import { VERIFICATION_KINDS, type VerificationRecord } from '../../../src-shared/schemas/verification';
 import type { VerificationListQuery } from '../../../src-shared/schemas/verification';
 import type { SqlQueries } from '../../store/sql-port';
 import { ListFilter, listPage } from '../../store/list-query';
@@ -81,7 +81,7 @@ export async function getStored(q: SqlQueries, id: string): Promise<StoredWithTe
   };
 }
 
-const KIND_FILTERS = new Set(['account', 'phone', 'identity', 'face', 'address']);
+const KIND_FILTERS = new Set<string>(VERIFICATION_KINDS);
 
 /** The stored JSON text of one record in the caller's scope, or null (see listVerificationsJson on why it is safe). */
 export async function getVerificationJson(q: SqlQueries, organizationId: string, environment: string, id: string): Promise<string | null> {

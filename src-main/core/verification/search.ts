@@ -7,7 +7,7 @@
 // through the expression index of PostgreSQL migration 10 (store/pg/search.ts builds the tsquery), newest first by
 // (created_at, id) as the History list orders.
 import type { HistorySearchOutput } from '../../../src-shared/channels-history';
-import type { VerificationRecord } from '../../../src-shared/schemas/verification';
+import { VERIFICATION_KINDS, type VerificationRecord, type VerificationTypeFilter } from '../../../src-shared/schemas/verification';
 import type { SqlQueries } from '../../store/sql-port';
 import { ListFilter } from '../../store/list-query';
 import { listVerificationsJson } from './records';
@@ -21,7 +21,7 @@ export const SEARCH_COUNT_CAP = 1000;
 
 export interface SearchInput {
   q: string;
-  type?: string | undefined;
+  type?: VerificationTypeFilter | undefined;
   status?: string | undefined;
   country?: string | undefined;
   from?: string | undefined;
@@ -30,7 +30,7 @@ export interface SearchInput {
   offset: number;
 }
 
-const KIND_FILTERS = new Set(['account', 'phone', 'identity', 'face', 'address']);
+const KIND_FILTERS = new Set<string>(VERIFICATION_KINDS);
 
 /** The index's token for an organization and environment (migration 10 builds the same in SQL). */
 export function scopeToken(organizationId: string, environment: string): string {

@@ -8,7 +8,7 @@ import { PageTitle } from '../../app/page-title';
 import { IconRefresh } from '@tabler/icons-react';
 import type { ChannelInput } from '../../../src-shared/channels';
 import { SUPPORTED_COUNTRIES } from '../../../src-shared/address-rules';
-import { VerificationStatusSchema, VerificationTypeSchema, type VerificationRecord } from '../../../src-shared/schemas/verification';
+import { VerificationStatusSchema, VerificationTypeFilterSchema, VerificationTypeSchema, type VerificationRecord } from '../../../src-shared/schemas/verification';
 import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
@@ -33,11 +33,13 @@ const NO_FILTERS: Filters = { q: '', type: null, status: null, country: null, fr
 
 function toQuery(f: Filters, page: number): Omit<ChannelInput<'history:search'>, 'environment'> {
   const status = VerificationStatusSchema.safeParse(f.status);
+  // From the address too: a type the service does not know is left out, not sent to be refused.
+  const type = VerificationTypeFilterSchema.safeParse(f.type);
   return {
     q: f.q.trim(),
     limit: PAGE_SIZE,
     offset: (page - 1) * PAGE_SIZE,
-    ...(f.type ? { type: f.type } : {}),
+    ...(type.success ? { type: type.data } : {}),
     ...(status.success ? { status: status.data } : {}),
     ...(f.country ? { country: f.country } : {}),
     ...(f.from ? { from: f.from } : {}),

@@ -567,6 +567,8 @@ export interface components {
                 firstName: string;
                 lastName: string;
             };
+            /** @enum {string} */
+            mode?: "async";
         };
         ApiKey: {
             id: string;
@@ -673,7 +675,7 @@ export interface components {
         };
         CorrespondentsRequest: {
             bic: string;
-            /** @description ISO 4217 currency code */
+            /** @description ISO 4217 currency code (3 letters); another value is answered valid: false */
             currency?: string;
         };
         CreatedApiKey: {
@@ -713,6 +715,8 @@ export interface components {
             idNumber: string;
             /** @description Base64 JPEG or PNG (a data: URL prefix is accepted), at most 2 MB decoded. */
             selfieImage: string;
+            /** @enum {string} */
+            mode?: "async";
         };
         IdentityVerificationRequest: {
             country: string;
@@ -823,7 +827,7 @@ export interface components {
                 type: "route";
                 fromBic: string;
                 toBic: string;
-                /** @description ISO 4217 currency code */
+                /** @description ISO 4217 currency code (3 letters); another value is answered valid: false */
                 currency: string;
             })[];
         };
@@ -1985,7 +1989,7 @@ export interface operations {
     listVerifications: {
         parameters: {
             query?: {
-                type?: string;
+                type?: "account" | "phone" | "identity" | "face" | "address" | "ACCOUNT_NUMBER" | "PHONE_NUMBER" | "KE_NATIONAL_ID" | "KE_DRIVERS_LICENSE" | "KE_PASSPORT" | "GH_CARD" | "GH_CARD_FACE" | "ADDRESS";
                 status?: "pending" | "success" | "failed" | "error";
                 country?: string;
                 from?: string;
