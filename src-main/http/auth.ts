@@ -28,7 +28,8 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 function bearerToken(req: FastifyRequest): string | undefined {
   const h = req.headers.authorization;
   if (!h) return undefined;
-  const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(h);
+  // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer.
+  const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(h);
   if (!m) throw new AppError('TOKEN_INVALID');
   return m[1];
 }

@@ -105,16 +105,20 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
 
 /**
  * The answers every documented route can give besides its own (a malformed request, a foreign Host, a body too
- * large or not JSON, headers too large, an unexpected failure) are added to its OpenAPI responses, so the
- * document lists every status a client can meet and a schema for each.
+ * large or not JSON, headers too large, an unexpected failure, a store that cannot be written or read: 503
+ * STORAGE_UNAVAILABLE) are added to its OpenAPI responses, so the document lists every status a client can meet and
+ * a schema for each; a route that takes a credential also gets 429, its per-credential budget, and one a Bearer token
+ * may call 422, an `X-Environment` header other than sandbox or live (auth.ts).
  */
 export function documentDoorErrors(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
-    const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
+    const schema = route.schema as { hide?: boolean; response?: Record<string, unknown>; security?: readonly Record<string, unknown>[] } | undefined;
     if (!schema || schema.hide || !schema.response) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const hasBody = methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH');
-    const codes = [400, 403, 431, 500, ...(hasBody ? [413, 415] : [])];
+    const credentialed = (schema.security ?? []).some((s) => Object.keys(s).length > 0);
+    const bearer = (schema.security ?? []).some((s) => 'bearer' in s);
+    const codes = [400, 403, 431, 500, 503, ...(hasBody ? [413, 415] : []), ...(credentialed ? [429] : []), ...(bearer ? [422] : [])];
     for (const c of codes) if (!(c in schema.response) && !(String(c) in schema.response)) schema.response[c] = ErrorBodySchema;
   });
 }

@@ -80,6 +80,20 @@ const OTHER_EXAMPLES: Record<string, Record<string, { summary: string; value: un
   },
 };
 
+/** A token works on the environment this header names (decisions §6): every operation a Bearer token may call. */
+const ENVIRONMENT_HEADER = {
+  name: 'X-Environment',
+  in: 'header',
+  required: false,
+  description: 'With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one.',
+  schema: { type: 'string', enum: ['sandbox', 'live'], default: 'sandbox' },
+};
+const RETRY_AFTER = { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } };
+const IDEMPOTENT_REPLAYED = {
+  description: 'Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key.',
+  schema: { type: 'string', enum: ['true'] },
+};
+
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
@@ -139,6 +153,27 @@ function pruneComponents(doc: Json): void {
   components['schemas'] = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/**
+ * The headers the service reads or answers beyond a route's own schema: `X-Environment` on every operation a Bearer
+ * token may call, `Retry-After` on every 429 and 503, `Idempotent-Replayed` on the success answers of the operations
+ * that take an `Idempotency-Key`.
+ */
+function documentHeaders(op: Json): void {
+  const parameters = (op['parameters'] ?? []) as Json[];
+  const security = (op['security'] ?? []) as Json[];
+  if (security.some((s) => 'bearer' in s) && !parameters.some((p) => String(p['name']).toLowerCase() === 'x-environment')) {
+    op['parameters'] = [...parameters, { ...ENVIRONMENT_HEADER }];
+  }
+  const idempotent = parameters.some((p) => p['in'] === 'header' && String(p['name']).toLowerCase() === 'idempotency-key');
+  for (const [status, response] of Object.entries((op['responses'] ?? {}) as Record<string, Json>)) {
+    const code = Number(status);
+    const headers = { ...((response['headers'] ?? {}) as Json) };
+    if (code === 429 || code === 503) headers['Retry-After'] = RETRY_AFTER;
+    if (idempotent && (code === 200 || code === 202)) headers['Idempotent-Replayed'] = IDEMPOTENT_REPLAYED;
+    if (Object.keys(headers).length > 0) response['headers'] = headers;
+  }
+}
+
 export interface OpenApiFinish {
   /** The public sandbox catalogue, read when the document is built. */
   fixtures: () => SandboxFixture[];
@@ -169,6 +204,7 @@ export function openApiTransforms(o: OpenApiFinish): { transform: SwaggerTransfo
         if (!op) continue;
         const id = String(op['operationId'] ?? `${method} ${path}`);
         const ok = successDescriptions.get(id) ?? {};
+        documentHeaders(op);
         for (const [status, response] of Object.entries((op['responses'] ?? {}) as Record<string, Json>)) {
           if (response['description'] !== 'Default Response' && response['description']) continue;
           const code = Number(status);

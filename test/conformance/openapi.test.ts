@@ -109,6 +109,56 @@ describe('the served OpenAPI document', () => {
     );
   });
 
+  it('documents the statuses and headers every operation can meet beyond its own: 503, 429, X-Environment, Retry-After, Idempotent-Replayed', () => {
+    for (const { path, method, op } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const responses = op['responses'] as Record<string, Json>;
+      const security = (op['security'] ?? []) as Json[];
+      const parameters = (op['parameters'] ?? []) as Json[];
+      // A store that cannot be written or read answers any request 503 STORAGE_UNAVAILABLE; a credential has a budget.
+      expect(responses['503'], where).toBeDefined();
+      if (security.some((s) => Object.keys(s).length > 0)) expect(responses['429'], where).toBeDefined();
+      for (const s of ['429', '503']) if (responses[s]) expect(responses[s]!['headers']?.['Retry-After'], `${where} ${s}`).toBeDefined();
+      // decisions §6: a token works on the environment X-Environment names; another value is a 422.
+      const bearer = security.some((s) => 'bearer' in s);
+      expect(parameters.some((p) => p['in'] === 'header' && p['name'] === 'X-Environment'), where).toBe(bearer);
+      if (bearer) expect(responses['422'], where).toBeDefined();
+      const idempotent = parameters.some((p) => p['in'] === 'header' && String(p['name']).toLowerCase() === 'idempotency-key');
+      for (const s of ['200', '202']) if (responses[s]) expect(Boolean(responses[s]!['headers']?.['Idempotent-Replayed']), `${where} ${s}`).toBe(idempotent);
+      // 409 is an idempotency conflict: only an operation that takes a key can meet it.
+      if (!idempotent) expect(responses['409'], where).toBeUndefined();
+    }
+  });
+
+  it('each status and header it documents is real: 429 with Retry-After on the fixtures list and logout, X-Environment on a Bearer read, a Bearer scheme in any case', async () => {
+    const small = await startTestService({ rateLimitPerMinute: 3 });
+    try {
+      const fixtures = async () => fetch(`${small.url}/api/v1/sandbox/fixtures`, { headers: { 'x-api-key': small.sandboxKey } });
+      let r = await fixtures();
+      for (let i = 0; i < 5 && r.status !== 429; i++) r = await fixtures();
+      expect(r.status).toBe(429);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const { accessToken } = await login(small.url, small.email);
+      // Lower-case `bearer` is the Bearer scheme; the token's budget spent on reads, its logout waits too.
+      const read = async () => fetch(`${small.url}/api/v1/client/api-keys`, { headers: { authorization: `bearer ${accessToken}` } });
+      let first = await read();
+      expect(first.status).toBe(200);
+      for (let i = 0; i < 5 && first.status !== 429; i++) first = await read();
+      expect(first.status).toBe(429);
+      const out = await fetch(`${small.url}/api/v1/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } });
+      expect(out.status).toBe(429);
+      expect(Number(out.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await small.stop();
+    }
+    const { accessToken } = await login(ts.url, ts.email);
+    const keys = (environment: string) => fetch(`${ts.url}/api/v1/client/api-keys`, { headers: { authorization: `Bearer ${accessToken}`, 'x-environment': environment } });
+    expect((await keys('live')).status).toBe(200);
+    const bad = await keys('staging');
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as Json)['details']).toEqual([expect.objectContaining({ field: 'X-Environment' })]);
+  });
+
   it('generates the checked-in client types (refresh: npx tsx scripts/generate-api-types.ts)', async () => {
     const fresh = await generateApiTypes(doc);
     const checkedIn = readFileSync(join(import.meta.dirname, 'generated', 'api.d.ts'), 'utf8');

@@ -17,7 +17,9 @@ import type { VerificationKind } from '../../core/verification/types';
 import { principalOf } from '../auth';
 import type { HttpDoor } from '../app';
 
-const errors = { 401: ErrorBodySchema, 409: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
+/** The reads' answers besides their own; the idempotent POSTs add 409 (a key in use, or reused with another body). */
+const errors = { 401: ErrorBodySchema, 422: ErrorBodySchema, 429: ErrorBodySchema };
+const postErrors = { ...errors, 409: ErrorBodySchema };
 /**
  * Required on every idempotent POST. The document says so (generated clients make it mandatory); the check itself
  * runs in `requireIdempotencyKey` before schema validation, so a missing or bad key answers its own catalogue code
@@ -93,7 +95,7 @@ export function submitRoute(
           402: ErrorBodySchema,
           403: ErrorBodySchema,
           ...(opts.bodyLimit ? { 413: ErrorBodySchema } : {}),
-          ...errors,
+          ...postErrors,
         },
       },
     },

@@ -1191,6 +1191,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request line or headers are too large. Codes: `HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
@@ -1203,6 +1214,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1307,6 +1329,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1325,6 +1349,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1442,12 +1477,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     logout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path?: never;
             cookie?: never;
         };
@@ -1505,6 +1554,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request failed validation; `details` lists each field to correct. Codes: `VALIDATION_ERROR`, `UNSUPPORTED_CORRIDOR`, `ASYNC_NOT_SUPPORTED`, `INVALID_WEBHOOK_URL`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `BATCH_TOO_LARGE`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request line or headers are too large. Codes: `HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
@@ -1523,6 +1592,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1531,7 +1611,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path?: never;
             cookie?: never;
         };
@@ -1590,6 +1673,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request line or headers are too large. Codes: `HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
@@ -1608,12 +1702,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path?: never;
             cookie?: never;
         };
@@ -1690,6 +1798,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request line or headers are too large. Codes: `HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
@@ -1708,12 +1827,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     revokeApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path: {
                 id: string;
             };
@@ -1784,6 +1917,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request line or headers are too large. Codes: `HEADERS_TOO_LARGE`. */
             431: {
                 headers: {
@@ -1796,6 +1940,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1823,6 +1978,8 @@ export interface operations {
             /** @description The finished verification (status success, failed or error). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1832,6 +1989,8 @@ export interface operations {
             /** @description Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event. */
             202: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1960,6 +2119,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1978,6 +2139,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2047,15 +2219,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key is in use by a request still running, or was used with another body. Codes: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_CONFLICT`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The request failed validation; `details` lists each field to correct. Codes: `VALIDATION_ERROR`, `UNSUPPORTED_CORRIDOR`, `ASYNC_NOT_SUPPORTED`, `INVALID_WEBHOOK_URL`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `BATCH_TOO_LARGE`. */
             422: {
                 headers: {
@@ -2068,6 +2231,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2086,6 +2251,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2150,15 +2326,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key is in use by a request still running, or was used with another body. Codes: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_CONFLICT`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The request failed validation; `details` lists each field to correct. Codes: `VALIDATION_ERROR`, `UNSUPPORTED_CORRIDOR`, `ASYNC_NOT_SUPPORTED`, `INVALID_WEBHOOK_URL`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `BATCH_TOO_LARGE`. */
             422: {
                 headers: {
@@ -2171,6 +2338,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2189,6 +2358,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2216,6 +2396,8 @@ export interface operations {
             /** @description The finished verification (status success, failed or error). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2225,6 +2407,8 @@ export interface operations {
             /** @description Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event. */
             202: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2353,6 +2537,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2371,6 +2557,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2398,6 +2595,8 @@ export interface operations {
             /** @description The finished verification (status success, failed or error). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2407,6 +2606,8 @@ export interface operations {
             /** @description Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event. */
             202: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2535,6 +2736,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2553,6 +2756,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,6 +2794,8 @@ export interface operations {
             /** @description The finished verification (status success, failed or error). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2589,6 +2805,8 @@ export interface operations {
             /** @description Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event. */
             202: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2717,6 +2935,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2735,6 +2955,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2762,6 +2993,8 @@ export interface operations {
             /** @description The finished verification (status success, failed or error). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2771,6 +3004,8 @@ export interface operations {
             /** @description Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event. */
             202: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2899,6 +3134,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2923,12 +3160,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path?: never;
             cookie?: never;
         };
@@ -2982,6 +3233,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3006,6 +3259,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listUsage: {
@@ -3019,7 +3283,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path?: never;
             cookie?: never;
         };
@@ -3081,6 +3348,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3105,6 +3374,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -3115,7 +3395,10 @@ export interface operations {
                 status?: "active" | "inactive" | "failed";
                 event?: "verification.completed" | "verification.failed";
             };
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path?: never;
             cookie?: never;
         };
@@ -3186,6 +3469,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3210,12 +3495,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path?: never;
             cookie?: never;
         };
@@ -3304,6 +3603,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3328,12 +3629,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path: {
                 id: string;
             };
@@ -3398,6 +3713,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3422,12 +3739,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path: {
                 id: string;
             };
@@ -3490,6 +3821,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3514,12 +3847,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path: {
                 id: string;
             };
@@ -3635,6 +3982,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3659,6 +4008,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -3668,7 +4028,10 @@ export interface operations {
                 offset?: number;
                 status?: "pending" | "success" | "failed";
             };
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path: {
                 id: string;
             };
@@ -3741,6 +4104,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3765,12 +4130,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path: {
                 id: string;
                 deliveryId: string;
@@ -3836,6 +4215,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3860,6 +4241,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     previewWebhookRecovery: {
@@ -3868,7 +4260,10 @@ export interface operations {
                 since?: string;
                 until?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path: {
                 id: string;
             };
@@ -3933,6 +4328,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3957,12 +4354,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     recoverWebhookEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path: {
                 id: string;
             };
@@ -4049,6 +4460,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4067,6 +4480,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4154,6 +4578,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4172,6 +4598,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4259,6 +4696,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4277,6 +4716,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4304,6 +4754,8 @@ export interface operations {
             /** @description The correspondents on file (possibly none). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,6 +4837,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4403,6 +4857,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4490,6 +4955,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4514,6 +4981,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAuditEvents: {
@@ -4527,7 +5005,10 @@ export interface operations {
                 from?: string;
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description With a Bearer token: the environment it works on (default `sandbox`). Ignored with an API key, which belongs to one. */
+                "X-Environment"?: "sandbox" | "live";
+            };
             path?: never;
             cookie?: never;
         };
@@ -4589,6 +5070,8 @@ export interface operations {
             /** @description Too many requests; wait for the seconds given by `Retry-After`. Codes: `RATE_LIMITED`, `TOO_MANY_LOGIN_ATTEMPTS`. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,6 +5090,17 @@ export interface operations {
             /** @description An unexpected error; it has been logged. Retry later. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
