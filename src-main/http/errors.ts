@@ -18,10 +18,22 @@ export function sendError(reply: FastifyReply, code: HttpErrorCode, opts: { mess
 
 function zodDetails(err: FastifyError): FieldDetail[] {
   const out: FieldDetail[] = [];
-  const list = (err.validation ?? []) as { instancePath?: string; message?: string; params?: { issue?: { path?: (string | number)[]; message?: string } } }[];
+  // fastify-type-provider-zod: one entry per zod issue, its code as `keyword`, the rest of the issue in `params`.
+  const list = (err.validation ?? []) as {
+    keyword?: string;
+    instancePath?: string;
+    message?: string;
+    params?: { keys?: unknown; issue?: { path?: (string | number)[]; message?: string } };
+  }[];
   for (const v of list) {
     const issuePath = v.params?.issue?.path;
     const field = issuePath && issuePath.length > 0 ? issuePath.join('.') : (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    // A field the schema does not know is named itself (one detail each), not the object holding it.
+    const keys = v.keyword === 'unrecognized_keys' && Array.isArray(v.params?.keys) ? v.params.keys.filter((k): k is string => typeof k === 'string') : [];
+    if (keys.length > 0) {
+      for (const key of keys) out.push({ field: field ? `${field}.${key}` : key, message: 'is not a field of this request' });
+      continue;
+    }
     out.push({ field: field || '(body)', message: v.params?.issue?.message ?? v.message ?? 'is invalid' });
   }
   return out;

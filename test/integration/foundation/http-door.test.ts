@@ -74,6 +74,15 @@ describe('request body errors', () => {
       expect(typeof d.message).toBe('string');
     }
     expect(JSON.stringify(r.body.details)).toContain('nickname');
+    // Named itself, as `field`: not the object holding it ("(body)").
+    expect(r.body.details).toContainEqual({ field: 'nickname', message: 'is not a field of this request' });
+  });
+
+  it('unknown fields inside an object are each named by their path', async () => {
+    const body = { country: 'KE', idType: 'drivers_license', idNumber: 'DL1234567', validation: { firstName: 'A', lastName: 'B', nick: 'x', age: 3 } };
+    const r = await call('POST', '/verify/identity', { key: ts.sandboxKey, idem: newKey(), body });
+    expectErrorBody(r, 'VALIDATION_ERROR');
+    expect(r.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['validation.age', 'validation.nick']);
   });
 
   it('a missing field → 422 with the field in details', async () => {
