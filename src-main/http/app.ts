@@ -120,7 +120,8 @@ const SINGLE_VALUE_HEADERS = ['idempotency-key', 'x-api-key', 'x-environment'];
 
 /** The Host of a request to the loopback listener: 127.0.0.1 or localhost with the listener's port. */
 function loopbackHost(host: string | undefined, port: number | null): boolean {
-  const h = host ?? '';
+  // Host names are case-insensitive (RFC 9110 §4.2.3): LOCALHOST is localhost, as the public address's check reads it.
+  const h = (host ?? '').toLowerCase();
   if (port !== null) return LOOPBACK_HOSTS.some((name) => h === `${name}:${port}`);
   // inject() sends 'localhost:80'; tests run through inject with the same rule, so allow the port-less forms only there.
   return h === 'localhost:80' || h === 'localhost';

@@ -89,8 +89,8 @@ describe('the Host check', () => {
     expect(after.n).toBe(before.n);
   });
 
-  it('the two loopback names with the right port are answered', async () => {
-    for (const host of [`127.0.0.1:${ts.port}`, `localhost:${ts.port}`]) {
+  it('the two loopback names with the right port are answered, a name in any case', async () => {
+    for (const host of [`127.0.0.1:${ts.port}`, `localhost:${ts.port}`, `LOCALHOST:${ts.port}`, `LocalHost:${ts.port}`]) {
       const r = await send('GET', '/api/v1/health', { Host: host });
       expect(r.status).toBe(200);
     }

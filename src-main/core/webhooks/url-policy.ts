@@ -194,6 +194,8 @@ export function checkWebhookUrlSyntax(raw: string, policy: UrlPolicy): UrlVerdic
   if (url.hostname === '') return { ok: false, reason: 'empty host' };
 
   const port = url.port === '' ? defaultPort(url.protocol) : Number(url.port);
+  // Port 0 names no service: nothing could ever be delivered there.
+  if (port === 0) return { ok: false, reason: 'port 0 is not a port a receiver can listen on' };
   const allowListed = isAllowListed(url.hostname, port, policy);
   if (allowListed) return { ok: true, url, allowListed: true };
 

@@ -91,6 +91,8 @@ const REFUSED: [string, string, string][] = [
   ['https://1.2.3.4.5/', 'five-part IPv4', 'invalid URL'],
   ['https://exa mple.com/', 'space in host', 'invalid URL'],
   ['https://127.0.0.1:4010/', 'own API listener', 'URL points at this service'],
+  ['https://example.com:0/', 'port 0', 'port 0 is not a port a receiver can listen on'],
+  ['https://example.com:00/hook', 'port 0, two digits', 'port 0 is not a port a receiver can listen on'],
 ];
 
 describe('checkWebhookUrlSyntax: SSRF bypass corpus', () => {
