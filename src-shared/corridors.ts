@@ -491,7 +491,9 @@ export function accountRequestIssues(req: AccountRequestLike): FieldIssue[] {
     issues.push({ field: 'bankCode', message: `bankCode (${rules.bankCode.label}) is required for ${corridor.country}.` });
   }
   if (corridor.accountNameRequired && blank(req.accountName)) {
-    issues.push({ field: 'accountName', message: `accountName is required for ${corridor.country}: it is the name to match.` });
+    // Only a name-match corridor compares it; TH (an existence check) and PH (a format check) require it but match none.
+    const why = corridor.checkType === 'NAME_MATCH' ? 'it is the name to match' : "the corridor's upstream requires it, though it matches no name";
+    issues.push({ field: 'accountName', message: `accountName is required for ${corridor.country}: ${why}.` });
   }
   if (rules.identifier !== null && findIdentifier(req, rules.identifier.types) === undefined) {
     issues.push({

@@ -73,6 +73,18 @@ describe('layer 1: accountRequestIssues', () => {
     expect(accountRequestIssues(req).map((i) => i.field)).toEqual(['accountName']);
   });
 
+  it("says why accountName is required: the name to match where it is matched, the upstream's rule in TH and PH", () => {
+    const missing = (country: string) => {
+      const { accountName: _omit, ...req } = sampleRequest(country);
+      return accountRequestIssues(req).find((i) => i.field === 'accountName')?.message ?? '';
+    };
+    expect(missing('GB')).toContain('it is the name to match');
+    for (const country of ['TH', 'PH']) {
+      expect(missing(country), country).toContain('required');
+      expect(missing(country), country).not.toContain('the name to match');
+    }
+  });
+
   it('requires the bank code where the corridor needs one', () => {
     const { bankCode: _omit, ...req } = sampleRequest('US');
     expect(accountRequestIssues(req).map((i) => i.field)).toEqual(['bankCode']);
