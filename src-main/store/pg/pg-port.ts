@@ -244,8 +244,22 @@ export function pgErrorCode(e: unknown): string | null {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }
 
-/** A failure that the same transaction, run again, may not meet: a serialization failure or a deadlock. */
+/**
+ * Unique violations that mean "another transaction got there first", never a duplicate the caller asked for: an audit
+ * entry is written at its chain's head + 1 (core/audit/audit-log.ts), and two transactions that read the same head
+ * collide on the chain's key. PostgreSQL reports that as a serialization failure when it counts the head's read as
+ * reading the key, and as this unique violation when it does not (a READ COMMITTED transaction, or a SERIALIZABLE one
+ * whose read the index's page layout leaves out: seen once in a test of concurrent failed sign-ins). Run again, the
+ * transaction reads the new head.
+ */
+const RACE_CONSTRAINTS = new Set(['audit_events_pkey']);
+
+/**
+ * A failure that the same transaction, run again, may not meet: a serialization failure, a deadlock, or a unique
+ * violation of a key written as "the last one + 1" (RACE_CONSTRAINTS).
+ */
 export function isRetryableTransactionError(e: unknown): boolean {
   const code = pgErrorCode(e);
+  if (code === '23505') return RACE_CONSTRAINTS.has(String((e as { constraint?: unknown }).constraint));
   return code === '40001' || code === '40P01';
 }
