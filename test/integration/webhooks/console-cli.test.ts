@@ -55,7 +55,10 @@ describe('console channels', () => {
 
     const local = await startTestReceiver({ secrets: [rotated.secret, rotated.previousSecret!] });
     try {
-      await expect(h['webhooks:setForward'](input('webhooks:setForward', { url: `${ts.url}/api/v1` }))).rejects.toMatchObject({ code: 'INVALID_WEBHOOK_URL' });
+      // Refused with a message about local receivers, not the public-webhook rule ("publicly reachable https://").
+      const own = h['webhooks:setForward'](input('webhooks:setForward', { url: `${ts.url}/api/v1` }));
+      await expect(own).rejects.toMatchObject({ code: 'INVALID_WEBHOOK_URL', message: expect.stringContaining('local receiver') });
+      await expect(own).rejects.toMatchObject({ message: expect.not.stringContaining('publicly reachable') });
       const fwd = await h['webhooks:setForward'](input('webhooks:setForward', { url: `http://localhost:${local.port}/fwd` }));
       expect(fwd.url).toBe(`http://127.0.0.1:${local.port}/fwd`);
       expect(await h['webhooks:getForward']({})).toEqual(fwd);
