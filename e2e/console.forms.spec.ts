@@ -42,6 +42,19 @@ test('verify forms speak the form’s words and refuse typos before sending', as
   await expect(page.getByTestId('verification-result')).toHaveAttribute('data-status', 'success');
   await expect(page.getByTestId('result-source')).toHaveText('sandbox fixture answer (no provider called)');
 
+  // The other forms speak the same words ("Phone number is required.", not "phoneNumber is required."), and their
+  // inputs stop at the service's limits, so its length errors never reach a form.
+  await page.getByTestId('verify-tab-phone').click();
+  await page.getByTestId('phone-submit').click();
+  const phoneForm = page.locator('form').filter({ has: page.getByTestId('phone-number') });
+  await expect(phoneForm).toContainText('Phone number is required.');
+  await expect(phoneForm).not.toContainText('phoneNumber');
+  await page.getByTestId('phone-number').fill('1'.repeat(60));
+  await expect(page.getByTestId('phone-number')).toHaveValue('1'.repeat(32));
+  await page.getByTestId('verify-tab-identity').click();
+  await page.getByTestId('identity-submit').click();
+  await expect(page.locator('form').filter({ has: page.getByTestId('identity-number') })).toContainText('Document number is required.');
+
   // Face: a file named .png that is not an image is refused by its content; a tiny image reads in bytes.
   await page.getByTestId('verify-tab-face').click();
   const file = page.locator('input[type="file"]');

@@ -3,6 +3,18 @@
 import { z } from 'zod';
 import { ModeSchema } from './verification';
 
+/** Longest value of each field (the schemas below and the console's inputs, which stop typing there: one rule). */
+export const FIELD_MAX = {
+  phoneNumber: 32,
+  networkCode: 20,
+  idNumber: 40,
+  personName: 100,
+  addressLine: 200,
+  city: 100,
+  region: 100,
+  postalCode: 20,
+} as const;
+
 const Country = z
   .string()
   .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
@@ -10,9 +22,9 @@ const Country = z
 
 export const PhoneRequestSchema = z
   .strictObject({
-    phoneNumber: z.string().trim().min(1).max(32),
+    phoneNumber: z.string().trim().min(1).max(FIELD_MAX.phoneNumber),
     country: Country,
-    networkCode: z.string().trim().max(20).optional(),
+    networkCode: z.string().trim().max(FIELD_MAX.networkCode).optional(),
     mode: ModeSchema.optional(),
   })
   .meta({ id: 'PhoneVerificationRequest' });
@@ -27,11 +39,11 @@ export const IdentityRequestSchema = z
   .strictObject({
     country: Country,
     idType: IdTypeSchema,
-    idNumber: z.string().trim().min(1).max(40),
+    idNumber: z.string().trim().min(1).max(FIELD_MAX.idNumber),
     validation: z
       .strictObject({
-        firstName: z.string().trim().min(1).max(100).optional(),
-        lastName: z.string().trim().min(1).max(100).optional(),
+        firstName: z.string().trim().min(1).max(FIELD_MAX.personName).optional(),
+        lastName: z.string().trim().min(1).max(FIELD_MAX.personName).optional(),
         dateOfBirth: IsoDateSchema.optional(),
       })
       .optional(),
@@ -51,7 +63,7 @@ export const FACE_BODY_LIMIT = 4 * 1024 * 1024;
 export const FaceRequestSchema = z
   .strictObject({
     country: Country,
-    idNumber: z.string().trim().min(1).max(40),
+    idNumber: z.string().trim().min(1).max(FIELD_MAX.idNumber),
     selfieImage: z.string().min(1).meta({ description: 'Base64 JPEG or PNG (a data: URL prefix is accepted), at most 2 MB decoded.' }),
     // A common field of every verification request (interface §2.2); a facial check is synchronous only, so `async`
     // is answered ASYNC_NOT_SUPPORTED, as for a sync-only corridor (docs/api-decisions.md).
@@ -63,12 +75,12 @@ export type FaceRequest = z.infer<typeof FaceRequestSchema>;
 export const AddressRequestSchema = z
   .strictObject({
     country: Country,
-    addressLine1: z.string().trim().min(1).max(200),
-    addressLine2: z.string().trim().min(1).max(200).optional(),
-    city: z.string().trim().min(1).max(100),
-    region: z.string().trim().min(1).max(100).optional(),
-    postalCode: z.string().trim().min(1).max(20).optional(),
-    subject: z.strictObject({ firstName: z.string().trim().min(1).max(100), lastName: z.string().trim().min(1).max(100) }).optional(),
+    addressLine1: z.string().trim().min(1).max(FIELD_MAX.addressLine),
+    addressLine2: z.string().trim().min(1).max(FIELD_MAX.addressLine).optional(),
+    city: z.string().trim().min(1).max(FIELD_MAX.city),
+    region: z.string().trim().min(1).max(FIELD_MAX.region).optional(),
+    postalCode: z.string().trim().min(1).max(FIELD_MAX.postalCode).optional(),
+    subject: z.strictObject({ firstName: z.string().trim().min(1).max(FIELD_MAX.personName), lastName: z.string().trim().min(1).max(FIELD_MAX.personName) }).optional(),
     // A common field of every verification request (interface §2.2); an address job is always asynchronous, so
     // `async` changes nothing.
     mode: ModeSchema.optional(),

@@ -11,6 +11,7 @@ import { useVerifyPrefill } from './prefill';
 import { GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import {
   ADDRESS_FIELDS,
+  ADDRESS_LABELS,
   addressFormFromFixture,
   checkAddress,
   EMPTY_ADDRESS,
@@ -22,6 +23,18 @@ import {
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
 import { ADDRESS_COUNTRIES } from '../../../src-shared/address-rules';
+import { FIELD_MAX } from '../../../src-shared/schemas/verification-more';
+
+/** Where each address input stops typing: the service's own limits. */
+const ADDRESS_MAX: Record<string, number> = {
+  addressLine1: FIELD_MAX.addressLine,
+  addressLine2: FIELD_MAX.addressLine,
+  city: FIELD_MAX.city,
+  region: FIELD_MAX.region,
+  postalCode: FIELD_MAX.postalCode,
+  firstName: FIELD_MAX.personName,
+  lastName: FIELD_MAX.personName,
+};
 
 const names = (() => {
   try {
@@ -57,7 +70,7 @@ export function AddressTab() {
     if (Object.values(errs).some(Boolean)) return s.clear();
     await s.submit(
       () => call('verify:address', { environment, request: toAddressRequest(form) }),
-      (d) => setErrors(issuesToMessages(d, ADDRESS_FIELDS)),
+      (d) => setErrors(issuesToMessages(d, ADDRESS_FIELDS, ADDRESS_LABELS)),
     );
   }
 
@@ -65,6 +78,7 @@ export function AddressTab() {
     <TextInput
       data-testid={opts.testId}
       label={label}
+      maxLength={ADDRESS_MAX[key]}
       required={opts.required ?? false}
       placeholder={opts.placeholder}
       value={form[key]}

@@ -17,6 +17,7 @@ import {
   checkFace,
   EMPTY_FACE,
   FACE_FIELDS,
+  FACE_LABELS,
   faceFormFromFixture,
   imageMimeOf,
   issuesToMessages,
@@ -29,6 +30,7 @@ import {
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
 import { MAX_SELFIE_LABEL, SELFIE_MIME_TYPES } from '../../../src-shared/schemas/verification-more';
+import { FIELD_MAX } from '../../../src-shared/schemas/verification-more';
 
 /** The face check is against the Ghana Card: its number follows that document's rule. */
 const GHANA_CARD = getIdentityType('ghana_card');
@@ -96,7 +98,7 @@ export function FaceTab() {
     if (Object.values(check.errors).some(Boolean)) return s.clear();
     await s.submit(
       () => call('verify:face', { environment, request: toFaceRequest(form) }),
-      (d) => setErrors(issuesToMessages(d, FACE_FIELDS)),
+      (d) => setErrors(issuesToMessages(d, FACE_FIELDS, FACE_LABELS)),
     );
   }
 
@@ -122,6 +124,7 @@ export function FaceTab() {
           description={GHANA_CARD?.hint}
           placeholder={GHANA_CARD?.sample.idNumber}
           required
+          maxLength={FIELD_MAX.idNumber}
           value={form.idNumber}
           onChange={(e) => set('idNumber', e.currentTarget.value)}
           error={errors['idNumber']}

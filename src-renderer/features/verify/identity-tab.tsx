@@ -14,6 +14,7 @@ import {
   checkIdentity,
   EMPTY_IDENTITY,
   IDENTITY_FIELDS,
+  IDENTITY_LABELS,
   identityFormFromFixture,
   issuesToMessages,
   toIdentityRequest,
@@ -22,6 +23,7 @@ import {
 } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+import { FIELD_MAX } from '../../../src-shared/schemas/verification-more';
 
 const TYPE_DATA = (() => {
   const groups = new Map<string, { value: string; label: string }[]>();
@@ -63,7 +65,7 @@ export function IdentityTab() {
     if (Object.values(check.errors).some(Boolean)) return s.clear();
     await s.submit(
       () => call('verify:identity', { environment, request: toIdentityRequest(form) }),
-      (d) => setErrors(issuesToMessages(d, IDENTITY_FIELDS)),
+      (d) => setErrors(issuesToMessages(d, IDENTITY_FIELDS, IDENTITY_LABELS)),
     );
   }
 
@@ -101,6 +103,7 @@ export function IdentityTab() {
           description={type?.hint}
           placeholder={type ? `e.g. ${type.sample.idNumber}` : undefined}
           required
+          maxLength={FIELD_MAX.idNumber}
           value={form.idNumber}
           onChange={(e) => set('idNumber', e.currentTarget.value)}
           error={errors['idNumber']}
@@ -116,6 +119,7 @@ export function IdentityTab() {
               label="First name"
               required={namesRequired}
               placeholder={type?.sample.validation ? `e.g. ${type.sample.validation.firstName}` : undefined}
+              maxLength={FIELD_MAX.personName}
               value={form.firstName}
               onChange={(e) => set('firstName', e.currentTarget.value)}
               error={errors['firstName']}
@@ -125,6 +129,7 @@ export function IdentityTab() {
               label="Last name"
               required={namesRequired}
               placeholder={type?.sample.validation ? `e.g. ${type.sample.validation.lastName}` : undefined}
+              maxLength={FIELD_MAX.personName}
               value={form.lastName}
               onChange={(e) => set('lastName', e.currentTarget.value)}
               error={errors['lastName']}

@@ -31,12 +31,31 @@ export function detailField(field: string): string {
   return f.startsWith('subject.') ? f.slice('subject.'.length) : f.replace(/^validation\./, '');
 }
 
-export function issuesToMessages(issues: readonly { field: string; message: string }[], known: readonly string[]): FieldMessages {
+/** Each form's inputs by field, as their labels read: the words a message about that field uses (issue 13 §5). */
+export type FieldLabels = Readonly<Record<string, string>>;
+
+/**
+ * A rule's message in the form's words: the API's field name it starts with ("phoneNumber is required.",
+ * "validation.firstName is required for …") becomes the input's label ("Phone number is required."); the rest of the
+ * sentence, which says why, stays.
+ */
+export function inFormWords(issue: { field: string; message: string }, labels: FieldLabels): string {
+  const label = labels[detailField(issue.field)];
+  if (!label) return issue.message;
+  // The name as the rule wrote it: the detail's path, without the door's prefix (`request.`), or the bare field.
+  for (const name of [issue.field, issue.field.replace(/^(body|request)\./, ''), detailField(issue.field)]) {
+    if (issue.message.startsWith(`${name} `)) return `${label}${issue.message.slice(name.length)}`;
+  }
+  return issue.message;
+}
+
+export function issuesToMessages(issues: readonly { field: string; message: string }[], known: readonly string[], labels: FieldLabels = {}): FieldMessages {
   const out: FieldMessages = {};
   for (const i of issues) {
     const f = detailField(i.field);
     const key = known.includes(f) ? f : 'general';
-    out[key] = out[key] ? `${out[key]} ${i.message}` : i.message;
+    const message = inFormWords(i, labels);
+    out[key] = out[key] ? `${out[key]} ${message}` : message;
   }
   return out;
 }
@@ -51,6 +70,7 @@ export interface PhoneForm {
 }
 export const EMPTY_PHONE: PhoneForm = { country: 'NG', phoneNumber: '', networkCode: '', async: false };
 export const PHONE_FIELDS = ['country', 'phoneNumber', 'networkCode', 'mode'] as const;
+export const PHONE_LABELS: FieldLabels = { country: 'Market', phoneNumber: 'Phone number', networkCode: 'Network' };
 
 export function toPhoneRequest(f: PhoneForm): PhoneRequestInput {
   const market = getPhoneMarket(f.country);
@@ -72,9 +92,10 @@ export function checkPhone(f: PhoneForm): { errors: FieldMessages; warning: { fi
   const req = toPhoneRequest(f);
   const like = { country: req.country, phoneNumber: req.phoneNumber, ...(req.networkCode ? { networkCode: req.networkCode } : {}) };
   const issues = phoneRequestIssues(like);
-  if (issues.length) return { errors: issuesToMessages(issues, PHONE_FIELDS), warning: null };
+  if (issues.length) return { errors: issuesToMessages(issues, PHONE_FIELDS, PHONE_LABELS), warning: null };
   const failure = phoneFormatFailure(like);
-  return { errors: {}, warning: failure ? { field: failure.code === 'INVALID_PHONE_NUMBER' ? 'phoneNumber' : 'networkCode', message: failure.message } : null };
+  const field = failure?.code === 'INVALID_PHONE_NUMBER' ? 'phoneNumber' : 'networkCode';
+  return { errors: {}, warning: failure ? { field, message: inFormWords({ field, message: failure.message }, PHONE_LABELS) } : null };
 }
 
 // ---- Identity ----------------------------------------------------------------------------------------------
@@ -89,6 +110,7 @@ export interface IdentityForm {
 }
 export const EMPTY_IDENTITY: IdentityForm = { idType: 'national_id', idNumber: '', firstName: '', lastName: '', dateOfBirth: '', async: false };
 export const IDENTITY_FIELDS = ['country', 'idType', 'idNumber', 'firstName', 'lastName', 'dateOfBirth', 'mode'] as const;
+export const IDENTITY_LABELS: FieldLabels = { idType: 'Document type', idNumber: 'Document number', firstName: 'First name', lastName: 'Last name', dateOfBirth: 'Date of birth' };
 
 export function toIdentityRequest(f: IdentityForm): IdentityRequestInput {
   const type = getIdentityType(f.idType);
@@ -123,8 +145,12 @@ export function checkIdentity(f: IdentityForm): { errors: FieldMessages; warning
   const errors: FieldMessages = {};
   if (!getIdentityType(f.idType)) errors['idType'] = 'Choose a document type.';
   if (f.dateOfBirth.trim() && !isIsoDate(f.dateOfBirth.trim())) errors['dateOfBirth'] = 'Use the form YYYY-MM-DD.';
-  const issues = identityRequestIssues({ country: req.country, idType: req.idType, idNumber: req.idNumber, ...(req.validation ? { validation: req.validation } : {}) });
-  const all: FieldMessages = { ...issuesToMessages(issues, IDENTITY_FIELDS), ...errors };
+  const type = getIdentityType(f.idType);
+  const issues = identityRequestIssues({ country: req.country, idType: req.idType, idNumber: req.idNumber, ...(req.validation ? { validation: req.validation } : {}) }).map((i) =>
+    // A name the document type needs: said with the document's own name, not its API value (drivers_license).
+    type && /^validation\.(firstName|lastName)$/.test(i.field) ? { ...i, message: `${i.field} is required for a ${type.label}.` } : i,
+  );
+  const all: FieldMessages = { ...issuesToMessages(issues, IDENTITY_FIELDS, IDENTITY_LABELS), ...errors };
   if (Object.values(all).some(Boolean)) return { errors: all, warning: null };
   const failure = identityFormatFailure({ country: req.country, idType: req.idType, idNumber: req.idNumber });
   return { errors: {}, warning: failure ? { field: 'idNumber', message: failure.message } : null };
@@ -145,6 +171,7 @@ export interface FaceForm {
 }
 export const EMPTY_FACE: FaceForm = { idNumber: '', selfieImage: '', fileName: '' };
 export const FACE_FIELDS = ['country', 'idNumber', 'selfieImage'] as const;
+export const FACE_LABELS: FieldLabels = { idNumber: 'Ghana Card number', selfieImage: 'Selfie' };
 
 export function toFaceRequest(f: FaceForm): FaceRequestInput {
   return { country: 'GH', idNumber: f.idNumber.trim(), selfieImage: f.selfieImage };
@@ -197,6 +224,16 @@ export interface AddressForm {
 }
 export const EMPTY_ADDRESS: AddressForm = { country: 'NG', addressLine1: '', addressLine2: '', city: '', region: '', postalCode: '', firstName: '', lastName: '' };
 export const ADDRESS_FIELDS = ['country', 'addressLine1', 'addressLine2', 'city', 'region', 'postalCode', 'firstName', 'lastName', 'subject'] as const;
+export const ADDRESS_LABELS: FieldLabels = {
+  country: 'Country',
+  addressLine1: 'Address line 1',
+  addressLine2: 'Address line 2',
+  city: 'City',
+  region: 'Region',
+  postalCode: 'Postal code',
+  firstName: 'First name',
+  lastName: 'Last name',
+};
 
 
 export function toAddressRequest(f: AddressForm): AddressRequestInput {
@@ -235,7 +272,7 @@ export function checkAddress(f: AddressForm): FieldMessages {
   if (!ADDRESS_COUNTRIES.includes(f.country)) errors['country'] = 'Choose a country.';
   if (!f.addressLine1.trim()) errors['addressLine1'] = 'Enter the first address line.';
   if (!f.city.trim()) errors['city'] = 'Enter the city.';
-  for (const issue of addressRequestIssues(f)) errors[issue.field] = issue.message;
+  for (const issue of addressRequestIssues(f)) errors[issue.field] = inFormWords(issue, ADDRESS_LABELS);
   // The subject is both names or none: half a name cannot be matched against the address.
   if (!f.firstName.trim() !== !f.lastName.trim()) {
     errors[f.firstName.trim() ? 'lastName' : 'firstName'] = 'Give both the first and last name of the subject, or neither.';

@@ -9,9 +9,10 @@ import { useConsole } from '../../app/store';
 import { FixturePicker } from './fixture-picker';
 import { useVerifyPrefill } from './prefill';
 import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
-import { checkPhone, EMPTY_PHONE, issuesToMessages, PHONE_FIELDS, phoneFormFromFixture, toPhoneRequest, type FieldMessages, type PhoneForm } from './more-requests';
+import { checkPhone, EMPTY_PHONE, issuesToMessages, PHONE_FIELDS, PHONE_LABELS, phoneFormFromFixture, toPhoneRequest, type FieldMessages, type PhoneForm } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+import { FIELD_MAX } from '../../../src-shared/schemas/verification-more';
 
 const MARKET_DATA = PHONE_MARKETS.map((m) => ({ value: m.country, label: `${m.name} (${m.country})` }));
 
@@ -45,7 +46,7 @@ export function PhoneTab() {
     if (Object.values(check.errors).some(Boolean)) return s.clear();
     await s.submit(
       () => call('verify:phone', { environment, request: toPhoneRequest(form) }),
-      (d) => setErrors(issuesToMessages(d, PHONE_FIELDS)),
+      (d) => setErrors(issuesToMessages(d, PHONE_FIELDS, PHONE_LABELS)),
     );
   }
 
@@ -80,6 +81,7 @@ export function PhoneTab() {
           description="Local or international format; the service normalises it to E.164."
           placeholder={market ? `e.g. ${market.sample.phoneNumber}` : undefined}
           required
+          maxLength={FIELD_MAX.phoneNumber}
           value={form.phoneNumber}
           onChange={(e) => set('phoneNumber', e.currentTarget.value)}
           error={errors['phoneNumber']}

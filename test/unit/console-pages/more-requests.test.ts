@@ -9,6 +9,9 @@ import {
   checkIdentity,
   checkPhone,
   detailField,
+  IDENTITY_FIELDS,
+  IDENTITY_LABELS,
+  issuesToMessages,
   EMPTY_ADDRESS,
   EMPTY_IDENTITY,
   EMPTY_PHONE,
@@ -49,13 +52,14 @@ describe('fixture round trip', () => {
 
 describe('phone', () => {
   it('blocks an empty number and warns on a bad one', () => {
-    expect(checkPhone({ ...EMPTY_PHONE, phoneNumber: ' ' }).errors['phoneNumber']).toMatch(/required/);
+    // In the form's words (issue 13 §5): the input's label, not the API's field name.
+    expect(checkPhone({ ...EMPTY_PHONE, phoneNumber: ' ' }).errors['phoneNumber']).toBe('Phone number is required.');
     expect(checkPhone({ ...EMPTY_PHONE, phoneNumber: '123' }).warning?.field).toBe('phoneNumber');
     expect(checkPhone({ ...EMPTY_PHONE, phoneNumber: '0802 123 4567' })).toEqual({ errors: {}, warning: null });
   });
   it('warns when a market needs a network code and none is chosen', () => {
     const r = checkPhone({ country: 'GH', phoneNumber: '023 123 4567', networkCode: '', async: false });
-    expect(r.warning).toEqual({ field: 'networkCode', message: expect.stringMatching(/networkCode is required/) });
+    expect(r.warning).toEqual({ field: 'networkCode', message: expect.stringMatching(/^Network is required for Ghana: one of MTN/) });
     expect(checkPhone({ country: 'GH', phoneNumber: '023 123 4567', networkCode: 'MTN', async: false }).warning).toBeNull();
   });
   it('drops a network code in a market without codes and sets mode for async', () => {
@@ -70,8 +74,9 @@ describe('identity', () => {
   });
   it("requires both names for a driver's licence", () => {
     const r = checkIdentity({ ...EMPTY_IDENTITY, idType: 'drivers_license', idNumber: 'DL1', firstName: 'A' });
-    expect(r.errors['lastName']).toBeTruthy();
+    expect(r.errors['lastName']).toBe("Last name is required for a Kenyan driver's licence.");
     expect(r.errors['firstName']).toBeUndefined();
+    expect(checkIdentity({ ...EMPTY_IDENTITY, idNumber: '' }).errors['idNumber']).toBe('Document number is required.');
   });
   it('warns on a malformed number and rejects an impossible date', () => {
     expect(checkIdentity({ ...EMPTY_IDENTITY, idNumber: '1234567890' }).warning?.field).toBe('idNumber');
@@ -103,6 +108,26 @@ describe('address', () => {
     const half = checkAddress({ ...EMPTY_ADDRESS, addressLine1: 'x', city: 'y', firstName: 'A' });
     expect(half['lastName']).toMatch(/both/);
     expect(toAddressRequest({ ...EMPTY_ADDRESS, addressLine1: 'x', city: 'y', firstName: 'A' })).toEqual({ country: 'NG', addressLine1: 'x', city: 'y' });
+  });
+});
+
+describe('messages in the form\'s words', () => {
+  it("a server's detail about a field is said with the input's label; a message about something else is left alone", () => {
+    const msgs = issuesToMessages(
+      [
+        { field: 'request.validation.firstName', message: 'validation.firstName is required for drivers_license.' },
+        { field: 'idNumber', message: 'Too big: expected string to have <=40 characters' },
+        { field: 'somethingElse', message: 'somethingElse is odd.' },
+      ],
+      IDENTITY_FIELDS,
+      IDENTITY_LABELS,
+    );
+    expect(msgs).toEqual({
+      firstName: 'First name is required for drivers_license.',
+      idNumber: 'Too big: expected string to have <=40 characters',
+      general: 'somethingElse is odd.',
+    });
+    expect(checkAddress({ ...EMPTY_ADDRESS, country: 'GB', addressLine1: 'x', city: 'y' })['postalCode']).toMatch(/^Postal code is required/);
   });
 });
 
