@@ -18,7 +18,7 @@ import type { CoreDeps } from '../context';
 import type { SqlQueries, TransactionOptions } from '../../store/sql-port';
 import { newId } from '../ids';
 import type { CoreRuntime } from '../runtime';
-import { deliveryHeaders, isLocalReceiverUrl, localReceiverUrl, send, type SendOutcome, type SentHeaders } from './sender';
+import { deliveryHeaders, isLocalReceiverUrl, localReceiverRefused, localReceiverUrl, send, type SendOutcome, type SentHeaders } from './sender';
 import { emitWebhookFailed, type WebhookFailedEvent } from './failures';
 import { checkWebhookUrlForRegistration } from './url-policy';
 import {
@@ -686,7 +686,7 @@ export async function setForward(rt: CoreRuntime, organizationId: string, url: s
     return { url: null };
   }
   const checked = localReceiverUrl(rt, url.trim());
-  if (!checked.ok) throw new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', message: checked.reason }] });
+  if (!checked.ok) throw localReceiverRefused(checked.reason);
   await rt.deps.sql.transaction((tx) =>
     tx.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [FORWARD_KEY(organizationId), checked.url]),
   );
@@ -1020,7 +1020,7 @@ export async function replayDelivery(rt: CoreRuntime, scope: Scope, deliveryId: 
   if (opts.target !== 'webhook') {
     if (isLocalReceiverUrl(opts.target)) {
       const checked = localReceiverUrl(rt, opts.target);
-      if (!checked.ok) throw new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', message: checked.reason }] });
+      if (!checked.ok) throw localReceiverRefused(checked.reason);
       url = checked.url;
       local = true;
     } else {

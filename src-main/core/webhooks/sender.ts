@@ -1,5 +1,6 @@
 // One HTTP POST of a delivery: the signed headers of decisions §7 and an undici request with a 10 s limit, no
 // redirects, through the policy-checking agent (or, for the console's local receiver only, a loopback agent).
+import { AppError } from '../../../src-shared/app-error';
 import { Agent } from 'undici';
 import { createSafeAgent } from '../../jobs/safe-agent';
 import type { CoreRuntime } from '../runtime';
@@ -73,6 +74,17 @@ export async function closeAgents(rt: CoreRuntime): Promise<void> {
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The refusal of a local receiver's URL (forward, replay): INVALID_WEBHOOK_URL with a message about local receivers,
+ * not the catalogue's, which describes a webhook's own URL ("publicly reachable https://") — the opposite rule.
+ */
+export function localReceiverRefused(reason: string): AppError {
+  return new AppError('INVALID_WEBHOOK_URL', {
+    message: 'A local receiver must be an http:// or https:// URL on localhost, 127.0.0.1 or [::1], other than this service.',
+    details: [{ field: 'url', message: reason }],
+  });
+}
 
 /**
  * A local receiver URL (decisions §7: console forwarding and replay only): http(s) to localhost or a loopback
