@@ -158,6 +158,26 @@ describe('input rules', () => {
     }
   });
 
+  it('the console preview of an empty file says it is empty (was: "first 0 rows" and six empty mapping fields)', () => {
+    const refusal = (content: string | Buffer) => {
+      try {
+        previewCsvInput(file(content));
+      } catch (e) {
+        return e as CsvInputProblem;
+      }
+      return null;
+    };
+    for (const empty of ['', '\uFEFF', ' \r\n\n  \n', Buffer.from([0xff, 0xfe])]) {
+      const err = refusal(empty);
+      expect(err).toBeInstanceOf(CsvInputProblem);
+      expect(err?.problem).toBe('EMPTY_FILE');
+      expect(err?.details).toEqual([{ field: 'path', message: 'The file is empty: it holds no rows to check.' }]);
+    }
+    expect(refusal(',,\n,,\n')?.message).toBe('The file holds no rows to check: its first lines are all blank.');
+    // A header line alone is not empty: the preview shows it, for the mapping.
+    expect(refusal('bic\n')).toBeNull();
+  });
+
   it('a file without any identifier column exits with a message naming --column (CLI) or the mapping (console)', async () => {
     const p = file('name,amount\nAlice,10\nBob,20\n');
     const err = (() => {

@@ -70,7 +70,7 @@ const FIX: Record<'encoding' | 'column' | 'delimiter', Record<CsvSurface, string
 
 export class CsvInputProblem extends AppError {
   constructor(
-    readonly problem: 'ENCODING_MIXED' | 'NO_IDENTIFIER_COLUMN' | 'UNKNOWN_COLUMN' | 'BAD_OPTION',
+    readonly problem: 'ENCODING_MIXED' | 'NO_IDENTIFIER_COLUMN' | 'UNKNOWN_COLUMN' | 'BAD_OPTION' | 'EMPTY_FILE',
     text: string,
   ) {
     super('VALIDATION_ERROR', { message: text, details: [{ field: 'path', message: text }] });
@@ -305,7 +305,13 @@ export function previewCsvInput(path: string, n = 10): CsvInputPreview {
   const { plan, problem, text } = inspect(path, {}, 'console');
   const records = parseCsvText(text).filter((r) => !isBlankRecord(r.cells)).map((r) => r.cells);
   const first = records[0];
-  if (!first) return { headers: [], rows: [], mapping: emptyColumnMapping(), hasHeader: false, notes: plan.notes };
+  // Nothing to preview, map or run (0 bytes, only a byte-order mark, blank lines): say so, as the directory import does.
+  if (!first) {
+    throw new CsvInputProblem(
+      'EMPTY_FILE',
+      text.trim() === '' ? 'The file is empty: it holds no rows to check.' : 'The file holds no rows to check: its first lines are all blank.',
+    );
+  }
   const layout = detectLayout(first, undefined, plan.header);
   const data = layout.hasHeader ? records.slice(1) : records;
   let mapping = layout.mapping;
