@@ -23,6 +23,7 @@ import { AppError } from '../../src-shared/app-error';
 import type { CoreDeps } from '../core/context';
 import { consoleSessionUser, consoleSignIn, consoleSignOut, CONSOLE_SESSION_TTL_MS } from '../core/auth/console-sessions';
 import { runWithAudit } from '../core/audit/audit-context';
+import { attachmentDisposition } from './content-disposition';
 import { auditExportDownload, type AuditExportFile } from './audit-download';
 import { dispatch, type ConsoleCaller, type Handlers } from './handlers';
 import { sseComment, sseFrame, sseRetry, startSseResponse } from './sse';
@@ -406,8 +407,8 @@ export function createWebBridge(opts: {
         if (!path || !st || parsed.data.status === 'running') {
           return reply.code(409).send({ code: 'NOT_READY', message: 'The batch has no result file (yet).', statusCode: 409 });
         }
-        const stem = parsed.data.inputName.replace(/\.csv$/i, '').replace(/[^\w.-]+/g, '_') || 'batch';
-        reply.header('Content-Disposition', `attachment; filename="${stem}-${invalidOnly ? 'invalid-rows' : 'results'}.csv"`);
+        const stem = parsed.data.inputName.replace(/\.csv$/i, '').trim() || 'batch';
+        reply.header('Content-Disposition', attachmentDisposition(`${stem}-${invalidOnly ? 'invalid-rows' : 'results'}.csv`));
         reply.header('Content-Length', String(st.size));
         reply.header('Cache-Control', 'no-store');
         reply.header('X-Content-Type-Options', 'nosniff');

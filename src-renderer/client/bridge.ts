@@ -1,5 +1,6 @@
 // The typed console client: one `invoke` over whichever door the page was opened through (Electron preload or
 // the headless web bridge), and `call` which turns a failed result into a ConsoleError for UI code.
+import { downloadFilename } from './download-name';
 import type { BridgeError, BridgeResult, ChannelInput, ChannelName, ChannelOutput } from '../../src-shared/channels';
 
 export class ConsoleError extends Error {
@@ -157,7 +158,7 @@ export async function fetchDownload(path: string): Promise<{ filename: string; b
     if (refused.code === 'STORAGE_UNAVAILABLE') for (const fn of storageFaultListeners) fn();
     throw new ConsoleError(refused);
   }
-  const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
+  const filename = downloadFilename(res.headers.get('content-disposition'));
   try {
     return { filename, blob: await res.blob() };
   } catch {

@@ -84,7 +84,7 @@ describe('console uploads and downloads', () => {
 
     const all = await fetch(`${ts.url}/console/batch/${id}/download`, { headers: { cookie, ...SAME_ORIGIN } });
     expect(all.status).toBe(200);
-    expect(all.headers.get('content-disposition')).toBe('attachment; filename="passwd_payees-results.csv"');
+    expect(all.headers.get('content-disposition')).toBe(`attachment; filename="passwd_payees-results.csv"; filename*=UTF-8''passwd%20payees-results.csv`);
     const allText = await all.text();
     expect(allText).toBe(readFileSync(job.resultPath!, 'utf8'));
     expect(allText).toContain('DEUTDEFF');
