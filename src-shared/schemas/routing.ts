@@ -6,7 +6,8 @@ export const MAX_BATCH_ITEMS = 100;
 
 // Identifiers are bounded for safety only: a malformed one must reach the check and come back `valid: false`,
 // so the schema does not judge structure (decisions §5: structural errors are not 422s).
-const identifier = z.string().min(1).max(64);
+export const IDENTIFIER_MAX = 64;
+const identifier = z.string().min(1).max(IDENTIFIER_MAX);
 // The currency too: one that is not 3 letters is answered `valid: false` with its reason by the check, never charged
 // (docs/routing.md); its shape is judged there, not here. Membership of ISO 4217's list is not checked (CNH and the
 // like are in real directories).

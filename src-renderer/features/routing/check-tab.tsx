@@ -3,7 +3,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Alert, Badge, Button, Code, Group, List, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconCheck, IconX } from '@tabler/icons-react';
-import type { BicAnswer, CorrespondentsAnswer, RoutingNumberAnswer } from '../../../src-shared/schemas/routing';
+import { IDENTIFIER_MAX, type BicAnswer, type CorrespondentsAnswer, type RoutingNumberAnswer } from '../../../src-shared/schemas/routing';
 import { LivePrice } from '../wallet/live-cost';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
@@ -196,8 +196,19 @@ export function CheckTab() {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setError(undefined);
+    // A result left on screen next to edited inputs would read as the answer for them (as on Verify): the old one
+    // goes as soon as another check is asked for, whether it then runs, is refused here or fails.
+    setAnswer(null);
     const id = (kind === 'aba' ? routingNumber : bic).trim();
     if (!id) return setError(kind === 'aba' ? 'Enter a 9-digit routing number.' : 'Enter a BIC (8 or 11 characters).');
+    // Past the service's bound (IDENTIFIER_MAX) nothing is checked; say what the identifier should be, not zod's words.
+    if (id.length > IDENTIFIER_MAX) {
+      return setError(
+        kind === 'aba'
+          ? `A routing number has 9 digits; this has ${id.length} characters.`
+          : `A BIC has 8 or 11 characters; this has ${id.length}.`,
+      );
+    }
     const cur = currency.trim().toUpperCase();
     if (kind === 'correspondents' && cur && !isCurrencyCode(cur)) return setError('Currency must be a 3-letter ISO 4217 code, e.g. USD.');
     setBusy(true);
