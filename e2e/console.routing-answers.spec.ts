@@ -1,4 +1,8 @@
-// Routing answers that must not mislead: a check that is refused or fails takes the previous answer off the screen.
+// Routing answers that must not mislead: a batch runs the file that was previewed (editing the path takes the
+// preview away), an empty file says so, a check that is refused or fails takes the previous answer off the screen,
+// and a download keeps its file's letters (ü).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, openConsole, test } from './fixtures';
 
@@ -16,6 +20,54 @@ async function signedIn(page: Page): Promise<void> {
   await page.locator('[data-app-state="loaded"]').waitFor();
   await page.getByTestId('nav-routing').click();
 }
+
+test('Start runs the previewed file; editing the path clears the preview; an empty file says so; the download keeps its ü', async ({ browser, served }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(served.consoleUrl);
+  await page.locator('[data-app-state="loaded"]').waitFor({ timeout: 30_000 });
+  await signedIn(page);
+  await page.getByTestId('routing-tab-batch').click();
+
+  const routes = join(served.dataDir, 'name with spaces & ümlaut.csv');
+  writeFileSync(routes, 'payee,swift_code\nA,DEUTDEFF\nB,DEUT12FF\n');
+  const other = join(served.dataDir, 'other.csv');
+  writeFileSync(other, 'from_bic,to_bic,currency\nDEUTDEFF,CHASUS33,USD\n');
+
+  const input = page.getByTestId('batch-path-input');
+  await input.fill(routes);
+  await page.getByTestId('batch-preview-button').click();
+  await expect(page.getByTestId('batch-preview-mapped-bic')).toBeVisible();
+  // Another path typed in: the preview (rows and mapping of the first file) goes, and with it the Start button.
+  await input.fill(other);
+  await expect(page.getByTestId('batch-preview')).toHaveCount(0);
+  await expect(page.getByTestId('batch-start')).toHaveCount(0);
+  // Back to the previewed file, previewed again: Start runs exactly that file.
+  await input.fill(routes);
+  await page.getByTestId('batch-preview-button').click();
+  await expect(page.getByTestId('batch-preview-mapped-bic')).toBeVisible();
+  await page.getByTestId('batch-start').click();
+  const view = page.getByTestId('batch-job-view');
+  await expect(view).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(view.getByRole('heading', { level: 4 })).toHaveText('name with spaces & ümlaut.csv');
+  await expect(page.getByTestId('batch-count-valid')).toHaveText('1');
+  await expect(page.getByTestId('batch-count-invalid')).toHaveText('1');
+
+  const download = page.waitForEvent('download');
+  await page.getByTestId('batch-download-all').click();
+  expect((await download).suggestedFilename()).toBe('name with spaces & ümlaut-results.csv');
+
+  // An empty file (here only a byte-order mark) is refused with a sentence, not previewed as "first 0 rows".
+  await page.getByTestId('batch-new').click();
+  const empty = join(served.dataDir, 'empty.csv');
+  writeFileSync(empty, '\uFEFF');
+  await input.fill(empty);
+  await page.getByTestId('batch-preview-button').click();
+  await expect(page.getByTestId('batch-path-form')).toContainText('The file is empty: it holds no rows to check.');
+  await expect(page.getByTestId('batch-preview')).toHaveCount(0);
+
+  await context.close();
+});
 
 test('a check that is refused or fails takes the previous answer off the screen, in plain words', async ({ browser, served }) => {
   const page = await openConsole(browser, served);

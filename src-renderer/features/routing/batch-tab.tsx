@@ -95,6 +95,8 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
   const [path, setPath] = useState('');
   const [pathError, setPathError] = useState<string | undefined>();
   const [preview, setPreview] = useState<Preview | null>(null);
+  // The file the preview (and its mapping) is of: Start runs this one, never whatever the path box holds now.
+  const [previewedPath, setPreviewedPath] = useState<string | null>(null);
   const [previewing, setPreviewing] = useState(false);
   const [mapping, setMapping] = useState<Mapping | null>(null);
   const [starting, setStarting] = useState(false);
@@ -138,22 +140,34 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
     try {
       const p = await call('batch:preview', { path: given.trim() });
       setPreview(p);
+      setPreviewedPath(given.trim());
       setMapping({ ...p.mapping });
       setJob(null);
     } catch (err) {
       if (err instanceof ConsoleError) setPathError(err.details.find((d) => d.field === 'path')?.message ?? err.message);
       setPreview(null);
+      setPreviewedPath(null);
       notifyError(err, 'Could not read the file');
     } finally {
       setPreviewing(false);
     }
   }
 
+  /** A path edited away from the previewed file takes the preview with it: its rows and mapping are of another file. */
+  function editPath(next: string) {
+    setPath(next);
+    if (previewedPath !== null && next.trim() !== previewedPath) {
+      setPreview(null);
+      setMapping(null);
+      setPreviewedPath(null);
+    }
+  }
+
   async function start() {
-    if (!mapping) return;
+    if (!mapping || !previewedPath) return;
     setStarting(true);
     try {
-      setJob(await call('batch:start', { path: path.trim(), environment, mapping }));
+      setJob(await call('batch:start', { path: previewedPath, environment, mapping }));
     } catch (err) {
       notifyError(err, 'Could not start the batch');
     } finally {
@@ -190,7 +204,7 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
               placeholder="/home/me/payees/bics.csv"
               leftSection={<IconFileSpreadsheet size={16} />}
               value={path}
-              onChange={(e) => setPath(e.currentTarget.value)}
+              onChange={(e) => editPath(e.currentTarget.value)}
               error={pathError}
               style={{ flex: 1 }}
             />
