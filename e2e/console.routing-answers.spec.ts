@@ -1,6 +1,7 @@
 // Routing answers that must not mislead: a batch runs the file that was previewed (editing the path takes the
 // preview away), an empty file says so, a check that is refused or fails takes the previous answer off the screen,
-// and a download keeps its file's letters (ü).
+// past batches open from the keyboard, and a download keeps its file's letters (ü).
+import AxeBuilder from '@axe-core/playwright';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
@@ -22,6 +23,7 @@ async function signedIn(page: Page): Promise<void> {
 }
 
 test('Start runs the previewed file; editing the path clears the preview; an empty file says so; the download keeps its ü', async ({ browser, served }) => {
+  // In a context of its own: axe (below) cannot run in the browser's default one.
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(served.consoleUrl);
@@ -66,6 +68,19 @@ test('Start runs the previewed file; editing the path clears the preview; an emp
   await expect(page.getByTestId('batch-path-form')).toContainText('The file is empty: it holds no rows to check.');
   await expect(page.getByTestId('batch-preview')).toHaveCount(0);
 
+  // The past batches: the row opens from the keyboard (Tab to its button, Enter), and axe finds nothing nested.
+  await page.getByTestId('routing-tab-history').click();
+  const row = page.locator('[data-testid^="batch-row-"]');
+  await expect(row).toHaveCount(1);
+  const open = row.getByRole('button', { name: /^Open batch name with spaces & ümlaut\.csv/ });
+  await expect(open).toBeVisible();
+  const axe = await new AxeBuilder({ page }).include('[data-testid="batch-history-table"]').analyze();
+  expect(axe.violations.map((v) => v.id)).toEqual([]);
+  await page.getByTestId('batch-history-status').focus();
+  for (let i = 0; i < 10 && !(await open.evaluate((el) => el === el.ownerDocument.activeElement)); i++) await page.keyboard.press('Tab');
+  await expect(open).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('batch-job-view').getByRole('heading', { level: 4 })).toHaveText('name with spaces & ümlaut.csv');
   await context.close();
 });
 

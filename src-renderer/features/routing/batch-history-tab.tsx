@@ -1,6 +1,6 @@
 // Past batch-CSV jobs, newest first; opening one shows its counts, reasons and result rows.
 import { useCallback, useEffect, useState } from 'react';
-import { Badge, Box, Button, EmptyState, Group, Select, Stack, Text } from '@mantine/core';
+import { Badge, Box, Button, EmptyState, Group, Select, Stack, Text, UnstyledButton } from '@mantine/core';
 import { IconHistory, IconRefresh } from '@tabler/icons-react';
 import { DataTable } from 'mantine-datatable';
 import type { BatchJob } from '../../../src-shared/schemas/routing';
@@ -82,7 +82,25 @@ export function BatchHistoryTab({ onOpen, onNew }: { onOpen: (job: BatchJob) => 
           customRowAttributes={(j) => ({ 'data-testid': `batch-row-${j.id}`, 'data-status': j.status })}
           columns={[
             { accessor: 'startedAt', title: 'Started', render: (j) => formatTime(j.startedAt) },
-            { accessor: 'inputName', title: 'File', render: (j) => <Text size="sm" fw={500}>{j.inputName}</Text> },
+            {
+              accessor: 'inputName',
+              title: 'File',
+              // The row opens on a click; this button is its keyboard way in (Tab, Enter or Space) and names what opens.
+              render: (j) => (
+                <UnstyledButton
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    onOpen(j);
+                  }}
+                  aria-label={`Open batch ${j.inputName}, started ${formatTime(j.startedAt)}`}
+                  data-testid={`batch-open-${j.id}`}
+                >
+                  <Text size="sm" fw={500} td="underline">
+                    {j.inputName}
+                  </Text>
+                </UnstyledButton>
+              ),
+            },
             { accessor: 'environment', title: 'Environment' },
             {
               accessor: 'status',
