@@ -85,3 +85,30 @@ test('settings: dev-option banner, theme, rate limit, users, config export', asy
   await page.mouse.wheel(0, -10_000);
   await page.screenshot({ path: resolve(shots, 'settings.png') });
 });
+
+test('settings: an empty rate limit is refused in words, not applied as 0 ("no limit")', async ({ browser }) => {
+  served = await serve();
+  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect(boot.status, boot.stderr).toBe(0);
+  const page = await openConsole(browser, served);
+  await page.getByTestId('nav-settings').click();
+  const card = page.getByTestId('rate-limit-card');
+  const running = page.getByTestId('rate-limit-running');
+  await expect(running).toHaveText(/\/min$/);
+  const before = await running.innerText();
+
+  // Number('') is 0, and 0 turns the limit off: a cleared field must not be read that way.
+  await page.getByTestId('settings-rate-limit').fill('');
+  await page.getByTestId('settings-rate-limit-save').click();
+  await expect(card.getByText('Enter a number (0 turns the limit off).')).toBeVisible();
+  await expect(page.getByText('Rate limit applied')).toHaveCount(0);
+  await expect(running).toHaveText(before);
+  // Typing fixes it: the error goes, and an explicit 0 still turns the limit off.
+  await page.getByTestId('settings-rate-limit').fill('0');
+  await expect(card.getByText('Enter a number (0 turns the limit off).')).toHaveCount(0);
+  await page.getByTestId('settings-rate-limit-save').click();
+  await expect(running).toHaveText('no limit');
+});

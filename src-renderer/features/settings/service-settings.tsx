@@ -26,6 +26,7 @@ import { ListenHostSchema, ListenPortSchema, RateLimitSchema } from '../../../sr
 import { call } from '../../client/bridge';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
+import { numberFieldValue } from './number-field';
 
 export function ListenerCard({ view, onSaved, readOnly = false }: { view: SettingsView; onSaved: (v: SettingsView) => void; readOnly?: boolean }) {
   const [host, setHost] = useState(view.saved.host);
@@ -36,7 +37,7 @@ export function ListenerCard({ view, onSaved, readOnly = false }: { view: Settin
 
   async function save() {
     const h = ListenHostSchema.safeParse(host);
-    const p = ListenPortSchema.safeParse(typeof port === 'number' ? port : Number(port));
+    const p = ListenPortSchema.safeParse(numberFieldValue(port));
     const next = { ...(h.success ? {} : { host: 'An IP address or host name, without scheme or port.' }), ...(p.success ? {} : { port: 'A whole number from 1 to 65535.' }) };
     setLocal(next);
     if (!h.success || !p.success) return;
@@ -105,8 +106,10 @@ export function RateLimitCard({ view, onSaved, readOnly = false }: { view: Setti
   const [busy, setBusy] = useState(false);
 
   async function save() {
-    const r = RateLimitSchema.safeParse(typeof value === 'number' ? value : Number(value));
-    setLocal(r.success ? undefined : 'A whole number from 0 (no limit) to 1,000,000.');
+    // An empty field is not 0: 0 turns the limit off, which must be typed, never inferred from a cleared field.
+    const n = numberFieldValue(value);
+    const r = RateLimitSchema.safeParse(n);
+    setLocal(r.success ? undefined : n === null ? 'Enter a number (0 turns the limit off).' : 'A whole number from 0 (no limit) to 1,000,000.');
     if (!r.success) return;
     setBusy(true);
     setError(null);
@@ -130,7 +133,7 @@ export function RateLimitCard({ view, onSaved, readOnly = false }: { view: Setti
           <Code data-testid="rate-limit-running">{view.running.rateLimitPerMinute === 0 ? 'no limit' : `${view.running.rateLimitPerMinute}/min`}</Code>
         </Text>
         <Group align="flex-end">
-          <NumberInput label="Requests per minute" description="0 turns the limit off" value={value} onChange={setValue} min={0} max={1_000_000} clampBehavior="none" allowDecimal={false} thousandSeparator="," error={local} w={240} data-testid="settings-rate-limit" />
+          <NumberInput label="Requests per minute" description="0 turns the limit off" value={value} onChange={(v) => { setValue(v); setLocal(undefined); }} min={0} max={1_000_000} clampBehavior="none" allowDecimal={false} thousandSeparator="," error={local} w={240} data-testid="settings-rate-limit" />
           <Button onClick={() => void save()} loading={busy} disabled={readOnly} title={readOnly ? 'Owners and admins change settings' : undefined} data-testid="settings-rate-limit-save">
             Apply
           </Button>
