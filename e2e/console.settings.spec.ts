@@ -1,8 +1,9 @@
 // Settings in the web console: the developer-option warning while `--allow-webhook-host` is in force, the theme,
 // a live rate-limit change, a new user, and the configuration export (a JSON file without any secret).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname as dirOf, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname as dirOf, join, resolve } from 'node:path';
 import { fileURLToPath as toPath } from 'node:url';
 import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
 import { screenshotsDir } from './screenshots';
@@ -111,4 +112,29 @@ test('settings: an empty rate limit is refused in words, not applied as 0 ("no l
   await expect(card.getByText('Enter a number (0 turns the limit off).')).toHaveCount(0);
   await page.getByTestId('settings-rate-limit-save').click();
   await expect(running).toHaveText('no limit');
+});
+
+test('settings: the configuration import picker can take the same file again', async ({ browser }) => {
+  served = await serve();
+  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect(boot.status, boot.stderr).toBe(0);
+  const page = await openConsole(browser, served);
+  await page.getByTestId('nav-settings').click();
+  // The import picker is cleared after each pick, so the browser offers the same file again (a file fixed on disk
+  // and picked again would otherwise raise no change event).
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('config-export').click()]);
+  const dir = mkdtempSync(join(tmpdir(), 'vc-e2e-config-'));
+  try {
+    const file = join(dir, 'config.json');
+    writeFileSync(file, readFileSync((await download.path())!));
+    const picker = page.getByTestId('config-card').locator('input[type=file]');
+    await picker.setInputFiles(file);
+    await expect(page.getByTestId('config-preview')).toContainText('Nothing to change');
+    await expect(picker).toHaveValue('');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -2,7 +2,7 @@
 // state and last error, a form to add or change one (the credential is a password field that is never filled back
 // from the service: only "configured ••••last4" is shown), an optional trusted CA certificate for a private upstream
 // (pasted or loaded from a file; shown back as subject + fingerprint), a health probe, and the cache TTL per kind.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import {
   Alert,
   Badge,
@@ -95,6 +95,8 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
   const [f, setF] = useState<Form>(initial);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // Cleared after each pick, so the same file can be loaded again after it was fixed on disk.
+  const resetCaFile = useRef<() => void>(null);
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setF((cur) => ({ ...cur, [k]: v }));
   const num = (k: keyof Form, label: string) => (
     <NumberInput label={label} value={f[k] as number} min={0} onChange={(v) => set(k, (typeof v === 'number' ? v : Number(v)) as never)} data-testid={`provider-${k}`} />
@@ -156,7 +158,14 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
             data-testid="provider-ca"
           />
           <Group gap="sm">
-            <FileButton accept=".pem,.crt,.cer,application/x-pem-file" onChange={(file) => void file?.text().then((t) => set('caCert', t))}>
+            <FileButton
+              resetRef={resetCaFile}
+              accept=".pem,.crt,.cer,application/x-pem-file"
+              onChange={(file) => {
+                resetCaFile.current?.();
+                void file?.text().then((t) => set('caCert', t));
+              }}
+            >
               {(props) => (
                 <Button {...props} size="xs" variant="default" data-testid="provider-ca-file">
                   Load from file…

@@ -1,6 +1,6 @@
 // Configuration file: download the non-secret configuration, or pick a file, preview what it changes, and apply.
 // The file is read in the browser and sent as JSON; the service checks it fully before writing anything.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { Alert, Badge, Button, FileButton, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { IconDownload, IconFileImport, IconKey } from '@tabler/icons-react';
 import type { ImportPlan } from '../../../src-shared/schemas/settings';
@@ -16,6 +16,8 @@ export function ConfigTransferCard({ onImported }: { onImported: () => void }) {
   const [plan, setPlan] = useState<ImportPlan | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // Cleared after each pick, so the same file can be picked again once it was fixed on disk.
+  const resetPicker = useRef<() => void>(null);
 
   async function exportNow() {
     try {
@@ -29,6 +31,7 @@ export function ConfigTransferCard({ onImported }: { onImported: () => void }) {
   }
 
   async function pick(f: File | null) {
+    resetPicker.current?.();
     setPlan(null);
     setError(null);
     setFile(null);
@@ -83,7 +86,7 @@ export function ConfigTransferCard({ onImported }: { onImported: () => void }) {
             <Button variant="default" leftSection={<IconDownload size={16} />} onClick={() => void exportNow()} data-testid="config-export">
               Export configuration
             </Button>
-            <FileButton onChange={(f) => void pick(f)} accept="application/json,.json">
+            <FileButton resetRef={resetPicker} onChange={(f) => void pick(f)} accept="application/json,.json">
               {(props) => (
                 <Button variant="default" leftSection={<IconFileImport size={16} />} {...props} data-testid="config-pick">
                   Import…
