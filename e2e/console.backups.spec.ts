@@ -42,3 +42,50 @@ test('back up now, then schedule a restore for the next start', async ({ browser
   expect(listed.status, listed.stderr).toBe(0);
   expect((JSON.parse(listed.stdout) as { backups: unknown[] }).backups).toHaveLength(1);
 });
+
+test('the backup schedule refuses an empty or fractional field in words and saves nothing', async ({ browser }) => {
+  served = await serve();
+  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect(boot.status, boot.stderr).toBe(0);
+  const page = await openConsole(browser, served);
+  await page.getByTestId('nav-settings').click();
+  const panel = page.getByTestId('backups-panel');
+  const hours = panel.getByTestId('backup-every-hours');
+  const keep = panel.getByTestId('backup-keep');
+  const save = panel.getByRole('button', { name: 'Save schedule' });
+  await expect(hours).toHaveValue('24');
+  const hoursError = panel.getByText('Whole hours only, up to 720; 0 turns automatic backups off.');
+  const keepError = panel.getByText('Keep at least 1 backup (a whole number up to 365).');
+
+  // An empty field is not 0 (which would turn automatic backups off).
+  await hours.fill('');
+  await save.click();
+  await expect(hoursError).toBeVisible();
+  // A fraction and an empty "kept": both named in words, not as the schema's text.
+  await hours.fill('1.5');
+  await keep.fill('');
+  await save.click();
+  await expect(hoursError).toBeVisible();
+  await expect(keepError).toBeVisible();
+  await expect(panel.getByText(/expected (int|number)|Too small/)).toHaveCount(0);
+  await expect(page.getByText('Backup schedule saved.')).toHaveCount(0);
+
+  // Nothing was saved: a fresh page shows the schedule as it was.
+  await page.reload();
+  await page.locator('[data-app-state="loaded"]').waitFor();
+  await expect(panel.getByTestId('backup-every-hours')).toHaveValue('24');
+  await expect(panel.getByTestId('backup-keep')).toHaveValue('7');
+
+  // A valid schedule is saved as before.
+  await panel.getByTestId('backup-every-hours').fill('12');
+  await panel.getByTestId('backup-keep').fill('3');
+  await save.click();
+  await expect(page.getByText('Backup schedule saved.')).toBeVisible();
+  await expect(hoursError).toHaveCount(0);
+  await page.reload();
+  await page.locator('[data-app-state="loaded"]').waitFor();
+  await expect(panel.getByTestId('backup-every-hours')).toHaveValue('12');
+});

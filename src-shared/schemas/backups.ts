@@ -24,12 +24,14 @@ export type BackupInfo = z.infer<typeof BackupInfoSchema>;
 
 export const BACKUP_EVERY_HOURS_DEFAULT = 24;
 export const BACKUP_KEEP_DEFAULT = 7;
+export const BACKUP_EVERY_HOURS_MAX = 24 * 30;
+export const BACKUP_KEEP_MAX = 365;
 
 export const BackupScheduleSchema = z
   .object({
     /** 0 turns automatic backups off. */
-    everyHours: z.number().int().min(0).max(24 * 30),
-    keep: z.number().int().min(1).max(365),
+    everyHours: z.number().int().min(0).max(BACKUP_EVERY_HOURS_MAX),
+    keep: z.number().int().min(1).max(BACKUP_KEEP_MAX),
   })
   .strict();
 export type BackupSchedule = z.infer<typeof BackupScheduleSchema>;

@@ -4,11 +4,12 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Alert, Badge, Button, Checkbox, Code, Group, Modal, NumberInput, Paper, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { IconDatabaseExport, IconRestore } from '@tabler/icons-react';
-import type { BackupInfo, BackupsOverview } from '../../../src-shared/schemas/backups';
+import { BACKUP_EVERY_HOURS_MAX, BACKUP_KEEP_MAX, type BackupInfo, type BackupsOverview } from '../../../src-shared/schemas/backups';
 import { call } from '../../client/bridge';
 import { formatBytes, formatTime } from '../../app/format';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
+import { numberFieldValue } from './number-field';
 import { useAppInfo } from '../../app/app-info';
 import { mayBackUpWithKey } from '../../../src-shared/channel-roles';
 
@@ -66,6 +67,7 @@ export function BackupsPanel() {
   const mayIncludeKey = !info?.user || mayBackUpWithKey(info.user.role);
   const [everyHours, setEveryHours] = useState<number | string>(24);
   const [keep, setKeep] = useState<number | string>(7);
+  const [fieldErrors, setFieldErrors] = useState<{ everyHours?: string; keep?: string }>({});
   const [restoring, setRestoring] = useState<BackupInfo | null>(null);
 
   const show = useCallback((o: BackupsOverview) => {
@@ -102,8 +104,19 @@ export function BackupsPanel() {
 
   async function saveSchedule() {
     setError(null);
+    // Checked here, in words, before anything is sent: an empty field is not 0 (0 hours turns the schedule off).
+    const hours = numberFieldValue(everyHours);
+    const kept = numberFieldValue(keep);
+    const errors = {
+      ...(hours === null || !Number.isInteger(hours) || hours < 0 || hours > BACKUP_EVERY_HOURS_MAX
+        ? { everyHours: `Whole hours only, up to ${BACKUP_EVERY_HOURS_MAX}; 0 turns automatic backups off.` }
+        : {}),
+      ...(kept === null || !Number.isInteger(kept) || kept < 1 || kept > BACKUP_KEEP_MAX ? { keep: `Keep at least 1 backup (a whole number up to ${BACKUP_KEEP_MAX}).` } : {}),
+    };
+    setFieldErrors(errors);
+    if (hours === null || kept === null || errors.everyHours || errors.keep) return;
     try {
-      show(await call('backups:schedule', { everyHours: Number(everyHours), keep: Number(keep) }));
+      show(await call('backups:schedule', { everyHours: hours, keep: kept }));
       notifySuccess('Backup schedule saved.');
     } catch (e) {
       setError(e);
@@ -152,8 +165,30 @@ export function BackupsPanel() {
               </Alert>
             )}
             <Group align="flex-end" gap="sm" wrap="wrap">
-              <NumberInput label="Back up every (hours; 0 = off)" min={0} max={720} value={everyHours} onChange={setEveryHours} disabled={view.schedule.fromFlags} w={220} />
-              <NumberInput label="Automatic backups kept" min={1} max={365} value={keep} onChange={setKeep} disabled={view.schedule.fromFlags} w={200} />
+              <NumberInput
+                label="Back up every (hours; 0 = off)"
+                min={0}
+                max={BACKUP_EVERY_HOURS_MAX}
+                clampBehavior="none"
+                value={everyHours}
+                onChange={(v) => { setEveryHours(v); setFieldErrors((f) => ({ ...f, everyHours: undefined })); }}
+                error={fieldErrors.everyHours}
+                disabled={view.schedule.fromFlags}
+                w={220}
+                data-testid="backup-every-hours"
+              />
+              <NumberInput
+                label="Automatic backups kept"
+                min={1}
+                max={BACKUP_KEEP_MAX}
+                clampBehavior="none"
+                value={keep}
+                onChange={(v) => { setKeep(v); setFieldErrors((f) => ({ ...f, keep: undefined })); }}
+                error={fieldErrors.keep}
+                disabled={view.schedule.fromFlags}
+                w={200}
+                data-testid="backup-keep"
+              />
               <Button variant="default" onClick={() => void saveSchedule()} disabled={view.schedule.fromFlags}>
                 Save schedule
               </Button>
