@@ -1,7 +1,8 @@
 // Export and import of the non-secret configuration (webhooks without secrets, prices, enabled services, saved
 // settings) as one versioned JSON file. Import merges: it creates and updates, never deletes, so applying the same
 // file twice leaves the same state; everything is checked before anything is written, and the writes share one
-// transaction. Imported webhooks get new signing secrets: the file never holds one.
+// transaction. Imported webhooks get new signing secrets: the file never holds one. Demo data (docs/demo.md) is not
+// configuration: the demo's webhook is left out of the export.
 import { AppError } from '../../../src-shared/app-error';
 import { resolveWebhookFailure } from '../webhooks/failures';
 import type { FieldDetail } from '../../../src-shared/errors';
@@ -41,9 +42,16 @@ function liveHooks(q: SqlQueries, organizationId: string): Promise<ExistingHook[
   return q.all<ExistingHook>(LIVE_HOOKS[q.engine], [organizationId]);
 }
 
+/** The webhooks the demo loader made (demo_records): sample data, and a URL only the loader's run was allowed. */
+async function demoHookIds(q: SqlQueries): Promise<Set<string>> {
+  const rows = await q.all<{ record_id: string }>(`SELECT record_id FROM demo_records WHERE table_name = 'webhooks'`, []);
+  return new Set(rows.map((r) => r.record_id));
+}
+
 export async function exportConfig(rt: CoreRuntime, organizationId: string): Promise<ConfigFile> {
   const q = rt.deps.sql;
-  const webhooks = (await liveHooks(q, organizationId)).map(
+  const demo = await demoHookIds(q);
+  const webhooks = (await liveHooks(q, organizationId)).filter((h) => !demo.has(h.id)).map(
     (h): ConfigWebhook => ({
       environment: h.environment,
       url: h.url,
@@ -96,7 +104,7 @@ interface Diff {
  * Compares the file (URLs already canonical) with the store. Pure reads: used by the preview (`q` the port) and
  * inside the write (`q` its transaction).
  */
-async function diff(q: SqlQueries, organizationId: string, file: ConfigFile): Promise<Diff> {
+async function diff(q: SqlQueries, organizationId: string, file: ConfigFile, unchecked: ReadonlySet<string>): Promise<Diff> {
   const changes: ImportChange[] = [];
   const ops: Op[] = [];
 
@@ -109,6 +117,13 @@ async function diff(q: SqlQueries, organizationId: string, file: ConfigFile): Pr
     const cur = existing.get(hookKey(hook.environment, hook.url));
     const next = { ...hook, events, description, status };
     if (!cur) {
+      // Its URL skipped the rules because it was registered; deleted since, it would be a new registration.
+      if (unchecked.has(hookKey(hook.environment, hook.url))) {
+        throw new AppError('VALIDATION_ERROR', {
+          message: 'The configuration file cannot be imported; nothing was changed.',
+          details: [{ field: 'webhooks', message: `${target} was deleted while the file was checked; import it again` }],
+        });
+      }
       ops.push({ kind: 'webhook:create', hook: next });
       changes.push({ kind: 'webhook', action: 'create', target, detail: `new webhook (${events.join(', ')}, ${status}) with a new signing secret` });
       continue;
@@ -177,19 +192,31 @@ async function diff(q: SqlQueries, organizationId: string, file: ConfigFile): Pr
   return { changes, ops, restartRequired };
 }
 
-/** Every check that needs no write: URL rules (with DNS), duplicates, known services, the wallet's currency. */
-async function validateFile(rt: CoreRuntime, organizationId: string, file: ConfigFile): Promise<ConfigFile> {
+/**
+ * Every check that needs no write: URL rules (with DNS), duplicates, known services, the wallet's currency. A URL that
+ * is already registered in the same environment, as the file spells it, is not registered again: like a webhook's
+ * update without a new URL, the import leaves it as it is and does not re-apply the registration rules (a URL
+ * allowed by a developer option of an earlier run, e.g. an older export with the demo's webhook, stays importable).
+ */
+async function validateFile(rt: CoreRuntime, organizationId: string, file: ConfigFile): Promise<{ file: ConfigFile; unchecked: Set<string> }> {
   const details: FieldDetail[] = [];
   const policy = urlPolicyOf(rt);
+  const registered = new Set((await liveHooks(rt.deps.sql, organizationId)).map((h) => hookKey(h.environment, h.url)));
+  const unchecked = new Set<string>();
   const seen = new Set<string>();
   const webhooks: ConfigWebhook[] = [];
   for (const [i, hook] of file.webhooks.entries()) {
-    const verdict = await checkWebhookUrlForRegistration(hook.url, policy);
-    if (!verdict.ok) {
-      details.push({ field: `webhooks.${i}.url`, message: verdict.reason });
-      continue;
+    let url = hook.url;
+    if (!registered.has(hookKey(hook.environment, hook.url))) {
+      const verdict = await checkWebhookUrlForRegistration(hook.url, policy);
+      if (!verdict.ok) {
+        details.push({ field: `webhooks.${i}.url`, message: verdict.reason });
+        continue;
+      }
+      url = verdict.url.href;
+    } else {
+      unchecked.add(hookKey(hook.environment, url));
     }
-    const url = verdict.url.href;
     const key = hookKey(hook.environment, url);
     if (seen.has(key)) details.push({ field: `webhooks.${i}.url`, message: `appears twice for ${hook.environment}` });
     seen.add(key);
@@ -211,7 +238,7 @@ async function validateFile(rt: CoreRuntime, organizationId: string, file: Confi
   if (details.length > 0) {
     throw new AppError('VALIDATION_ERROR', { message: 'The configuration file cannot be imported; nothing was changed.', details });
   }
-  return { ...file, webhooks };
+  return { file: { ...file, webhooks }, unchecked };
 }
 
 /** Writes the plan's operations through `tx`, the import's transaction. */
@@ -288,16 +315,16 @@ async function applyOps(rt: CoreRuntime, tx: SqlQueries, organizationId: string,
  * by a stale plan.
  */
 export async function importConfig(rt: CoreRuntime, organizationId: string, raw: ConfigFile, opts: { dryRun: boolean }): Promise<ImportPlan> {
-  const file = await validateFile(rt, organizationId, raw);
+  const { file, unchecked } = await validateFile(rt, organizationId, raw);
   const plan = (d: Diff, applied: boolean): ImportPlan => ({
     changes: d.changes,
     newWebhookSecrets: d.ops.filter((o) => o.kind === 'webhook:create').length,
     restartRequired: d.restartRequired,
     applied,
   });
-  if (opts.dryRun) return plan(await diff(rt.deps.sql, organizationId, file), false);
+  if (opts.dryRun) return plan(await diff(rt.deps.sql, organizationId, file, unchecked), false);
   const d = await rt.deps.sql.transaction(async (tx): Promise<Diff> => {
-    const inner = await diff(tx, organizationId, file);
+    const inner = await diff(tx, organizationId, file, unchecked);
     await applyOps(rt, tx, organizationId, inner.ops);
     const changed = inner.changes.filter((c) => c.action !== 'unchanged');
     await appendAudit({ ...rt.deps, sql: tx }, organizationId, {

@@ -171,6 +171,45 @@ describe('configuration export and import', () => {
     expect(await dispatch(ts.service.handlers, 'config:preview', { file: withSecret })).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } });
   });
 
+  // The demo loader works on the SQLite store only (docs/demo.md). Its webhook points at the loader's own receiver on
+  // 127.0.0.1, allowed only while the loader ran: exported, it made a file this same service refused to import.
+  sqliteOnly.it('demo data is not configuration: its webhook is left out of the export, and re-importing the file changes nothing', async () => {
+    const ts = await svc();
+    const org = ts.org!.organizationId;
+    await createWebhook(ts.service.rt, { organizationId: org, environment: 'sandbox' }, { url: HOOK_A, events: ['verification.completed'] });
+    const loaded = await dispatch(ts.service.handlers, 'demo:load', { days: 1 });
+    expect(loaded.ok, JSON.stringify(loaded)).toBe(true);
+    const all = await ts.service.deps.sql.all<{ environment: 'sandbox' | 'live'; url: string; events: string; description: string | null; status: 'inactive' }>(
+      'SELECT environment, url, events, description, status FROM webhooks WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at',
+      [org],
+    );
+    const demoHook = all.find((h) => h.url !== HOOK_A)!;
+    expect(demoHook.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/demo\//);
+
+    const file = await exportConfig(ts.service.rt, org);
+    expect(file.webhooks.map((h) => h.url)).toEqual([HOOK_A]);
+    // Importing the same file (twice) on the same instance: accepted, every line unchanged.
+    for (let i = 0; i < 2; i++) {
+      const r = await dispatch(ts.service.handlers, 'config:import', { file });
+      expect(r, JSON.stringify(r)).toMatchObject({ ok: true, value: { applied: true, newWebhookSecrets: 0 } });
+      expect((r as { value: { changes: { action: string }[] } }).value.changes.every((c) => c.action === 'unchanged')).toBe(true);
+    }
+
+    // A file that does hold the demo's webhook (exported before this rule): the webhook is registered here, unchanged,
+    // so the URL rules of a new registration are not applied to it again; the file imports and changes nothing.
+    const older: ConfigFile = {
+      ...file,
+      webhooks: [...file.webhooks, { environment: demoHook.environment, url: demoHook.url, events: JSON.parse(demoHook.events), description: demoHook.description, status: demoHook.status }],
+    };
+    const again = await dispatch(ts.service.handlers, 'config:import', { file: older });
+    expect(again, JSON.stringify(again)).toMatchObject({ ok: true, value: { applied: true, newWebhookSecrets: 0 } });
+    expect((again as { value: { changes: { action: string }[] } }).value.changes.every((c) => c.action === 'unchanged')).toBe(true);
+    // Elsewhere (no such webhook registered) the same URL is a new registration, and refused as before.
+    const fresh = await svc();
+    const refused = await dispatch(fresh.service.handlers, 'config:preview', { file: older });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR', details: [{ field: 'webhooks.1.url' }] } });
+  });
+
   // The CLI's admin commands act on a data folder (SQLite) only in this version (cli/kit.ts, PG_NOT_YET).
   sqliteOnly.it('the CLI exports to a file and imports it (dry run first) into another data dir', async () => {
     const source = await svc();
