@@ -9,7 +9,7 @@ import { main } from '../../../src-main/cli/main';
 import { dispatch } from '../../../src-main/console/handlers';
 import { enableService, setPrice, topUp } from '../../../src-main/core/billing/billing';
 import { exportConfig, importConfig } from '../../../src-main/core/settings/config-transfer';
-import { createWebhook, listWebhooks, updateWebhook } from '../../../src-main/core/webhooks/webhooks-service';
+import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from '../../../src-main/core/webhooks/webhooks-service';
 import { openWebhookSecret } from '../../../src-main/core/webhooks/secret-sealing';
 import { ConfigFileSchema, type ConfigFile } from '../../../src-shared/schemas/settings';
 import { sqliteOnly, startTestService, type TestService } from '../../helpers/harness';
@@ -208,6 +208,29 @@ describe('configuration export and import', () => {
     const fresh = await svc();
     const refused = await dispatch(fresh.service.handlers, 'config:preview', { file: older });
     expect(refused).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR', details: [{ field: 'webhooks.1.url' }] } });
+  });
+
+  it('a registered webhook (whose URL skipped the rules) deleted between the check and the write is not created unchecked', async () => {
+    const ts = await svc();
+    const org = ts.org!.organizationId;
+    const hook = await createWebhook(ts.service.rt, { organizationId: org, environment: 'sandbox' }, { url: HOOK_A, events: ['verification.completed'] });
+    const file = await exportConfig(ts.service.rt, org);
+    // The deletion lands after the webhooks were checked (the wallet is read next) and before the import's transaction
+    // compares the file with the store.
+    const sql = ts.service.rt.deps.sql;
+    const get = sql.get.bind(sql);
+    let deleted = false;
+    vi.spyOn(sql, 'get').mockImplementation(async (text, params) => {
+      if (!deleted && text.startsWith('SELECT * FROM wallets')) {
+        deleted = true;
+        await deleteWebhook(ts.service.deps, { organizationId: org, environment: 'sandbox' }, hook.id);
+      }
+      return get(text, params);
+    });
+    const r = await dispatch(ts.service.handlers, 'config:import', { file });
+    expect(deleted).toBe(true);
+    expect(r).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR', details: [{ field: 'webhooks', message: expect.stringContaining('was deleted while the file was checked') }] } });
+    expect((await exportConfig(ts.service.rt, org)).webhooks).toEqual([]);
   });
 
   // The CLI's admin commands act on a data folder (SQLite) only in this version (cli/kit.ts, PG_NOT_YET).
