@@ -140,3 +140,16 @@ test('first run: load demo data from the last setup step and open a populated da
   await page.getByTestId('nav-settings').click();
   await expect(page.getByTestId('demo-badge')).toBeVisible();
 });
+
+test('an empty "Days" field is refused at the field, not sent as 0 days', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  await setUpOrganization(page);
+  await page.getByTestId('nav-settings').click();
+  const panel = page.getByTestId('demo-panel');
+  await panel.getByTestId('demo-days').fill('');
+  await panel.getByTestId('demo-load').click();
+  await expect(panel.getByText('Enter a whole number of days from 1 to 90.')).toBeVisible();
+  await expect(panel.getByRole('alert')).toHaveCount(0);
+  await expect(panel.getByTestId('demo-badge')).toHaveCount(0);
+  await expect(panel.getByTestId('demo-load')).toBeEnabled();
+});

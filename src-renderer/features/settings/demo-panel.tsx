@@ -7,12 +7,15 @@ import type { DemoStatusView } from '../../../src-shared/channels-demo';
 import { call } from '../../client/bridge';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
+import { numberFieldValue } from './number-field';
 import { IconRoute2 } from '@tabler/icons-react';
 import { useNavigate } from 'react-router';
 import { startDemoTour } from '../tour/demo-tour';
 
 /** About two records per check (the check and its idempotency key): enough for a progress estimate. */
 const RECORDS_PER_DAY = 62;
+/** The loader's bounds (DEMO_DAYS_MAX in src-main/core/demo/demo-data.ts, the demo:load schema). */
+const DAYS_MAX = 90;
 
 export function DemoPanel() {
   const navigate = useNavigate();
@@ -20,6 +23,7 @@ export function DemoPanel() {
   const [days, setDays] = useState<number | string>(30);
   const [busy, setBusy] = useState<'load' | 'remove' | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [daysError, setDaysError] = useState<string | undefined>();
   const poll = useRef<ReturnType<typeof setInterval> | null>(null);
 
   const refresh = useCallback(async () => {
@@ -38,7 +42,12 @@ export function DemoPanel() {
   }, [refresh]);
 
   const load = async () => {
-    const n = typeof days === 'number' ? days : Number(days);
+    // An empty field is not 0 days: said at the field, before anything is sent.
+    const n = numberFieldValue(days);
+    if (n === null || !Number.isInteger(n) || n < 1 || n > DAYS_MAX) {
+      setDaysError(`Enter a whole number of days from 1 to ${DAYS_MAX}.`);
+      return;
+    }
     setBusy('load');
     setError(null);
     poll.current = setInterval(() => void refresh(), 500);
@@ -69,7 +78,7 @@ export function DemoPanel() {
     }
   };
 
-  const wanted = (typeof days === 'number' ? days : Number(days) || 30) * RECORDS_PER_DAY;
+  const wanted = (numberFieldValue(days) || 30) * RECORDS_PER_DAY;
   return (
     <Paper withBorder p="md" data-testid="demo-panel">
       <Stack gap="sm">
@@ -95,7 +104,20 @@ export function DemoPanel() {
         {busy === 'load' && <Progress value={Math.min(99, ((status?.records ?? 0) / wanted) * 100)} animated aria-label="Loading demo data" />}
         <ErrorAlert error={error} title="Demo data" />
         <Group align="flex-end">
-          <NumberInput label="Days" min={1} max={90} value={days} onChange={setDays} w={100} disabled={busy !== null || status?.present === true} />
+          <NumberInput
+            label="Days"
+            min={1}
+            max={DAYS_MAX}
+            value={days}
+            onChange={(v) => {
+              setDays(v);
+              setDaysError(undefined);
+            }}
+            error={daysError}
+            w={100}
+            disabled={busy !== null || status?.present === true}
+            data-testid="demo-days"
+          />
           <Button onClick={() => void load()} loading={busy === 'load'} disabled={busy !== null || status?.present === true} data-testid="demo-load">
             Load demo data
           </Button>
