@@ -114,6 +114,8 @@ test('providers: a generic route to the simulator answers live NG checks, then t
       await page.getByTestId('provider-ca-file').click();
       await (await chooser).setFiles(caFile);
       await expect(page.getByTestId('provider-ca')).toHaveValue(/BEGIN CERTIFICATE/);
+      // The picker is cleared after the pick, so the same file (fixed on disk) can be loaded again.
+      await expect(page.locator('input[type=file][accept*=".pem"]')).toHaveValue('');
       await page.getByTestId('provider-save').click();
       await expect(page.getByTestId('provider-ca-private')).toContainText('CN=vconsole simulator (test only)');
       expect(await page.content()).not.toContain('BEGIN CERTIFICATE');
