@@ -83,3 +83,44 @@ test('search History by identifier, name and id; the record shows its provenance
   await expect(drawer.getByTestId('record-request')).toContainText('"idNumber": "12345678"');
   await expect(drawer.getByTestId('verification-result')).toContainText(ke);
 });
+
+test('a History row opens at its own address, keeping the filters: reload, Back, one drawer', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  const { sandboxKey } = await setUpOrganization(page);
+  const post = async (body: unknown, idem: string) => {
+    const r = await fetch(`${served.apiUrl}/verify/account`, {
+      method: 'POST',
+      headers: { 'X-API-Key': sandboxKey, 'content-type': 'application/json', 'Idempotency-Key': idem },
+      body: JSON.stringify(body),
+    });
+    expect(r.status).toBe(200);
+    return ((await r.json()) as { id: string }).id;
+  };
+  const ng = await post({ country: 'NG', accountNumber: '0123456789', bankCode: '058' }, 'row-1');
+  await post({ country: 'NG', accountNumber: '0690000031', bankCode: '044' }, 'row-2');
+
+  await page.getByTestId('nav-history').click();
+  const rows = page.getByTestId('history-table').locator('tr[data-status]');
+  await expect(rows).toHaveCount(2);
+  await page.getByTestId('history-search').fill('0123');
+  await expect(rows).toHaveCount(1);
+  await expect(page).toHaveURL(/#\/history\?q=0123$/);
+
+  // A click on the row: the record's address, with the list's filters, and one drawer (there were two: the page's own,
+  // which never changed the address, and the route's).
+  await page.getByTestId(`history-row-${ng}`).getByText('0123456789').click();
+  await expect(page).toHaveURL(new RegExp(`#/history/${ng}\\?q=0123$`));
+  const drawer = page.getByTestId('verification-drawer');
+  await expect(drawer.getByTestId('verification-result')).toContainText(ng);
+  await expect(page.locator('.mantine-Drawer-content')).toHaveCount(1);
+  // A reload keeps the record and the list under it.
+  await page.reload();
+  await expect(drawer.getByTestId('verification-result')).toContainText(ng);
+  await expect(page.getByTestId('history-search')).toHaveValue('0123');
+  // Back closes the drawer and stays on the filtered list.
+  await page.goBack();
+  await expect(page).toHaveURL(/#\/history\?q=0123$/);
+  await expect(drawer.getByTestId('verification-result')).toBeHidden();
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId('history-search')).toHaveValue('0123');
+});

@@ -19,11 +19,16 @@ export function HistoryRoute() {
   // remounts it with the address's filters, so typing in the search box never remounts the page under the cursor.
   // (The filters used to be handed over by setting the console's store during this render: inside the router's
   // transition that re-rendered the route without end, and an address set while History was shown never showed.)
-  // Each such navigation mounts a new page, even to an address it had shown before (its key counts navigations, not
-  // addresses: Back to the filters the page was opened with, after it had mirrored others, must remount it too).
+  // Each such navigation to other filters mounts a new page, even to an address it had shown before (its key counts
+  // navigations, not addresses: Back to the filters the page was opened with, after it had mirrored others, must
+  // remount it too). Opening or closing a record keeps the filters: the list stays as it is (its page, its scroll)
+  // under the drawer.
   const navigationType = useNavigationType();
-  const mounted = useRef({ location, n: 0 });
-  if (navigationType !== 'REPLACE' && mounted.current.location !== location) mounted.current = { location, n: mounted.current.n + 1 };
+  const mounted = useRef({ location, search: location.search, n: 0 });
+  if (mounted.current.location !== location) {
+    const remount = navigationType !== 'REPLACE' && location.search !== mounted.current.search;
+    mounted.current = { location, search: location.search, n: mounted.current.n + (remount ? 1 : 0) };
+  }
   return (
     <>
       <HistoryPage key={mounted.current.n} initialFilter={filter} />

@@ -1,5 +1,6 @@
 // History: every verification of the current environment, searchable (ids, identifier prefixes, names, country
-// codes — server side, docs/console-live.md), filterable and paged, with a detail drawer.
+// codes — server side, docs/console-live.md), filterable and paged. A record opens at its own address
+// (`#/history/ver_…`), where the route (app/history-route.tsx) shows it in the drawer over this list.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Badge, Button, Code, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
@@ -14,7 +15,6 @@ import { formatTime, STATUS_COLOR } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
 import { useConsole } from '../../app/store';
 import { usePacedLiveVersion } from '../../app/live-store';
-import { VerificationDrawer } from './verification-drawer';
 import { useLocation, useNavigate } from 'react-router';
 import { paths, type HistoryUrlFilter } from '../../app/routes';
 
@@ -47,6 +47,18 @@ function toQuery(f: Filters, page: number): Omit<ChannelInput<'history:search'>,
   };
 }
 
+/** The filters as the address carries them (empty ones left out). */
+function urlFilter(f: Filters): HistoryUrlFilter {
+  return {
+    q: f.q.trim() || undefined,
+    type: f.type ?? undefined,
+    status: f.status ?? undefined,
+    country: f.country ?? undefined,
+    from: f.from || undefined,
+    to: f.to || undefined,
+  };
+}
+
 const FILTER_SELECTS: { key: 'type' | 'status' | 'country'; label: string; data: readonly string[]; w: number; searchable?: boolean }[] = [
   { key: 'type', label: 'Type', data: VerificationTypeSchema.options, w: 200 },
   { key: 'status', label: 'Status', data: VerificationStatusSchema.options, w: 140 },
@@ -65,8 +77,6 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
   const environment = useConsole((s) => s.environment);
   // An address opens History already filtered (app/history-route.tsx passes its filters); read once, at mount.
   const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...initialFilter }));
-  const [openId, setOpenId] = useState<string | null>(null);
-  const closeDrawer = useCallback(() => setOpenId(null), []);
   // New checks and completed ones show without a click: a change event makes a new fetchPage, which reloads — paced by
   // what a page costs (its total counts the matching records): live-pacer.ts.
   const { version: live, track } = usePacedLiveVersion('verifications');
@@ -99,14 +109,7 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
   const navigate = useNavigate();
   const { filters } = list;
   useEffect(() => {
-    const search = paths.history({
-      q: filters.q.trim() || undefined,
-      type: filters.type ?? undefined,
-      status: filters.status ?? undefined,
-      country: filters.country ?? undefined,
-      from: filters.from || undefined,
-      to: filters.to || undefined,
-    }).slice('/history'.length);
+    const search = paths.history(urlFilter(filters)).slice('/history'.length);
     if (search !== location.search) void navigate({ pathname: location.pathname, search }, { replace: true });
   }, [filters, location.pathname, location.search, navigate]);
 
@@ -162,7 +165,9 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
             ? `No verifications in ${environment} match these filters — widen or clear them`
             : `No verifications in ${environment} yet — run one from Verify, the palette (Ctrl+K) or the API`
         }
-        onRowClick={(r) => setOpenId(r.id)}
+        // A record opens at its own address, keeping the list's filters: a push, so Back closes the drawer, and a
+        // reload or a copied link shows the same record.
+        onRowClick={(r) => void navigate(paths.verification(r.id, urlFilter(filters)))}
         rowAttributes={(r) => ({ 'data-testid': `history-row-${r.id}`, 'data-status': r.status })}
         columns={[
           { accessor: 'createdAt', title: 'Created', render: (r) => formatTime(r.createdAt) },
@@ -187,7 +192,6 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
           More than 1,000 checks match: the newest are shown. Add to the search to narrow it.
         </Text>
       )}
-      <VerificationDrawer id={openId} environment={environment} onClose={closeDrawer} />
     </Stack>
   );
 }
