@@ -124,3 +124,38 @@ test('a History row opens at its own address, keeping the filters: reload, Back,
   await expect(rows).toHaveCount(1);
   await expect(page.getByTestId('history-search')).toHaveValue('0123');
 });
+
+test('History rows can be reached and opened from the keyboard', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  const { sandboxKey } = await setUpOrganization(page);
+  for (const [accountNumber, idem] of [['0123456789', 'kb-1'], ['0690000031', 'kb-2']] as const) {
+    const r = await fetch(`${served.apiUrl}/verify/account`, {
+      method: 'POST',
+      headers: { 'X-API-Key': sandboxKey, 'content-type': 'application/json', 'Idempotency-Key': idem },
+      body: JSON.stringify({ country: 'NG', accountNumber, bankCode: '058' }),
+    });
+    expect(r.status).toBe(200);
+  }
+  await page.getByTestId('nav-history').click();
+  const rows = page.getByTestId('history-table').locator('tr[data-status]');
+  await expect(rows).toHaveCount(2);
+  const other = ((await rows.first().getAttribute('data-testid')) ?? '').replace('history-row-', '');
+  const drawer = page.getByTestId('verification-drawer');
+  // The keyboard: Tab from the search box reaches the row's link (before the pager), and Enter opens the record.
+  await page.getByTestId('history-search').focus();
+  const link = page.getByTestId(`history-open-${other}`);
+  await expect(link).toHaveAttribute('href', new RegExp(`#/history/${other}$`));
+  let reached = false;
+  for (let i = 0; i < 15 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await link.evaluate((el) => el === el.ownerDocument.activeElement);
+  }
+  expect(reached).toBe(true);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`#/history/${other}$`));
+  await expect(drawer.getByTestId('verification-result')).toContainText(other);
+  // Esc closes it and returns to the list's address.
+  await page.keyboard.press('Escape');
+  await expect(drawer.getByTestId('verification-result')).toBeHidden();
+  await expect(page).toHaveURL(/#\/history$/);
+});

@@ -2,7 +2,7 @@
 // codes — server side, docs/console-live.md), filterable and paged. A record opens at its own address
 // (`#/history/ver_…`), where the route (app/history-route.tsx) shows it in the drawer over this list.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Badge, Button, Code, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Badge, Button, Code, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { PageTitle } from '../../app/page-title';
@@ -15,7 +15,7 @@ import { formatTime, STATUS_COLOR } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
 import { useConsole } from '../../app/store';
 import { usePacedLiveVersion } from '../../app/live-store';
-import { useLocation, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { paths, type HistoryUrlFilter } from '../../app/routes';
 
 const PAGE_SIZE = 20;
@@ -166,11 +166,27 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
             : `No verifications in ${environment} yet — run one from Verify, the palette (Ctrl+K) or the API`
         }
         // A record opens at its own address, keeping the list's filters: a push, so Back closes the drawer, and a
-        // reload or a copied link shows the same record.
+        // reload or a copied link shows the same record. The time is a real link to that address too, so the rows
+        // can be reached and opened from the keyboard (and, in the web console, opened in a new tab).
         onRowClick={(r) => void navigate(paths.verification(r.id, urlFilter(filters)))}
         rowAttributes={(r) => ({ 'data-testid': `history-row-${r.id}`, 'data-status': r.status })}
         columns={[
-          { accessor: 'createdAt', title: 'Created', render: (r) => formatTime(r.createdAt) },
+          {
+            accessor: 'createdAt',
+            title: 'Created',
+            render: (r) => (
+              <Anchor
+                component={Link}
+                to={paths.verification(r.id, urlFilter(filters))}
+                size="sm"
+                // The row's own click would navigate a second time (and a Ctrl-click meant for a new tab here).
+                onClick={(e) => e.stopPropagation()}
+                data-testid={`history-open-${r.id}`}
+              >
+                {formatTime(r.createdAt)}
+              </Anchor>
+            ),
+          },
           {
             accessor: 'status',
             title: 'Status',
