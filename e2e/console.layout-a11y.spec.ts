@@ -49,6 +49,8 @@ const SIZES = [
 let served: Served;
 let storageState: Awaited<ReturnType<BrowserContext['storageState']>>;
 let base: string;
+/** A successful check, in History. */
+let verificationId: string;
 
 test.describe.configure({ mode: 'serial' });
 
@@ -64,7 +66,9 @@ test.beforeAll(async ({ browser }) => {
       body: JSON.stringify(body),
     });
   // Rows in History and Webhooks, so tables are measured with content.
-  expect((await api('/verify/account', { country: 'NG', accountNumber: '0123456789', bankCode: '058' }, 'layout-1')).status).toBeLessThan(300);
+  const verified = await api('/verify/account', { country: 'NG', accountNumber: '0123456789', bankCode: '058' }, 'layout-1');
+  expect(verified.status).toBeLessThan(300);
+  verificationId = ((await verified.json()) as { id: string }).id;
   expect((await api('/client/webhooks', { url: 'http://127.0.0.1:9/hooks/layout', events: ['verification.completed'] })).status).toBe(201);
   storageState = await page.context().storageState();
   base = new URL(page.url()).origin + new URL(page.url()).pathname;
@@ -213,6 +217,8 @@ for (const scheme of ['light', 'dark'] as const) {
 
 /** axe's serious and critical violations on the page as it is, each with where it was found. */
 async function seriousViolations(page: Page, where: string): Promise<string[]> {
+  // A drawer sliding in or a dialog fading in is scanned once it is still (colours mid-fade are not the page's).
+  await expect.poll(() => page.evaluate<boolean>(`document.getAnimations().every((a) => a.playState !== 'running')`)).toBe(true);
   const result = await new AxeBuilder({ page }).analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -220,9 +226,9 @@ async function seriousViolations(page: Page, where: string): Promise<string[]> {
 }
 
 // What the screens above do not show: a verification's answer (its status colours: green-9 under white text was
-// 4.4:1).
+// 4.4:1), a drawer and a dialog (their × had no name).
 for (const scheme of ['light', 'dark'] as const) {
-  test(`axe: a success result (${scheme})`, async ({ browser }) => {
+  test(`axe: a success result, a drawer and a dialog (${scheme})`, async ({ browser }) => {
     const page = await contextFor(browser, { width: 1400, height: 900 }, scheme);
     try {
       const found: string[] = [];
@@ -234,6 +240,19 @@ for (const scheme of ['light', 'dark'] as const) {
       // Away from the button just clicked: the scan is of the page at rest (a hovered button is shade 8).
       await page.mouse.move(0, 0);
       found.push(...(await seriousViolations(page, 'a success result on Verify')));
+      // A drawer: the record in History (a success result too).
+      await open(page, { path: `/history/${verificationId}`, title: 'History' });
+      const drawer = page.getByTestId('verification-drawer');
+      await expect(drawer.getByTestId('verification-result')).toHaveAttribute('data-status', 'success');
+      await expect(drawer.getByRole('button', { name: 'Close' })).toBeVisible();
+      found.push(...(await seriousViolations(page, 'the History drawer')));
+      // A dialog: a new webhook.
+      await open(page, { path: '/webhooks', title: 'Webhooks', primary: 'create-webhook-button' });
+      await page.getByTestId('create-webhook-button').click();
+      const dialog = page.getByRole('dialog');
+      await expect(dialog.getByRole('button', { name: 'Close' })).toBeVisible();
+      await page.mouse.move(0, 0);
+      found.push(...(await seriousViolations(page, 'the new-webhook dialog')));
       expect(found).toEqual([]);
     } finally {
       await page.context().close();

@@ -1,5 +1,5 @@
 // The environment decides the accent: sandbox is teal, live is red, so the two can never be confused.
-import { Badge, createTheme, darken, DEFAULT_THEME, luminance, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
+import { Badge, createTheme, Drawer, Modal, darken, DEFAULT_THEME, luminance, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
 import type { Environment } from '../../src-shared/schemas/common';
 
 export const ENV_COLOR: Record<Environment, string> = { sandbox: 'teal', live: 'red' };
@@ -37,6 +37,9 @@ export function themeFor(environment: Environment) {
       // A badge is a status: in a narrow table cell it keeps its full word ("success", never "SUCC…") and the table
       // scrolls inside its own frame instead (issue 13 §4: tables never lose the status).
       Badge: Badge.extend({ styles: { root: { flexShrink: 0, minWidth: 'max-content' } } }),
+      // Every dialog's and drawer's × is a button with a name (Mantine's has none: axe `button-name`, critical).
+      Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+      Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
     },
   });
 }
