@@ -157,3 +157,15 @@ test('palette "Open in Verify" fills the form from a fixture without running it'
   await expect(page.getByTestId('verify-account-number')).toHaveValue('');
   await expect(page.getByTestId('verify-prefilled')).toHaveCount(0);
 });
+
+test('an address naming a webhook that is not there says so, in words that are true', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  await setUpOrganization(page);
+  await page.getByTestId('nav-webhooks').click();
+  await expect(page.getByTestId('create-webhook-button')).toBeVisible();
+  await page.evaluate(`location.hash = '#/webhooks/whk_00000000000000000000dead'`);
+  const toast = page.locator('.mantine-Notification-root').filter({ hasText: 'That webhook is not in this list' });
+  await expect(toast).toContainText('It may have been deleted, or it belongs to the other environment.');
+  // Not the hint for a crash (the sentence was passed as an Error, which reads as an unexpected problem).
+  await expect(toast).not.toContainText('restart the console');
+});

@@ -5,8 +5,13 @@
 import { notifications } from '@mantine/notifications';
 import { ConsoleError } from '../client/bridge';
 
-/** The words of a failure: the message, then each field and what is wrong with it; the hint only when no field is named. */
+/**
+ * The words of a failure: the message, then each field and what is wrong with it; the hint only when no field is named.
+ * A string is the console's own sentence (no call failed: e.g. an address naming a webhook that is not there), shown
+ * as it is.
+ */
 export function errorText(e: unknown): string {
+  if (typeof e === 'string') return e;
   const err = e instanceof ConsoleError ? e : null;
   if (!err) return 'The console hit an unexpected problem. Retry; if it keeps happening, restart the console.';
   if (err.details.length > 0) {

@@ -137,7 +137,7 @@ export function WebhooksPage() {
       .then((w) => {
         if (!live) return;
         if (w) setPinned(w);
-        else notifyError(new Error('It may have been deleted, or it belongs to the other environment.'), 'That webhook is not in this list');
+        else notifyError('It may have been deleted, or it belongs to the other environment.', 'That webhook is not in this list');
       })
       .catch((e: unknown) => notifyError(e, 'Could not open the webhook'));
     return () => {
