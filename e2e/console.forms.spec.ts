@@ -1,7 +1,8 @@
 // Forms that catch typos and words that are true (issue 13 §5): required fields and format problems in the form's
 // own words before anything is sent, a non-image selfie refused by its content, sizes below 1 KB in bytes, one
 // routing verdict, sandbox answers called fixture answers, a refused live check shown where the answer would be,
-// and its error toast gone once the next check succeeds.
+// and its error toast gone once the next check succeeds; a webhook refused for its URL says so under the field, with
+// no toasts piling up, and the same failure twice is one toast.
 import { expect, openConsole, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
 
@@ -101,4 +102,42 @@ test('a routing check shows one verdict, and an unknown BIC is never a primary o
   await expect(verdict).not.toHaveText(/success/i);
   await expect(page.getByText('Primary office: yes')).toHaveCount(0);
   await expect(page.getByText('Primary office: n/a')).toBeVisible();
+});
+
+test('a refused webhook shows its reason under the field, with no toast piling up over the dialog', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  await setUpOrganization(page);
+  await page.getByTestId('nav-webhooks').click();
+  await page.getByTestId('create-webhook-button').click();
+  const form = page.getByTestId('webhook-form');
+  const url = page.getByTestId('webhook-url-input');
+  const toasts = page.locator('.mantine-Notification-root');
+  // The service refuses a plain-HTTP URL; each attempt is a call that answers before the next one.
+  for (let i = 0; i < 3; i++) {
+    await url.fill(`http://example.com/hooks/${i}`);
+    const answered = page.waitForResponse((r) => r.url().includes('bridge/webhooks%3Acreate'));
+    await page.getByTestId('webhook-submit').click();
+    expect((await answered).status()).toBeLessThan(500);
+    await expect(form.locator('.mantine-TextInput-error')).toBeVisible();
+  }
+  // The field says it; no toast repeats it (each refusal added one, until they covered the submit button). Counted
+  // now, not waited for: the toasts of the first two refusals would still be there (they close after 8 s).
+  await expect(form.locator('.mantine-TextInput-error')).toContainText(/https/i);
+  expect(await toasts.filter({ hasText: 'Could not create the webhook' }).count()).toBe(0);
+  await expect(page.getByTestId('webhook-submit')).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // The same failure again replaces its toast instead of adding one: an address naming a webhook that is not there,
+  // opened twice.
+  const notThere = toasts.filter({ hasText: 'That webhook is not in this list' });
+  await page.evaluate(`location.hash = '#/webhooks/whk_00000000000000000000dead'`);
+  await expect(notThere).toHaveCount(1);
+  await page.evaluate(`location.hash = '#/webhooks'`);
+  await expect(page).toHaveURL(/#\/webhooks$/);
+  // The second time: once the lookup has answered, the one toast is still the only one (it was two, for the 8 s of
+  // the first one's life).
+  const looked = page.waitForResponse((r) => r.url().includes('bridge/webhooks%3Alist'));
+  await page.evaluate(`location.hash = '#/webhooks/whk_00000000000000000000dead'`);
+  await (await looked).finished();
+  await expect(notThere).toHaveCount(1, { timeout: 2000 });
 });

@@ -1,7 +1,7 @@
 // One way to tell the user a call failed: the message and, when the service named them, the fields it is about —
-// never a stack, and never the generic hint in place of the field. A toast shown under a `key` replaces the
-// previous one of that key, and `clearError(key)` takes it away once the next attempt succeeds, so a stale
-// error never sits beside a fresh success.
+// never a stack, and never the generic hint in place of the field. A toast shown under a `key` (by default its
+// title and words) replaces the previous one of that key, and `clearError(key)` takes it away once the next attempt
+// succeeds, so a stale error never sits beside a fresh success.
 import { notifications } from '@mantine/notifications';
 import { ConsoleError } from '../client/bridge';
 
@@ -21,12 +21,16 @@ export function errorText(e: unknown): string {
   return [err.message, err.hint].filter(Boolean).join(' — ');
 }
 
+/**
+ * Shows a failure. Without a `key`, the toast's own words are its key: the same failure again replaces its toast
+ * instead of stacking another (repeated refusals piled up over a dialog's submit button, and hovering one pauses
+ * its auto-close).
+ */
 export function notifyError(e: unknown, title = 'Something went wrong', key?: string): void {
-  const options = { color: 'red', title, message: errorText(e), autoClose: 8000, style: { whiteSpace: 'pre-line' as const } };
-  if (key) {
-    notifications.hide(key);
-    notifications.show({ ...options, id: key });
-  } else notifications.show(options);
+  const message = errorText(e);
+  const id = key ?? `error:${title}\n${message}`;
+  notifications.hide(id);
+  notifications.show({ id, color: 'red', title, message, autoClose: 8000, style: { whiteSpace: 'pre-line' as const } });
 }
 
 /** Takes away the error toast shown under `key`, if it is still on screen. */

@@ -7,11 +7,14 @@ import { IconAlertTriangle, IconCheck, IconCopy } from '@tabler/icons-react';
 import { WEBHOOK_EVENTS, type Webhook, type WebhookEvent, type WebhookWithSecret } from '../../../src-shared/schemas/webhooks';
 import { ConsoleError, call } from '../../client/bridge';
 import { formatTime } from '../../app/format';
-import { notifyError } from '../../app/notify';
+import { clearError, notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
 import { useAppInfo } from '../../app/app-info';
 import { SecretKey } from '../keys/secret-key';
 import { WEBHOOK_DESCRIPTION_MAX } from '../../../src-shared/schemas/webhooks';
+
+/** The one toast of a save that failed for a reason no field shows. */
+const SAVE_ERROR = 'webhook-save';
 
 const EVENT_HELP: Record<WebhookEvent, string> = {
   'verification.completed': 'A verification was processed with status success.',
@@ -100,9 +103,13 @@ export function WebhookFormModal(props: {
           }),
         );
       }
+      clearError(SAVE_ERROR);
     } catch (err) {
-      setErrors(fieldErrors(err));
-      notifyError(err, editing ? 'Could not save the webhook' : 'Could not create the webhook');
+      const fields = fieldErrors(err);
+      setErrors(fields);
+      // A refusal the form shows under its field needs no toast as well (it repeated the field's words).
+      if (Object.keys(fields).length > 0) clearError(SAVE_ERROR);
+      else notifyError(err, editing ? 'Could not save the webhook' : 'Could not create the webhook', SAVE_ERROR);
     } finally {
       setBusy(false);
     }
