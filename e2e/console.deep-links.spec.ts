@@ -1,6 +1,7 @@
 // Links that open a page already focused: a failed webhook delivery on the dashboard opens that webhook's failed
 // deliveries with the delivery in the drawer, and the palette's "Open in Verify" fills the Verify form from a
 // sandbox fixture without running it. (Dashboard → filtered History is covered by console.dashboard.spec.ts.)
+import AxeBuilder from '@axe-core/playwright';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
@@ -80,6 +81,21 @@ test('dashboard webhook failure opens that webhook’s deliveries on the failed 
     await expect(panel).toContainText(url);
     await expect(page.getByTestId('deliveries-status-filter')).toHaveValue('failed');
     await expect(page.getByTestId(`delivery-row-${deliveryId}`)).toHaveAttribute('data-highlighted', 'true');
+    // A delivery card with its copy button, scanned by axe (the card was a role="button" holding another button:
+    // nested-interactive), and opened from the keyboard by its own Open button.
+    // (AxeBuilder needs a page of a context of its own: the same address, signed in, in a second one.)
+    const scanned = await (await browser.newContext({ storageState: await page.context().storageState() })).newPage();
+    await scanned.goto(page.url().replace(/\/deliveries\/[^?]*/, ''));
+    await expect(scanned.getByTestId(`delivery-row-${deliveryId}`)).toBeVisible();
+    const axe = await new AxeBuilder({ page: scanned }).analyze();
+    await scanned.context().close();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await page.getByTestId(`delivery-open-${deliveryId}`).focus();
+    await page.keyboard.press('Enter');
+    await expect(drawer.getByTestId('delivery-status')).toHaveText('failed');
+    await expect(page).toHaveURL(new RegExp(`#/webhooks/${webhook.id}/deliveries/${deliveryId}\\?deliveries=failed$`));
+    await page.keyboard.press('Escape');
+    await expect(drawer.getByTestId('delivery-status')).toBeHidden();
 
     // The address names the webhook, its filter and the delivery: reload lands on the same screen.
     await expect(page).toHaveURL(new RegExp(`#/webhooks/${webhook.id}\\?deliveries=failed$`));

@@ -131,17 +131,9 @@ export function DeliveriesPanel(props: {
                   data-status={d.status}
                   data-highlighted={d.id === highlightId || undefined}
                   style={{ cursor: 'pointer', ...(d.id === highlightId ? { outline: '2px solid var(--mantine-color-red-5)' } : {}) }}
+                  // A click anywhere on the card opens the delivery; from the keyboard, its Open button does. (The card
+                  // was itself a role="button" holding the copy button: axe nested-interactive, serious.)
                   onClick={() => onOpen(d.id)}
-                  // Reachable and openable from the keyboard, like a link to the delivery.
-                  role="button"
-                  tabIndex={0}
-                  aria-label={`Delivery ${d.id}: ${DELIVERY_LABEL[d.status]}, ${d.eventType}`}
-                  onKeyDown={(e) => {
-                    if (e.key === 'Enter' || e.key === ' ') {
-                      e.preventDefault();
-                      onOpen(d.id);
-                    }
-                  }}
                 >
                   <Group wrap="nowrap" align="center" gap="md">
                     <Stack gap={4} w={260} style={{ flexShrink: 0 }}>
@@ -189,6 +181,18 @@ export function DeliveriesPanel(props: {
                           dropped {formatTime(d.droppedAt)}
                         </Text>
                       )}
+                      <Button
+                        size="compact-xs"
+                        variant="subtle"
+                        aria-label={`Open delivery ${d.id}: ${DELIVERY_LABEL[d.status]}, ${d.eventType}`}
+                        data-testid={`delivery-open-${d.id}`}
+                        onClick={(e) => {
+                          e.stopPropagation();
+                          onOpen(d.id);
+                        }}
+                      >
+                        Open
+                      </Button>
                     </Stack>
                   </Group>
                 </Card>
