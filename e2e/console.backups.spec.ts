@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname as dirOf, resolve } from 'node:path';
 import { fileURLToPath as toPath } from 'node:url';
-import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
+import { bootstrapOwner, expect, openConsole, serve, stop, test, type Served } from './fixtures';
 import { screenshotsDir } from './screenshots';
 
 const root = resolve(dirOf(toPath(import.meta.url)), '..');
@@ -17,11 +17,7 @@ test.afterEach(async () => {
 
 test('back up now, then schedule a restore for the next start', async ({ browser }) => {
   served = await serve();
-  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  expect(boot.status, boot.stderr).toBe(0);
+  bootstrapOwner(served);
   const page = await openConsole(browser, served);
   await page.getByTestId('nav-settings').click();
   const panel = page.getByTestId('backups-panel');
@@ -45,11 +41,7 @@ test('back up now, then schedule a restore for the next start', async ({ browser
 
 test('the backup schedule refuses an empty or fractional field in words and saves nothing', async ({ browser }) => {
   served = await serve();
-  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  expect(boot.status, boot.stderr).toBe(0);
+  bootstrapOwner(served);
   const page = await openConsole(browser, served);
   await page.getByTestId('nav-settings').click();
   const panel = page.getByTestId('backups-panel');

@@ -3,21 +3,11 @@
 // `vconsole batch validate` uses (csv-input.ts), and runs once the column is chosen.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, openConsole, test } from './fixtures';
+import { expect, openConsole, setUpThroughBridge, test } from './fixtures';
 
 test('the uploader says how it reads an unusual file, and what to do when no column holds identifiers', async ({ browser, served }) => {
   const page = await openConsole(browser, served);
-  const setup = await page.evaluate(async () => {
-    const r = await fetch('bridge/setup:bootstrap', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ organizationName: 'Acme Ops', email: 'ops@acme.test', password: 'correct horse battery' }),
-    });
-    return r.status;
-  });
-  expect(setup).toBe(200);
-  await page.reload();
-  await page.locator('[data-app-state="loaded"]').waitFor();
+  await setUpThroughBridge(page);
   await page.getByTestId('nav-routing').click();
   await page.getByTestId('routing-tab-batch').click();
 

@@ -2,7 +2,7 @@
 // with a progress bar, and downloads the invalid rows with their reasons.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { expect, openConsole, test } from './fixtures';
+import { expect, openConsole, setUpThroughBridge, test } from './fixtures';
 import { screenshotsDir } from './screenshots';
 
 const shots = screenshotsDir();
@@ -10,17 +10,7 @@ const shots = screenshotsDir();
 test('pick a CSV, preview it, run the batch and download the invalid rows', async ({ browser, served }) => {
   const page = await openConsole(browser, served);
   // Set up through the console's own channel (onboarding has its own spec), then reload into the app.
-  const setup = await page.evaluate(async () => {
-    const r = await fetch('bridge/setup:bootstrap', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ organizationName: 'Acme Ops', email: 'ops@acme.test', password: 'correct horse battery' }),
-    });
-    return r.status;
-  });
-  expect(setup).toBe(200);
-  await page.reload();
-  await page.locator('[data-app-state="loaded"]').waitFor();
+  await setUpThroughBridge(page);
 
   const rows = ['payee,swift_code'];
   for (let i = 0; i < 500; i++) rows.push(`payee ${i},${i % 5 === 0 ? 'DEUT12FF' : 'DEUTDEFF'}`);

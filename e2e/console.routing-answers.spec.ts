@@ -5,20 +5,10 @@ import AxeBuilder from '@axe-core/playwright';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { expect, openConsole, test } from './fixtures';
+import { expect, openConsole, setUpThroughBridge, test } from './fixtures';
 
 async function signedIn(page: Page): Promise<void> {
-  const setup = await page.evaluate(async () => {
-    const r = await fetch('bridge/setup:bootstrap', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ organizationName: 'Acme Ops', email: 'ops@acme.test', password: 'correct horse battery' }),
-    });
-    return r.status;
-  });
-  expect(setup).toBe(200);
-  await page.reload();
-  await page.locator('[data-app-state="loaded"]').waitFor();
+  await setUpThroughBridge(page);
   await page.getByTestId('nav-routing').click();
 }
 

@@ -1,15 +1,11 @@
 // Settings in the web console: the developer-option warning while `--allow-webhook-host` is in force, the theme,
 // a live rate-limit change, a new user, and the configuration export (a JSON file without any secret).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname as dirOf, join, resolve } from 'node:path';
-import { fileURLToPath as toPath } from 'node:url';
-import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
+import { join, resolve } from 'node:path';
+import { bootstrapOwner, expect, openConsole, serve, stop, test, type Served } from './fixtures';
 import { screenshotsDir } from './screenshots';
 
-const here = dirOf(toPath(import.meta.url));
-const root = resolve(here, '..');
 const shots = screenshotsDir();
 
 let served: Served | null = null;
@@ -21,11 +17,7 @@ test.afterEach(async () => {
 test('settings: dev-option banner, theme, rate limit, users, config export', async ({ browser }) => {
   served = await serve(['--allow-webhook-host', '127.0.0.1:9']);
   // The organization exists before the console opens, so the page starts in the shell, not the setup screen.
-  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  expect(boot.status, boot.stderr).toBe(0);
+  const { sandboxKey: key } = bootstrapOwner(served);
 
   const page = await openConsole(browser, served);
   await page.getByTestId('nav-settings').click();
@@ -49,7 +41,6 @@ test('settings: dev-option banner, theme, rate limit, users, config export', asy
   await page.getByTestId('settings-rate-limit').fill('2');
   await page.getByTestId('settings-rate-limit-save').click();
   await expect(page.getByTestId('rate-limit-running')).toHaveText('2/min');
-  const key = (JSON.parse(boot.stdout) as { keys: { sandbox: string } }).keys.sandbox;
   const statuses: number[] = [];
   for (let i = 0; i < 3; i++) statuses.push((await fetch(`${served.apiUrl}/verify?limit=1`, { headers: { 'X-API-Key': key } })).status);
   expect(statuses).toEqual([200, 200, 429]);
@@ -89,11 +80,7 @@ test('settings: dev-option banner, theme, rate limit, users, config export', asy
 
 test('settings: an empty rate limit is refused in words, not applied as 0 ("no limit")', async ({ browser }) => {
   served = await serve();
-  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  expect(boot.status, boot.stderr).toBe(0);
+  bootstrapOwner(served);
   const page = await openConsole(browser, served);
   await page.getByTestId('nav-settings').click();
   const card = page.getByTestId('rate-limit-card');
@@ -116,11 +103,7 @@ test('settings: an empty rate limit is refused in words, not applied as 0 ("no l
 
 test('settings: the configuration import picker can take the same file again', async ({ browser }) => {
   served = await serve();
-  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', served.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  expect(boot.status, boot.stderr).toBe(0);
+  bootstrapOwner(served);
   const page = await openConsole(browser, served);
   await page.getByTestId('nav-settings').click();
   // The import picker is cleared after each pick, so the browser offers the same file again (a file fixed on disk

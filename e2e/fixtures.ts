@@ -1,7 +1,7 @@
 // Test fixtures: each test gets its own data folder and its own `vconsole serve` process on a free port, started
 // through the real CLI; the page waits for the console's readiness marker, never a fixed sleep.
 import { test as base, chromium, type Browser, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -69,6 +69,34 @@ export async function openConsole(browser: Browser, s: Served): Promise<Page> {
   await page.goto(s.consoleUrl);
   await page.locator('[data-app-state="loaded"]').waitFor({ timeout: 30_000 });
   return page;
+}
+
+/**
+ * Creates the served data folder's organization with the CLI (owner@acme.test), before the console opens: a test of a
+ * page other than set-up starts in the shell, not on the set-up screen.
+ */
+export function bootstrapOwner(s: Served): { sandboxKey: string } {
+  const boot = spawnSync(process.execPath, ['bin/vconsole.mjs', 'bootstrap', '--data-dir', s.dataDir, '--email', 'owner@acme.test', '--password', 'correct horse battery', '--json'], {
+    cwd: resolve(here, '..'),
+    encoding: 'utf8',
+  });
+  if (boot.status !== 0) throw new Error(`bootstrap failed: ${boot.stderr}`);
+  return { sandboxKey: (JSON.parse(boot.stdout) as { keys: { sandbox: string } }).keys.sandbox };
+}
+
+/** Sets the organization up through the console's bridge (not its set-up screen), then reloads into the shell. */
+export async function setUpThroughBridge(page: Page): Promise<void> {
+  const status = await page.evaluate(async () => {
+    const r = await fetch('bridge/setup:bootstrap', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ organizationName: 'Acme Ops', email: 'ops@acme.test', password: 'correct horse battery' }),
+    });
+    return r.status;
+  });
+  if (status !== 200) throw new Error(`setup:bootstrap answered ${status}`);
+  await page.reload();
+  await page.locator('[data-app-state="loaded"]').waitFor();
 }
 
 export const test = base.extend<{ served: Served }, { browser: Browser }>({
