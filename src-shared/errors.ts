@@ -107,6 +107,11 @@ export const HTTP_ERRORS = {
     action: 'WAIT_AND_RETRY',
     message: 'The service cannot write to its data folder right now (the disk is full or read-only). Nothing was recorded; retry after the time given by Retry-After.',
   },
+  SERVICE_STOPPING: {
+    status: 503,
+    action: 'WAIT_AND_RETRY',
+    message: 'The service is stopping (a restart or a shutdown). Nothing was done; retry after the time given by Retry-After.',
+  },
   INTERNAL_ERROR: {
     status: 500,
     action: 'RETRY_LATER',

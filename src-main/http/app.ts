@@ -155,7 +155,10 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
     onConstructorPoisoning: 'error',
     trustProxy: o.trustProxy && o.trustProxy.length > 0 ? o.trustProxy : false,
     ...(o.https ? { https: { cert: o.https.cert, key: o.https.key, minVersion: 'TLSv1.2' as const } } : {}),
-    return503OnClosing: true,
+    // A request that arrives while the listener closes (pipelined behind one in flight) is refused by the onRequest
+    // hook below with the service's own 503 body and Retry-After (SERVICE_STOPPING), not Fastify's bare one, which
+    // has neither and which the OpenAPI document's 503 does not describe.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 200 },
     // Errors raised before routing, or by Node's parser, answer with the §7.1 body too (found by test/security).
     frameworkErrors: frameworkErrorHandler,
@@ -187,10 +190,16 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   // The per-request checks in one callback hook (each async hook costs a promise and a turn of the hook runner,
   // on every request): count the request on its socket, refuse repeated single-value headers, and (loopback
   // listener) refuse a Host that does not name it (a public URL's Host is checked by its own hook below).
+  // Set once the listener starts to close (preClose, below).
+  let closing = false;
   app.addHook('onRequest', (req, reply, next) => {
     const socket = tcpSocketOf(req.raw.socket);
     const n = sockets.get(socket);
     if (n !== undefined) sockets.set(socket, n + 1);
+    if (closing) {
+      sendError(reply, 'SERVICE_STOPPING', { retryAfterSeconds: 1 });
+      return;
+    }
     try {
       checkRepeatedHeaders(req);
     } catch (err) {
@@ -214,7 +223,6 @@ export async function buildApp(o: BuildAppOptions): Promise<FastifyInstance> {
   });
   // Once the listener closes, every answer still in flight says `Connection: close`: a keep-alive client would
   // otherwise hold its idle connection open and make close() wait for the keep-alive timeout (about 72 s).
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });

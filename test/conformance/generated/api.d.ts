@@ -1220,7 +1220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1355,7 +1355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1477,7 +1477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1592,7 +1592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1702,7 +1702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1827,7 +1827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1946,7 +1946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2145,7 +2145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2257,7 +2257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2364,7 +2364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2563,7 +2563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2762,7 +2762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2961,7 +2961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3160,7 +3160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3259,7 +3259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3374,7 +3374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3495,7 +3495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3629,7 +3629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3739,7 +3739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3847,7 +3847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4008,7 +4008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4130,7 +4130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4241,7 +4241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4354,7 +4354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4486,7 +4486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4604,7 +4604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4722,7 +4722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4863,7 +4863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4981,7 +4981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5096,7 +5096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`. */
+            /** @description The service cannot answer right now (for example its data folder cannot be written); retry after `Retry-After`. Codes: `STORAGE_UNAVAILABLE`, `SERVICE_STOPPING`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
