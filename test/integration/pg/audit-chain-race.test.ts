@@ -23,10 +23,16 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Resolves once some connection of the database waits for a lock (a row or a transaction's key): polled, no timer bet. */
+/**
+ * Resolves once a connection of the database waits, inside an INSERT into audit_events, for another transaction to end
+ * (the unique key's check): polled, no timer bet, and no other connection's wait mistaken for it.
+ */
 async function someoneWaitsForALock(deps: TestService['service']['deps']): Promise<void> {
   for (let i = 0; i < 1_000; i++) {
-    const row = await deps.sql.get<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+    const row = await deps.sql.get<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+         AND wait_event = 'transactionid' AND query LIKE 'INSERT INTO audit_events%'`,
+    );
     if (row!.n > 0) return;
     await new Promise((r) => setTimeout(r, 10));
   }
