@@ -54,12 +54,31 @@ interface Agents {
 }
 const agents = new WeakMap<object, Agents>();
 
+/**
+ * How the local receiver's agent finds `localhost`: both loopback addresses, never the resolver (no hosts file or DNS
+ * answer can send a local receiver's request anywhere else), tried in turn (autoSelectFamily). A receiver listening on
+ * ::1 only — a dev server bound to `localhost` where that resolves to ::1 first — is reached as well as one on
+ * 127.0.0.1. Any other name never gets here: localReceiverUrl lets only loopback literals and localhost through.
+ */
+export function loopbackLookup(
+  hostname: string,
+  options: { all?: boolean },
+  cb: (err: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void,
+): void {
+  if (hostname !== 'localhost') {
+    cb(Object.assign(new Error(`${hostname} is not a local receiver's host`), { code: 'ENOTFOUND' }), '', 0);
+    return;
+  }
+  if (options.all) cb(null, [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+  else cb(null, '127.0.0.1', 4);
+}
+
 function agentsOf(rt: CoreRuntime): Agents {
   let a = agents.get(rt.deps);
   if (!a) {
     a = {
       safe: createSafeAgent({ policy: urlPolicyOf(rt), connectTimeoutMs: ATTEMPT_TIMEOUT_MS }),
-      local: new Agent({ connect: { timeout: ATTEMPT_TIMEOUT_MS } }),
+      local: new Agent({ connect: { timeout: ATTEMPT_TIMEOUT_MS, autoSelectFamily: true, lookup: loopbackLookup } }),
     };
     agents.set(rt.deps, a);
   }
@@ -88,8 +107,8 @@ export function localReceiverRefused(reason: string): AppError {
 
 /**
  * A local receiver URL (decisions §7: console forwarding and replay only): http(s) to localhost or a loopback
- * literal, not our own API. Returns the URL to dial (localhost pinned to 127.0.0.1 so no lookup can redirect it)
- * or a reason.
+ * literal, not our own API. Returns the URL to dial, `localhost` kept as given (the local agent resolves it to the two
+ * loopback addresses only: loopbackLookup), or a reason.
  */
 export function localReceiverUrl(rt: CoreRuntime, raw: string): { ok: true; url: string } | { ok: false; reason: string } {
   let u: URL;
@@ -102,8 +121,10 @@ export function localReceiverUrl(rt: CoreRuntime, raw: string): { ok: true; url:
   if (u.username || u.password) return { ok: false, reason: 'credentials in URL are not allowed' };
   if (!LOOPBACK_NAMES.has(u.hostname)) return { ok: false, reason: 'a local receiver must be on localhost, 127.0.0.1 or [::1]' };
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
-  if (isOwnListener(u.hostname, port, urlPolicyOf(rt))) return { ok: false, reason: 'URL points at this service' };
-  if (u.hostname === 'localhost') u.hostname = '127.0.0.1';
+  // `localhost` is both loopback addresses (loopbackLookup): it is this service if either one is.
+  const names = u.hostname === 'localhost' ? ['localhost', '127.0.0.1', '[::1]'] : [u.hostname];
+  const policy = urlPolicyOf(rt);
+  if (names.some((name) => isOwnListener(name, port, policy))) return { ok: false, reason: 'URL points at this service' };
   return { ok: true, url: u.href };
 }
 

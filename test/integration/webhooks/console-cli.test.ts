@@ -60,7 +60,10 @@ describe('console channels', () => {
       await expect(own).rejects.toMatchObject({ code: 'INVALID_WEBHOOK_URL', message: expect.stringContaining('local receiver') });
       await expect(own).rejects.toMatchObject({ message: expect.not.stringContaining('publicly reachable') });
       const fwd = await h['webhooks:setForward'](input('webhooks:setForward', { url: `http://localhost:${local.port}/fwd` }));
-      expect(fwd.url).toBe(`http://127.0.0.1:${local.port}/fwd`);
+      // localhost is kept as given: the local agent resolves it to the loopback addresses only (loopbackLookup).
+      expect(fwd.url).toBe(`http://localhost:${local.port}/fwd`);
+      // …and it is this service when either loopback address is.
+      await expect(h['webhooks:setForward'](input('webhooks:setForward', { url: `http://localhost:${ts.port}/api/v1` }))).rejects.toMatchObject({ code: 'INVALID_WEBHOOK_URL' });
       expect(await h['webhooks:getForward']({})).toEqual(fwd);
 
       await verifyAsync(ts, ts.sandboxKey);

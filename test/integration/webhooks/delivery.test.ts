@@ -1,6 +1,8 @@
 // Signed delivery end to end (interface §6, §3.2–§3.3; decisions §7): a real async verification, a real local
 // receiver, the retry schedule with a 50 ms "minute", failure of the webhook, resumption, redirects, rotation,
 // replay and forwarding.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -201,6 +203,31 @@ describe('delivery of verification events', () => {
     const detail = await api(ts.url, 'GET', `/client/webhooks/${hook.id}/deliveries/${deliveryId}`, { key: ts.sandboxKey });
     expect(detail.body).toMatchObject({ status: 'success', attempts: 1 });
     expect(detail.body.attemptLog.map((a: { kind: string }) => a.kind)).toEqual(['scheduled', 'replay', 'replay']);
+  });
+
+  it('a replay to localhost reaches a local receiver that listens on ::1 only (a dev server bound to localhost)', async () => {
+    const { ts, receiver } = await setup();
+    const hook = await registerWebhook(ts, ts.sandboxKey, `${receiver.url}/hook`);
+    await verifyAsync(ts, ts.sandboxKey);
+    const [orig] = await receiver.waitFor(1);
+    await until(async () => (await deliveryRows(ts, hook.id))[0]?.status === 'success', 'success');
+    const got: Buffer[] = [];
+    const v6 = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        got.push(Buffer.concat(chunks));
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => v6.listen(0, '::1', () => r()));
+    cleanup.push(() => new Promise<void>((r) => v6.close(() => r())));
+    const port = (v6.address() as AddressInfo).port;
+    const scope = { organizationId: ts.org!.organizationId, environment: 'sandbox' as const };
+    const res = await replayDelivery(ts.service.rt, scope, h(orig!, 'x-delivery-id'), { target: `http://localhost:${port}/replayed`, resign: false });
+    expect(res).toMatchObject({ ok: true, statusCode: 200 });
+    expect(got).toHaveLength(1);
+    expect(got[0]!.equals(orig!.rawBody)).toBe(true);
   });
 
   it('forwards each delivery to the organization local receiver as it is sent', async () => {
