@@ -159,3 +159,40 @@ test('History rows can be reached and opened from the keyboard', async ({ browse
   await expect(drawer.getByTestId('verification-result')).toBeHidden();
   await expect(page).toHaveURL(/#\/history$/);
 });
+
+test('opening and closing a record keeps the list on its page; History in the menu starts it over at the first', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  const { sandboxKey } = await setUpOrganization(page);
+  // 21 checks: a second page of one (20 a page), the oldest.
+  const ids: string[] = [];
+  for (let i = 0; i < 21; i++) {
+    const r = await fetch(`${served.apiUrl}/verify/account`, {
+      method: 'POST',
+      headers: { 'X-API-Key': sandboxKey, 'content-type': 'application/json', 'Idempotency-Key': `page-${i}` },
+      body: JSON.stringify({ country: 'NG', accountNumber: '0123456789', bankCode: '058' }),
+    });
+    expect(r.status).toBe(200);
+    ids.push(((await r.json()) as { id: string }).id);
+  }
+  const oldest = ids[0]!;
+  await page.getByTestId('nav-history').click();
+  const table = page.getByTestId('history-table');
+  const rows = table.locator('tr[data-status]');
+  await expect(rows).toHaveCount(20);
+  await table.getByRole('button', { name: '2', exact: true }).click();
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`history-row-${oldest}`)).toBeVisible();
+
+  // A record opened from page 2 and closed again: still page 2 under it.
+  await page.getByTestId(`history-row-${oldest}`).getByText('0123456789').click();
+  await expect(page).toHaveURL(new RegExp(`#/history/${oldest}$`));
+  await page.goBack();
+  await expect(page).toHaveURL(/#\/history$/);
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`history-row-${oldest}`)).toBeVisible();
+
+  // History in the menu: the list from its first page.
+  await page.getByTestId('nav-history').click();
+  await expect(rows).toHaveCount(20);
+  await expect(page.getByTestId(`history-row-${oldest}`)).toHaveCount(0);
+});

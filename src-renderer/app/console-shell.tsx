@@ -40,7 +40,7 @@ import { ShortcutsModal, useConsoleHotkeys } from '../features/palette/shortcuts
 import { DashboardPage } from './dashboard-page';
 import { AppInfoContext, canCall } from './app-info';
 import { ENV_LABEL, EnvironmentSwitch, LiveConfirmModal } from './environment';
-import { paths, sectionOf } from './routes';
+import { MENU_NAVIGATION, paths, sectionOf } from './routes';
 import { useConsole, type Section } from './store';
 import { ENV_COLOR } from './theme';
 import { StorageBanner } from './storage-banner';
@@ -305,6 +305,9 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
             key={n.section}
             component={Link}
             to={paths.section(n.section)}
+            // Marks the navigation as the menu's: on the page it already shows, the router replaces the entry, and a
+            // page that keeps its place across its own replaces (History) starts over on this one.
+            state={MENU_NAVIGATION}
             data-testid={`nav-${n.section}`}
             label={n.label}
             leftSection={n.icon}

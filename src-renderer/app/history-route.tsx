@@ -6,7 +6,7 @@ import { useMemo, useRef } from 'react';
 import { useLocation, useNavigate, useNavigationType, useParams } from 'react-router';
 import { HistoryPage } from '../features/history/history-page';
 import { VerificationDrawer } from '../features/history/verification-drawer';
-import { historyFilterOf, paths } from './routes';
+import { historyFilterOf, isMenuNavigation, paths } from './routes';
 import { useConsole } from './store';
 
 export function HistoryRoute() {
@@ -24,9 +24,13 @@ export function HistoryRoute() {
   // remount it too). Opening or closing a record keeps the filters: the list stays as it is (its page, its scroll)
   // under the drawer.
   const navigationType = useNavigationType();
+  // History in the sections menu starts the list over at its first page, even from the list itself (the router
+  // replaces the entry then: the menu's navigation is known by its state, isMenuNavigation) — but not Back to that
+  // entry (POP), which is closing a record opened from it.
   const mounted = useRef({ location, search: location.search, n: 0 });
   if (mounted.current.location !== location) {
-    const remount = navigationType !== 'REPLACE' && location.search !== mounted.current.search;
+    const fromMenu = navigationType !== 'POP' && isMenuNavigation(location.state);
+    const remount = (navigationType !== 'REPLACE' && location.search !== mounted.current.search) || fromMenu;
     mounted.current = { location, search: location.search, n: mounted.current.n + (remount ? 1 : 0) };
   }
   return (

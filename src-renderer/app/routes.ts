@@ -23,6 +23,13 @@ function query(params: Record<string, string | null | undefined>): string {
 
 const enc = encodeURIComponent;
 
+/** The router state of a navigation from the sections menu (console-shell.tsx): isMenuNavigation reads it. */
+export const MENU_NAVIGATION = { menu: true } as const;
+
+export function isMenuNavigation(state: unknown): boolean {
+  return typeof state === 'object' && state !== null && (state as { menu?: unknown }).menu === true;
+}
+
 export const paths = {
   section: (s: Section): string => `/${s}`,
   dashboard: (period?: string): string => `/dashboard${query({ period: period === 'today' ? undefined : period })}`,
