@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import { channel } from './channel-def';
 
+/** Days of demo history one load may write: the loader's bound, its channel's, the CLI's and the console's field's. */
+export const DEMO_DAYS_MAX = 90;
+
 export const DemoStatusSchema = z.object({
   present: z.boolean(),
   records: z.number().int(),
@@ -12,7 +15,7 @@ export type DemoStatusView = z.infer<typeof DemoStatusSchema>;
 export const demoChannels = {
   'demo:status': channel(z.object({}).strict(), DemoStatusSchema),
   'demo:load': channel(
-    z.object({ days: z.number().int().min(1).max(90).optional() }).strict(),
+    z.object({ days: z.number().int().min(1).max(DEMO_DAYS_MAX).optional() }).strict(),
     DemoStatusSchema.extend({
       checks: z.number().int(),
       routingChecks: z.number().int(),

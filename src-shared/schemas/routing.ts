@@ -11,7 +11,7 @@ const identifier = z.string().min(1).max(IDENTIFIER_MAX);
 // The currency too: one that is not 3 letters is answered `valid: false` with its reason by the check, never charged
 // (docs/routing.md); its shape is judged there, not here. Membership of ISO 4217's list is not checked (CNH and the
 // like are in real directories).
-const currency = z.string().min(1).max(64).describe('ISO 4217 currency code (3 letters); another value is answered valid: false');
+const currency = z.string().min(1).max(IDENTIFIER_MAX).describe('ISO 4217 currency code (3 letters); another value is answered valid: false');
 
 export const BicRequestSchema = z.object({ bic: identifier }).strict().meta({ id: 'BicCheckRequest' });
 export const RoutingNumberRequestSchema = z.object({ routingNumber: identifier }).strict().meta({ id: 'RoutingCodeCheckRequest' });

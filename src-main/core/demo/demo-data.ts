@@ -30,6 +30,7 @@ import type { BatchItem } from '../../../src-shared/schemas/routing';
 import { randomBytes } from 'node:crypto';
 import { seededRandom } from '../../../src-shared/seeded-random';
 import { removeDemoBatchFiles, runDemoBatch } from './demo-batch';
+import { DEMO_DAYS_MAX } from '../../../src-shared/channels-demo';
 
 /** Tables whose inserted rows the loader lists, with the SQL expression of their primary key. */
 export const DEMO_TABLES: Readonly<Record<string, string>> = {
@@ -51,7 +52,7 @@ export const DEMO_TABLES: Readonly<Record<string, string>> = {
 };
 
 export const DEMO_DAYS_DEFAULT = 30;
-export const DEMO_DAYS_MAX = 90;
+export { DEMO_DAYS_MAX };
 
 /** A core on the same store whose clock the loader controls (the doors build it with createCore). */
 export interface LoaderCore {

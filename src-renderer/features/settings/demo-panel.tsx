@@ -3,7 +3,7 @@
 // card shows progress without a streaming channel.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Badge, Button, Group, NumberInput, Paper, Progress, Stack, Text, Title } from '@mantine/core';
-import type { DemoStatusView } from '../../../src-shared/channels-demo';
+import { DEMO_DAYS_MAX, type DemoStatusView } from '../../../src-shared/channels-demo';
 import { call } from '../../client/bridge';
 import { notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
@@ -14,8 +14,6 @@ import { startDemoTour } from '../tour/demo-tour';
 
 /** About two records per check (the check and its idempotency key): enough for a progress estimate. */
 const RECORDS_PER_DAY = 62;
-/** The loader's bounds (DEMO_DAYS_MAX in src-main/core/demo/demo-data.ts, the demo:load schema). */
-const DAYS_MAX = 90;
 
 export function DemoPanel() {
   const navigate = useNavigate();
@@ -44,8 +42,8 @@ export function DemoPanel() {
   const load = async () => {
     // An empty field is not 0 days: said at the field, before anything is sent.
     const n = numberFieldValue(days);
-    if (n === null || !Number.isInteger(n) || n < 1 || n > DAYS_MAX) {
-      setDaysError(`Enter a whole number of days from 1 to ${DAYS_MAX}.`);
+    if (n === null || !Number.isInteger(n) || n < 1 || n > DEMO_DAYS_MAX) {
+      setDaysError(`Enter a whole number of days from 1 to ${DEMO_DAYS_MAX}.`);
       return;
     }
     setBusy('load');
@@ -107,7 +105,7 @@ export function DemoPanel() {
           <NumberInput
             label="Days"
             min={1}
-            max={DAYS_MAX}
+            max={DEMO_DAYS_MAX}
             value={days}
             onChange={(v) => {
               setDays(v);
