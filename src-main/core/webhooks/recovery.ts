@@ -50,8 +50,12 @@ async function periodOf(deps: CoreDeps, hook: WebhookRow, req: RecoveryRequest):
   }
   // Events after now reach an active webhook by the normal path; a recovery never reaches into the future.
   const untilMs = Math.min(req.until !== undefined ? parseInstant('until', req.until) : nowMs + 1, nowMs + 1);
+  if (sinceMs > nowMs) {
+    // The start is what is wrong here, whatever until says: name it, so the console shows the error under "From".
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'since', message: 'is in the future: a recovery redelivers events already sent' }] });
+  }
   if (untilMs <= sinceMs) {
-    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'until', message: 'the period is empty: until must be after since (and since not in the future)' }] });
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'until', message: 'the period is empty: until must be after since' }] });
   }
   return { sinceMs, untilMs };
 }

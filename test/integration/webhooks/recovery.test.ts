@@ -213,6 +213,10 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     expect(never.body.details[0]).toMatchObject({ field: 'since' });
     expect((await post({ since: 'yesterday' })).body.details[0]).toMatchObject({ field: 'since' });
     expect((await post({ since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' })).body.details[0]).toMatchObject({ field: 'until' });
+    // A start in the future is the start's problem (the console shows it under "From"), with or without an end.
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await post({ since: future })).body.details[0]).toMatchObject({ field: 'since', message: expect.stringContaining('future') });
+    expect((await post({ since: future, until: '2026-01-01T00:00:00Z' })).body.details[0]).toMatchObject({ field: 'since' });
     const ok = await post({ since: '2026-01-01T00:00:00Z' });
     expect(ok.status).toBe(202);
     expect(ok.body).toMatchObject({ reenabled: false, webhook: { status: 'active' } });
