@@ -158,6 +158,11 @@ test('History rows can be reached and opened from the keyboard', async ({ browse
   await page.keyboard.press('Escape');
   await expect(drawer.getByTestId('verification-result')).toBeHidden();
   await expect(page).toHaveURL(/#\/history$/);
+  // A reversed date range says so, under To and in the empty table, instead of "widen or clear".
+  await page.getByTestId('history-from').fill('2026-11-24');
+  await page.getByTestId('history-to').fill('2026-11-23');
+  await expect(page.getByTestId('history-filters')).toContainText('Before From: no day is in this range');
+  await expect(page.getByTestId('history-table')).toContainText('To is before From');
 });
 
 test('opening and closing a record keeps the list on its page; History in the menu starts it over at the first', async ({ browser, served }) => {

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { Box, Button, Group, TextInput } from '@mantine/core';
 import { DataTable, type DataTableColumn } from 'mantine-datatable';
 import { notifyError } from './notify';
+import { reversedRangeError } from './date-range';
 
 export interface Page<R> {
   data: R[];
@@ -76,7 +77,15 @@ export function FilterBar<F extends DateRange>({
     <Group align="flex-end" gap="sm" data-testid={`${testId}-filters`}>
       {children}
       <TextInput label="From" type="date" value={list.filters.from} onChange={(e) => list.setFilter('from', e.currentTarget.value as F['from'])} w={160} data-testid={`${testId}-from`} />
-      <TextInput label="To" type="date" value={list.filters.to} onChange={(e) => list.setFilter('to', e.currentTarget.value as F['to'])} w={160} data-testid={`${testId}-to`} />
+      <TextInput
+        label="To"
+        type="date"
+        value={list.filters.to}
+        onChange={(e) => list.setFilter('to', e.currentTarget.value as F['to'])}
+        error={reversedRangeError(list.filters.from, list.filters.to)}
+        w={160}
+        data-testid={`${testId}-to`}
+      />
       <Button variant="subtle" disabled={!list.filtered} onClick={list.clearFilters}>
         Clear
       </Button>

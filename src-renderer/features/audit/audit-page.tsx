@@ -11,6 +11,7 @@ import { notifyError } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
 import { downloadBlob } from '../wallet/download';
 import { paths } from '../../app/routes';
+import { reversedRangeError } from '../../app/date-range';
 import { Link } from 'react-router';
 
 const PAGE = 25;
@@ -203,6 +204,8 @@ export function AuditPage() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
+            // A reversed range is shown under To and not applied: it could only list nothing.
+            if (reversedRangeError(filters.from, filters.to)) return;
             setPage(1);
             setApplied(filters);
           }}
@@ -211,8 +214,8 @@ export function AuditPage() {
             <TextInput label="Actor" placeholder="email, key name or id" value={filters.actor} onChange={set('actor')} w={200} />
             <TextInput label="Action" placeholder="e.g. key. or user.created" value={filters.action} onChange={set('action')} w={180} />
             <TextInput label="Target id" placeholder="key_…, usr_…" value={filters.target} onChange={set('target')} w={170} />
-            <TextInput label="From" type="date" value={filters.from} onChange={set('from')} w={150} />
-            <TextInput label="To" type="date" value={filters.to} onChange={set('to')} w={150} />
+            <TextInput label="From" type="date" value={filters.from} onChange={set('from')} w={150} data-testid="audit-from" />
+            <TextInput label="To" type="date" value={filters.to} onChange={set('to')} error={reversedRangeError(filters.from, filters.to)} w={150} data-testid="audit-to" />
             <Button type="submit">Filter</Button>
             <Button
               variant="default"

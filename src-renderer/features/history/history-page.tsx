@@ -13,6 +13,7 @@ import { VerificationStatusSchema, VerificationTypeFilterSchema, VerificationTyp
 import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
+import { reversedRangeError } from '../../app/date-range';
 import { useConsole } from '../../app/store';
 import { usePacedLiveVersion } from '../../app/live-store';
 import { Link, useLocation, useNavigate } from 'react-router';
@@ -161,6 +162,8 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
         noRecordsText={
           list.filters.q.trim()
             ? `Nothing in ${environment} matches “${list.filters.q.trim()}” — try the start of a number or a name`
+            : reversedRangeError(list.filters.from, list.filters.to)
+            ? 'To is before From: no day is in this range'
             : list.filtered
             ? `No verifications in ${environment} match these filters — widen or clear them`
             : `No verifications in ${environment} yet — run one from Verify, the palette (Ctrl+K) or the API`

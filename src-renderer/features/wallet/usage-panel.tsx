@@ -6,6 +6,7 @@ import type { ChannelInput } from '../../../src-shared/channels';
 import { call } from '../../client/bridge';
 import { formatMoney, formatTime } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
+import { reversedRangeError } from '../../app/date-range';
 import { serviceSelectData } from './service-catalogue';
 import { downloadText } from './download';
 import { usageCsv, type UsageRow } from './usage-csv';
@@ -109,7 +110,9 @@ export function UsagePanel({ refreshKey }: { refreshKey: number }) {
           noRecordsText={
             !list.loaded
               ? 'Loading…'
-              : list.filtered
+              : reversedRangeError(list.filters.from, list.filters.to)
+                ? 'To is before From: no day is in this range'
+                : list.filtered
                 ? 'No usage records match these filters — clear them to see all'
                 : 'No usage yet: records appear when a live verification is charged'
           }
