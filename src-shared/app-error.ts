@@ -7,15 +7,22 @@ export class AppError extends Error {
   readonly code: HttpErrorCode;
   readonly details: FieldDetail[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * Which remedy a door that knows its user may offer instead of the code's generic action hint, when the code alone
+   * does not say (one code, two causes: `SERVICE_NOT_ENABLED` for a switched-off service or a missing live provider).
+   * Not part of the HTTP body.
+   */
+  readonly remedy: 'live-provider' | undefined;
 
   constructor(
     code: HttpErrorCode,
-    opts: { message?: string; details?: FieldDetail[]; retryAfterSeconds?: number } = {},
+    opts: { message?: string; details?: FieldDetail[]; retryAfterSeconds?: number; remedy?: 'live-provider' } = {},
   ) {
     super(opts.message ?? HTTP_ERRORS[code].message);
     this.code = code;
     this.details = opts.details;
     this.retryAfterSeconds = opts.retryAfterSeconds;
+    this.remedy = opts.remedy;
   }
 
   get status(): number {

@@ -146,6 +146,23 @@ export interface ConsoleCaller {
   uploadDir?: string;
 }
 
+/**
+ * What a console user who may fix a CONTACT_ADMIN refusal does about it: the API's hint ("Ask an administrator") is
+ * for a client that cannot; an owner or admin in the console (and the desktop's user, who is the owner) is told where.
+ */
+const CONSOLE_FIX: Partial<Record<string, { channel: ChannelName; hint: string }>> = {
+  WALLET_SUSPENDED: { channel: 'wallet:setStatus', hint: 'Activate the wallet on the Wallet page to accept live checks again.' },
+  SERVICE_PRICE_NOT_CONFIGURED: { channel: 'prices:set', hint: 'Set a price for this service on the Wallet page (Prices).' },
+  SERVICE_NOT_ENABLED: { channel: 'services:enable', hint: 'Switch this service on under Enabled services on the Wallet page.' },
+  'live-provider': { channel: 'providers:set', hint: 'Configure a live provider for this corridor on the Providers page.' },
+};
+
+function hintFor(e: AppError, apiHint: string | undefined, caller: ConsoleCaller | undefined): string | undefined {
+  const fix = CONSOLE_FIX[e.remedy ?? e.code];
+  if (fix && (!caller || roleMayCall(caller.user.role, fix.channel))) return fix.hint;
+  return apiHint;
+}
+
 function forbidden(message: string): BridgeResult<never> {
   return { ok: false, error: { code: 'FORBIDDEN', message, hint: ACTION_HINTS.CONTACT_ADMIN } };
 }
@@ -215,7 +232,8 @@ export async function dispatch(
   } catch (e) {
     if (isAppError(e)) {
       const body = e.toBody();
-      return { ok: false, error: { code: body.code, message: body.message, ...(body.action ? { hint: body.action.hint } : {}), ...(body.details ? { details: body.details } : {}) } };
+      const hint = hintFor(e, body.action?.hint, caller);
+      return { ok: false, error: { code: body.code, message: body.message, ...(hint ? { hint } : {}), ...(body.details ? { details: body.details } : {}) } };
     }
     log?.error({ err: e, channel }, 'console handler failed');
     return { ok: false, error: { code: 'INTERNAL_ERROR', message: HTTP_ERRORS.INTERNAL_ERROR.message } };

@@ -106,6 +106,7 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
       if (await config.resolve(kind, country)) return;
       throw new AppError('SERVICE_NOT_ENABLED', {
         message: `No live provider is configured for ${kind}:${country}. An administrator must configure one (console Providers page or \`vconsole providers set\`).`,
+        remedy: 'live-provider',
       });
     },
     async ask(kind, request, ctx) {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { dispatch } from '../../../src-main/console/handlers';
 import { mergeChannels } from '../../../src-shared/channels';
 import { api, NG_OK, startTestService, type TestService } from '../../helpers/harness';
+import { enableService, setPrice, topUp } from '../../../src-main/core/billing/billing';
 
 describe('dispatch() over the service handlers', () => {
   let ts: TestService;
@@ -54,6 +55,37 @@ describe('dispatch() over the service handlers', () => {
     expect(got.body).toEqual(rec);
     const viaChannel = await dispatch(ts.service.handlers, 'verify:get', { environment: 'sandbox', id: rec.id });
     expect(viaChannel).toEqual({ ok: true, value: rec });
+  });
+
+  it('tells a user who may fix a billing refusal where to fix it, and one who may not to ask an administrator', async () => {
+    const live = { environment: 'live', request: NG_OK } as const;
+    // The desktop's user (no caller) is the owner: told where, not to ask an administrator.
+    const desktop = await dispatch(ts.service.handlers, 'verify:account', live);
+    expect(desktop.ok).toBe(false);
+    if (desktop.ok) return;
+    expect(['SERVICE_NOT_ENABLED', 'SERVICE_PRICE_NOT_CONFIGURED', 'WALLET_SUSPENDED']).toContain(desktop.error.code);
+    expect(desktop.error.hint).toMatch(/Wallet page/);
+    const user = (role: 'OWNER' | 'ADMIN' | 'DEVELOPER') => ({
+      user: { userId: 'usr_door', email: 'door@example.test', role, organizationId: ts.org!.organizationId, sessionId: 'ses_door', expiresAtMs: Date.now() + 60_000 },
+    });
+    for (const role of ['OWNER', 'ADMIN'] as const) {
+      const r = await dispatch(ts.service.handlers, 'verify:account', live, undefined, user(role));
+      expect(!r.ok && r.error.hint).toMatch(/Wallet page/);
+    }
+    const developer = await dispatch(ts.service.handlers, 'verify:account', live, undefined, user('DEVELOPER'));
+    expect(!developer.ok && developer.error.hint).toMatch(/Ask an administrator/);
+    // Enabled, priced and funded, but no live provider: the same code, another remedy (the Providers page, the owner's).
+    const org = ts.org!.organizationId;
+    await topUp(ts.service.deps, org, 1_000, 'USD');
+    await setPrice(ts.service.deps, org, 'account:NG', 25, 'USD');
+    await enableService(ts.service.deps, org, 'account:NG');
+    const noProvider = await dispatch(ts.service.handlers, 'verify:account', live, undefined, user('OWNER'));
+    expect(!noProvider.ok && [noProvider.error.code, noProvider.error.hint]).toEqual(['SERVICE_NOT_ENABLED', expect.stringMatching(/Providers page/)]);
+    const admin = await dispatch(ts.service.handlers, 'verify:account', live, undefined, user('ADMIN'));
+    expect(!admin.ok && admin.error.hint).toMatch(/Ask an administrator/);
+    // The HTTP body is unchanged: the API's client gets the catalogue's action.
+    const http = await api(ts.url, 'POST', '/verify/account', { key: ts.liveKey, idem: 'door-live-1', body: NG_OK });
+    expect([http.status, http.body.code, http.body.action?.type, 'remedy' in http.body]).toEqual([403, 'SERVICE_NOT_ENABLED', 'CONTACT_ADMIN', false]);
   });
 
   it('answers an unknown channel and invalid input as values', async () => {
