@@ -57,6 +57,17 @@ test('settings: dev-option banner, theme, rate limit, users, config export', asy
   await page.getByTestId('user-create-submit').click();
   await expect(page.getByTestId('users-table')).toContainText('analyst@acme.test');
   await expect(page.getByTestId('user-row-analyst@acme.test')).toContainText('DEVELOPER');
+  // The same email again is refused in the dialog; closed and reopened, the dialog starts empty, without that alert.
+  await page.getByTestId('user-add').click();
+  await page.getByTestId('user-email').fill('analyst@acme.test');
+  await page.getByTestId('user-password').fill('temporary pass 2');
+  await page.getByTestId('user-create-submit').click();
+  await expect(page.getByTestId('user-create-error')).toBeVisible();
+  await page.getByRole('dialog', { name: 'Add a user' }).getByRole('button', { name: 'Cancel' }).click();
+  await page.getByTestId('user-add').click();
+  await expect(page.getByTestId('user-email')).toHaveValue('');
+  await expect(page.getByTestId('user-create-error')).toHaveCount(0);
+  await page.getByRole('dialog', { name: 'Add a user' }).getByRole('button', { name: 'Cancel' }).click();
   // The last owner cannot be deactivated: the error body's message is shown.
   await page.getByTestId('user-actions-owner@acme.test').click();
   await page.getByRole('menuitem', { name: 'Deactivate' }).click();

@@ -52,8 +52,18 @@ function CreateUserModal({ opened, onClose, onCreated }: { opened: boolean; onCl
     }
   }
 
+  // Closing forgets the attempt: reopened, the dialog starts empty, without the last refusal's alert or field errors.
+  function close() {
+    setEmail('');
+    setPassword('');
+    setRole('DEVELOPER');
+    setErrors({});
+    setError(null);
+    onClose();
+  }
+
   return (
-    <Modal opened={opened} onClose={onClose} title="Add a user" centered>
+    <Modal opened={opened} onClose={close} title="Add a user" centered>
       <form
         noValidate
         onSubmit={(e) => {
@@ -75,7 +85,7 @@ function CreateUserModal({ opened, onClose, onCreated }: { opened: boolean; onCl
           <Select label="Role" data={ROLES} value={role} onChange={(v) => v && setRole(v as Role)} allowDeselect={false} data-testid="user-role" />
           <ErrorAlert error={error} title="The user was not created" testId="user-create-error" />
           <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
+            <Button variant="default" onClick={close}>
               Cancel
             </Button>
             <Button type="submit" loading={busy} data-testid="user-create-submit">
