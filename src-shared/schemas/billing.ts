@@ -1,6 +1,6 @@
 // Billing shapes (decisions §9): the wallet, usage records and their list filters, prices and enabled services.
 import { z } from 'zod';
-import { IsoDateOrInstant, IsoTimestamp } from './common';
+import { IsoDateOrInstant, IsoTimestamp, PAGE_QUERY } from './common';
 
 export const WalletSchema = z
   .object({
@@ -33,8 +33,7 @@ export const UsageQuerySchema = z.object({
   verificationId: z.string().max(100).optional(),
   from: IsoDateOrInstant.optional(),
   to: IsoDateOrInstant.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  ...PAGE_QUERY,
 });
 export type UsageQueryInput = z.infer<typeof UsageQuerySchema>;
 

@@ -45,10 +45,21 @@ export function toEnvelope<T>(page: { data: T[]; total: number }, q: { limit: nu
   };
 }
 
-export const PageQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
-});
+/**
+ * A whole number of a query string: digits only, as the interface writes them. `z.coerce.number()` took whatever
+ * `Number()` takes ("0x10", "1e1", " 16", "+5"); those are refused now, in words. A number passes as it is (the
+ * console's channels send numbers).
+ */
+export function queryInt(min: number, max: number, fallback: number) {
+  const digits = (v: unknown) => (typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : v);
+  const number = z.number({ error: (iss) => (iss.code === 'invalid_type' ? 'must be a whole number written in digits, e.g. 20' : undefined) });
+  return z.preprocess(digits, number.int().min(min).max(max).default(fallback));
+}
+
+/** The `limit` and `offset` of every list (decisions §1). */
+export const PAGE_QUERY = { limit: queryInt(1, 100, 20), offset: queryInt(0, 1_000_000_000, 0) } as const;
+
+export const PageQuerySchema = z.object(PAGE_QUERY);
 
 export const EnvironmentSchema = z.enum(['sandbox', 'live']);
 export type Environment = z.infer<typeof EnvironmentSchema>;

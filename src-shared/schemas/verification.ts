@@ -1,6 +1,6 @@
 // Verification requests and the verification record (interface §2.2–§2.6, decisions §3).
 import { z } from 'zod';
-import { EnvironmentSchema, IsoDateOrInstant, IsoTimestamp } from './common';
+import { EnvironmentSchema, IsoDateOrInstant, IsoTimestamp, PAGE_QUERY } from './common';
 
 export const ModeSchema = z.enum(['async']);
 export const IdentifierSchema = z.object({
@@ -99,7 +99,6 @@ export const VerificationListQuerySchema = z.object({
   country: z.string().regex(/^[A-Za-z]{2}$/).transform((c) => c.toUpperCase()).optional(),
   from: IsoDateOrInstant.optional(),
   to: IsoDateOrInstant.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  ...PAGE_QUERY,
 });
 export type VerificationListQuery = z.infer<typeof VerificationListQuerySchema>;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../../src-main/core/orgs/organizations';
-import { api, enableLive, newKey, NG_OK, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { api, enableLive, login, newKey, NG_OK, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 
 interface Fixture {
   kind: string;
@@ -128,6 +128,20 @@ describe('GET /verify', () => {
       expect(r.status, q).toBe(422);
       expect(r.body.code, q).toBe('VALIDATION_ERROR');
       expect(r.body.details.length, q).toBeGreaterThan(0);
+    }
+    // Digits only: what Number() would also take (hex, exponents, signs, spaces, empty) is refused in words, on
+    // every list that pages (verifications, usage, keys, audit, webhooks).
+    const { accessToken } = await login(ts.url, ts.email);
+    const auth = (path: string) => (path === '/verify' ? { key: ts.sandboxKey } : { token: accessToken });
+    for (const path of ['/verify', '/client/usage', '/client/api-keys', '/client/webhooks', '/client/audit-events']) {
+      for (const q of ['limit=0x10', 'limit=1e1', 'limit=%2B5', 'limit=%2016', 'limit=', 'offset=0x1', 'offset=1.5']) {
+        const r = await api(base, 'GET', `${path}?${q}`, auth(path));
+        expect([r.status, r.body.code], `${path}?${q}`).toEqual([422, 'VALIDATION_ERROR']);
+        expect(r.body.details[0], `${path}?${q}`).toMatchObject({ field: `querystring.${q.split('=')[0]}`, message: 'must be a whole number written in digits, e.g. 20' });
+      }
+      const ok = await api(base, 'GET', `${path}?limit=16&offset=0`, auth(path));
+      expect(ok.status, path).toBe(200);
+      expect(ok.body.pagination, path).toMatchObject({ limit: 16, offset: 0 });
     }
   });
 });
