@@ -34,6 +34,24 @@ test('Start runs the previewed file; editing the path clears the preview; an emp
   await input.fill(other);
   await expect(page.getByTestId('batch-preview')).toHaveCount(0);
   await expect(page.getByTestId('batch-start')).toHaveCount(0);
+  // A path edited while its preview is still on the way: the answer that comes after is of a file the user left, and
+  // is not shown (the service's answer is held back here until the path has changed).
+  let release: () => void = () => {};
+  const released = new Promise<void>((r) => (release = r));
+  await page.route(/bridge\/batch(%3A|:)preview/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  await input.fill(routes);
+  await page.getByTestId('batch-preview-button').click();
+  await input.fill(other);
+  const answered = page.waitForResponse(/bridge\/batch(%3A|:)preview/);
+  release();
+  await answered;
+  await page.unroute(/bridge\/batch(%3A|:)preview/);
+  await expect(page.getByTestId('batch-preview-button')).not.toHaveAttribute('data-loading', 'true');
+  await expect(page.getByTestId('batch-preview')).toHaveCount(0);
+  await expect(page.getByTestId('batch-start')).toHaveCount(0);
   // Back to the previewed file, previewed again: Start runs exactly that file.
   await input.fill(routes);
   await page.getByTestId('batch-preview-button').click();

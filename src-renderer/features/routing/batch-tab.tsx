@@ -98,6 +98,9 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
   // The file the preview (and its mapping) is of: Start runs this one, never whatever the path box holds now.
   const [previewedPath, setPreviewedPath] = useState<string | null>(null);
   const [previewing, setPreviewing] = useState(false);
+  // The path box as it is now and the latest preview asked for, read when a preview's answer arrives.
+  const pathNow = useRef('');
+  const previewTicket = useRef(0);
   const [mapping, setMapping] = useState<Mapping | null>(null);
   const [starting, setStarting] = useState(false);
   const setJob = onJob;
@@ -136,26 +139,34 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
     setPathError(undefined);
     if (!given.trim()) return setPathError('Enter the full path of a CSV file on this machine, e.g. /home/me/bics.csv.');
     setPath(given);
+    pathNow.current = given;
+    // Only the latest preview asked for, of the path the box still holds, is shown: an answer that arrives after the
+    // path was edited (or after another file was dropped) is of a file the user has left.
+    const ticket = ++previewTicket.current;
+    const stillWanted = () => ticket === previewTicket.current && pathNow.current.trim() === given.trim();
     setPreviewing(true);
     try {
       const p = await call('batch:preview', { path: given.trim() });
+      if (!stillWanted()) return;
       setPreview(p);
       setPreviewedPath(given.trim());
       setMapping({ ...p.mapping });
       setJob(null);
     } catch (err) {
+      if (!stillWanted()) return;
       if (err instanceof ConsoleError) setPathError(err.details.find((d) => d.field === 'path')?.message ?? err.message);
       setPreview(null);
       setPreviewedPath(null);
       notifyError(err, 'Could not read the file');
     } finally {
-      setPreviewing(false);
+      if (ticket === previewTicket.current) setPreviewing(false);
     }
   }
 
   /** A path edited away from the previewed file takes the preview with it: its rows and mapping are of another file. */
   function editPath(next: string) {
     setPath(next);
+    pathNow.current = next;
     if (previewedPath !== null && next.trim() !== previewedPath) {
       setPreview(null);
       setMapping(null);
