@@ -7,6 +7,7 @@ import type { BridgeError } from '../../src-shared/channels';
 import { downloadPrefix } from '../../src-shared/download-prefix';
 import { HTTP_ERRORS } from '../../src-shared/errors';
 import { dispatch, type ConsoleCaller, type Handlers } from './handlers';
+import { attachmentDisposition } from './content-disposition';
 
 /** The audit export is written out in slices of this many characters (docs/performance.md). */
 const DOWNLOAD_SLICE_CHARS = 1 << 20;
@@ -61,7 +62,7 @@ export async function auditExportDownload(
     // No Content-Length: counting the UTF-8 bytes of 46 MB of text alone held the loop 30 ms. Sent chunked.
     headers: {
       'content-type': type,
-      'content-disposition': `attachment; filename="${x.filename}"`,
+      'content-disposition': attachmentDisposition(x.filename),
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
     },

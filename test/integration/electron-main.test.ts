@@ -246,7 +246,7 @@ describe('running', () => {
     const channel = (await e.invoke('audit:export', { format: 'csv' })) as { ok: true; value: { filename: string; content: string } };
     const r = await download();
     expect(r.status).toBe(200);
-    expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="audit-.*\.csv"$/);
+    expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="audit-.*\.csv"; filename\*=UTF-8''audit-.*\.csv$/);
     // Not read as text: a decoder would drop the byte order mark.
     expect(Buffer.from(await r.arrayBuffer()).equals(Buffer.from(`\uFEFF${channel.value.content}`, 'utf8'))).toBe(true);
     expect(channel.value.content).toContain('organization.created');

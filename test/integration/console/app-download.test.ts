@@ -9,6 +9,7 @@ import { ManualClock } from '../../../src-main/core/clock';
 import { dispatch } from '../../../src-main/console/handlers';
 import { answerAppDownload } from '../../../src-main/electron/app-downloads';
 import { startTestService, type TestService } from '../../helpers/harness';
+import { attachmentDisposition } from '../../../src-main/console/content-disposition';
 
 /** Faked so that the channel's file and the download carry the same export time. */
 const clock = new ManualClock();
@@ -42,7 +43,7 @@ describe('the audit export over the app scheme', () => {
       expect(bytes.equals(Buffer.from(format === 'csv' ? `\uFEFF${x.content}` : x.content, 'utf8'))).toBe(true);
       expect(x.content).toContain('clé 🔑 199');
       expect(r.headers.get('content-type')).toBe(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
-      expect(r.headers.get('content-disposition')).toBe(`attachment; filename="${x.filename}"`);
+      expect(r.headers.get('content-disposition')).toBe(attachmentDisposition(x.filename));
       expect(r.headers.get('cache-control')).toBe('no-store');
       expect(r.headers.get('x-content-type-options')).toBe('nosniff');
       expect(r.headers.get('content-security-policy')).toContain("default-src 'self'");

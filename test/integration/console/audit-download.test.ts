@@ -10,6 +10,7 @@ import { appendAudit } from '../../../src-main/core/audit/audit-log';
 import { ManualClock } from '../../../src-main/core/clock';
 import { dispatch } from '../../../src-main/console/handlers';
 import { startTestService, type TestService } from '../../helpers/harness';
+import { attachmentDisposition } from '../../../src-main/console/content-disposition';
 
 const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' } as const;
 
@@ -51,7 +52,7 @@ describe('the audit export as a download', () => {
       expect(x.content.length, "more than one slice of 1 MiB characters").toBeGreaterThan(1 << 20);
       expect(bytes.equals(Buffer.from(expected, 'utf8'))).toBe(true);
       expect(r.headers.get('content-type')).toBe(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
-      expect(r.headers.get('content-disposition')).toBe(`attachment; filename="${x.filename}"`);
+      expect(r.headers.get('content-disposition')).toBe(attachmentDisposition(x.filename));
       expect(r.headers.get('cache-control')).toBe('no-store');
     }
   });

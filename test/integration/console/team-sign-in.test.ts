@@ -354,7 +354,7 @@ describe('roles in every console channel', () => {
     expect(dev.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('audit:export needs ADMIN') });
     const admin = await get(await session('ADMIN'));
     expect(admin.status, admin.text).toBe(200);
-    expect(admin.headers['content-disposition']).toMatch(/^attachment; filename="audit-.*\.csv"$/);
+    expect(admin.headers['content-disposition']).toMatch(/^attachment; filename="audit-.*\.csv"; filename\*=UTF-8''audit-.*\.csv$/);
     expect(admin.text.startsWith('\uFEFFseq,id,at,')).toBe(true);
   });
 
