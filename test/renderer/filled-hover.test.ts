@@ -2,14 +2,14 @@
 // below it for most palettes (teal-8 3.7:1); the console's theme darkens shade 9 instead (src-renderer/app/theme.ts).
 import { describe, expect, it } from 'vitest';
 import { luminance } from '@mantine/core';
-import { cssVariablesResolver, READABLE_COLORS, themeFor } from '../../../src-renderer/app/theme';
-import { mergeThemeOverrides, DEFAULT_THEME } from '@mantine/core';
+import { cssVariablesResolver, READABLE_COLORS, themeFor } from '../../src-renderer/app/theme';
+import { DEFAULT_THEME, mergeMantineTheme } from '@mantine/core';
 
 const onWhite = (c: string) => 1.05 / (luminance(c) + 0.05);
 
 describe('filled buttons when hovered', () => {
   it('keep white text at AA in both schemes, for every palette', () => {
-    const theme = mergeThemeOverrides(DEFAULT_THEME, themeFor('sandbox'));
+    const theme = mergeMantineTheme(DEFAULT_THEME, themeFor('sandbox'));
     const vars = cssVariablesResolver(theme);
     for (const scheme of [vars.light, vars.dark]) {
       for (const color of Object.keys(READABLE_COLORS)) {
