@@ -4,7 +4,7 @@
 // middle of a backup leaves a complete, verified backup or none; automatic backups run on their schedule and keep
 // the newest N; a restore scheduled from the console happens at the next start.
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -88,6 +88,49 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     expect(() => restoreBackup(dir, newer)).toThrow(/newer than this app/);
     expect(readdirSync(dir).filter((f) => f.includes('before-restore'))).toEqual([]);
     expect(inspectStoreFile(join(dir, 'verification-console.sqlite')).integrity).toBe('ok');
+  });
+
+  it("refuses another application's SQLite file before anything moves, restores the folder's own store, and two restores in one second keep both", async () => {
+    const dir = tempDir('vc-foreign-');
+    const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    await core.close();
+    const store = join(dir, 'verification-console.sqlite');
+    const before = readFileSync(store);
+    // Files that keep a table named schema_migrations, as other applications' stores do: empty and of this app's
+    // shape (it was "restored" as an empty store), and of another shape (the store was swapped, then the migrations
+    // failed on it and left the folder without a usable store).
+    const foreign = (name: string, ddl: string, rows: string[] = []) => {
+      const f = join(dir, name);
+      const d = new Database(f);
+      d.exec(ddl);
+      for (const r of rows) d.exec(r);
+      d.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+      d.close();
+      return f;
+    };
+    const files = [
+      foreign('empty-same-shape.sqlite', 'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, applied_at TEXT NOT NULL)'),
+      foreign('other-shape.sqlite', 'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)', ["INSERT INTO schema_migrations VALUES (1, 'init')"]),
+      foreign('other-rows.sqlite', 'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, applied_at TEXT NOT NULL)', ["INSERT INTO schema_migrations VALUES (1, 'create_users', 'abc', '2020-01-01')"]),
+    ];
+    for (const f of files) {
+      expect(() => restoreBackup(dir, f), f).toThrow(/not a Verification Console store/);
+      const cli = await spawnCli(['db', 'restore', f, '--data-dir', dir]).done;
+      expect(cli.code, f).not.toBe(0);
+      expect(cli.stderr, f).toContain('not a Verification Console store');
+      expect(readdirSync(dir).filter((x) => x.includes('before-restore') || x.includes('restoring')), f).toEqual([]);
+      expect(readFileSync(store).equals(before), f).toBe(true);
+    }
+    // The folder's own store named as the backup: restored (it was moved aside first, then could not be copied).
+    const now = Date.UTC(2026, 10, 27, 12, 0, 0);
+    const first = restoreBackup(dir, store, { now });
+    expect(inspectStoreFile(store).integrity).toBe('ok');
+    // A second restore in the same second keeps the first one's files aside under another name.
+    const second = restoreBackup(dir, store, { now });
+    expect(second.keptAside[0]).not.toBe(first.keptAside[0]);
+    for (const f of [...first.keptAside, ...second.keptAside]) expect(existsSync(f), f).toBe(true);
+    const reopened = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent' });
+    await reopened.close();
   });
 
   it('two backups in one second get two files (-2); a file named by the caller is never overwritten', async () => {

@@ -11,7 +11,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { open } from 'node:fs/promises';
 import { AppError } from '../../../src-shared/app-error';
 import { acquireDataFolderLock, DataFolderLockedError, type DataFolderLock } from '../../store/data-folder-lock';
-import { openDatabase, sqliteOpenOptions, StoreError, type Db } from '../../store/database';
+import { migrationHash, openDatabase, sqliteOpenOptions, StoreError, type Db } from '../../store/database';
 import { MIGRATIONS } from '../../store/migrations';
 import { STORE_FILE, storeFile } from '../../store/store-open';
 import { ReaderThread } from '../../store/reader-thread';
@@ -64,12 +64,41 @@ function fsyncDir(dir: string): void {
 
 const INTEGRITY = 'PRAGMA integrity_check';
 const SCHEMA_VERSION = 'PRAGMA user_version';
-const IS_STORE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'";
+/**
+ * This app's record of its migrations, as its stores keep it. A table merely named `schema_migrations` is not enough:
+ * other applications keep one too (with other columns, or empty), and taking such a file as a store replaced the
+ * data folder's store with another application's file (the third review, 27 Nov 2026).
+ */
+const OWN_MIGRATIONS = 'SELECT version, name, hash FROM schema_migrations ORDER BY version';
+type MigrationRow = { version: number; name: string; hash: string };
+
+/** Why the migrations a file records are not this app's, or null when they are (a prefix of MIGRATIONS, any newer beyond). */
+function notOurMigrations(rows: MigrationRow[] | null): string | null {
+  if (rows === null) return 'it has no record of this app\'s migrations';
+  if (rows.length === 0 || rows[0]!.version !== 1) return 'its record of migrations does not start with this app\'s first';
+  for (const row of rows) {
+    const m = MIGRATIONS.find((x) => x.version === row.version);
+    // A version this app does not know is a newer app's: judged by the schema version, not here.
+    if (m && (m.name !== row.name || migrationHash(m) !== row.hash)) return `its migration ${row.version} (${row.name}) is not this app's`;
+  }
+  return null;
+}
 
 /** What a store file's check read, judged: its integrity and schema version, or why it is no store. */
-function judgeStoreFile(file: string, integrity: { integrity_check: string }[], version: { user_version: number } | undefined, isStore: boolean): { integrity: string; schemaVersion: number } {
-  if (!isStore) throw new AppError('VALIDATION_ERROR', { message: `${file} is an SQLite file but not a Verification Console store.`, details: [{ field: 'file', message: 'not a Verification Console store' }] });
+function judgeStoreFile(file: string, integrity: { integrity_check: string }[], version: { user_version: number } | undefined, migrations: MigrationRow[] | null): { integrity: string; schemaVersion: number } {
+  const why = notOurMigrations(migrations);
+  if (why) throw new AppError('VALIDATION_ERROR', { message: `${file} is an SQLite file but not a Verification Console store: ${why}. Nothing was changed.`, details: [{ field: 'file', message: 'not a Verification Console store' }] });
   return { integrity: integrity.map((r) => r.integrity_check).join('; '), schemaVersion: version?.user_version ?? 0 };
+}
+
+/** The migrations a file records, or null when it has no such table of this app's shape. */
+function readMigrations(all: () => MigrationRow[]): MigrationRow[] | null {
+  try {
+    return all();
+  } catch (e) {
+    if (/no such (table|column)/.test((e as Error).message)) return null;
+    throw e;
+  }
 }
 
 function unreadableStore(file: string, e: unknown): AppError {
@@ -84,7 +113,8 @@ export function inspectStoreFile(file: string): { integrity: string; schemaVersi
   try {
     db = new Database(file, { ...sqliteOpenOptions(), readonly: true, fileMustExist: true });
     const integrity = db.prepare(INTEGRITY).all() as { integrity_check: string }[];
-    return judgeStoreFile(file, integrity, db.prepare(SCHEMA_VERSION).get() as { user_version: number }, db.prepare(IS_STORE).get() !== undefined);
+    const open = db;
+    return judgeStoreFile(file, integrity, db.prepare(SCHEMA_VERSION).get() as { user_version: number }, readMigrations(() => open.prepare(OWN_MIGRATIONS).all() as MigrationRow[]));
   } catch (e) {
     throw unreadableStore(file, e);
   } finally {
@@ -106,7 +136,16 @@ export async function inspectStoreFileOffLoop(file: string): Promise<{ integrity
   const reader = new ReaderThread({ file, fallback: { all: refuse, get: refuse } });
   try {
     const integrity = await reader.all<{ integrity_check: string }>(INTEGRITY);
-    return judgeStoreFile(file, integrity, await reader.get<{ user_version: number }>(SCHEMA_VERSION), (await reader.get(IS_STORE)) !== undefined);
+    let migrations: MigrationRow[] | null;
+    try {
+      migrations = await reader.all<MigrationRow>(OWN_MIGRATIONS);
+    } catch (e) {
+      if (e === NO_THREAD) throw e;
+      migrations = readMigrations(() => {
+        throw e;
+      });
+    }
+    return judgeStoreFile(file, integrity, await reader.get<{ user_version: number }>(SCHEMA_VERSION), migrations);
   } catch (e) {
     if (e === NO_THREAD) return inspectStoreFile(file);
     throw unreadableStore(file, e);
@@ -301,22 +340,53 @@ export function restoreBackup(dataDir: string, file: string, o: { lock?: DataFol
       throw new AppError('VALIDATION_ERROR', { message: `${source} is at schema version ${schemaVersion}, newer than this app (${latest}). Update the app first; it was not restored.`, details: [{ field: 'file', message: 'newer schema' }] });
     }
     const target = storeFile(dataDir);
-    const keptAside: string[] = [];
-    const suffix = `.before-restore-${stamp(o.now ?? Date.now())}`;
-    for (const ext of ['', '-wal', '-shm']) {
-      const f = `${target}${ext}`;
-      if (!existsSync(f)) continue;
-      const aside = `${join(dataDir, STORE_FILE)}${suffix}${ext}`;
-      renameSync(f, aside);
-      keptAside.push(aside);
-    }
     const partial = `${target}.restoring`;
-    copyFileSync(source, partial);
-    fsyncFile(partial);
-    renameSync(partial, target);
+    // The copy is made ready before anything of the current store moves: copied, migrated (a backup from an older app
+    // lacks the newer migrations) and synced. A copy that cannot be opened or migrated is removed, and the current
+    // store stays exactly as it was.
+    try {
+      copyFileSync(source, partial);
+      const db = openDatabase(partial);
+      try {
+        // The migrations into the file itself, so that it moves in alone (its WAL emptied and left behind).
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        db.close();
+      }
+      if (existsSync(`${partial}-wal`) && statSync(`${partial}-wal`).size > 0) throw new Error('its migrations could not be checkpointed into the file');
+      fsyncFile(partial);
+    } catch (e) {
+      for (const ext of ['', '-wal', '-shm']) rmSync(`${partial}${ext}`, { force: true });
+      throw new AppError('VALIDATION_ERROR', {
+        message: `${source} could not be opened as this app's store (${(e as Error).message}); it was not restored, and the current store is untouched.`,
+        details: [{ field: 'file', message: 'cannot be opened as a store' }],
+      });
+    }
+    for (const ext of ['-wal', '-shm']) rmSync(`${partial}${ext}`, { force: true });
+    const keptAside: string[] = [];
+    const stem = join(dataDir, STORE_FILE);
+    // Two restores in one second must not share a name: the second would overwrite what the first kept aside.
+    const at = `.before-restore-${stamp(o.now ?? Date.now())}`;
+    let suffix = at;
+    for (let n = 2; ['', '-wal', '-shm'].some((ext) => existsSync(`${stem}${suffix}${ext}`)); n++) suffix = `${at}-${n}`;
+    const moved: { from: string; to: string }[] = [];
+    try {
+      for (const ext of ['', '-wal', '-shm']) {
+        const f = `${target}${ext}`;
+        if (!existsSync(f)) continue;
+        const aside = `${stem}${suffix}${ext}`;
+        renameSync(f, aside);
+        moved.push({ from: f, to: aside });
+        keptAside.push(aside);
+      }
+      renameSync(partial, target);
+    } catch (e) {
+      // The swap itself failed (a file held open, a full disk): what was moved aside goes back.
+      for (const m of moved) renameSync(m.to, m.from);
+      rmSync(partial, { force: true });
+      throw e;
+    }
     fsyncDir(dataDir);
-    // Opening applies the migrations a backup from an older app lacks.
-    openDatabase(target).close();
     return { restoredFrom: source, schemaVersion, keptAside };
   } finally {
     if (ownLock) lock?.release();
