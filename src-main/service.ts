@@ -431,17 +431,24 @@ export async function startService(cfg: ServiceConfig): Promise<RunningService> 
           ),
       });
     }
-    app = await buildApp({
-      rt,
-      loopbackOnly: loopback,
-      ...(publicUrl ? { publicUrl } : {}),
-      ...(cfg.tls ? { https: cfg.tls } : {}),
-      ...(cfg.trustProxy ? { trustProxy: cfg.trustProxy } : {}),
-      port: () => port,
-      ...(cfg.logger ? { loggerInstance: cfg.logger } : { logger: cfg.logLevel === 'silent' ? false : { level: cfg.logLevel ?? 'info', redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] } }),
-      extensions: bridge ? [(a) => bridge!.plugin(a)] : [],
-      routes: FEATURES.flatMap((f) => (f.httpRoutes ? [f.httpRoutes] : [])),
-    });
+    // Any failure from here on closes the core: a process that printed its error and kept the worker and the data
+    // folder's lock was left running (a bad proxy address or TLS key reached buildApp, and `serve` never exited).
+    try {
+      app = await buildApp({
+        rt,
+        loopbackOnly: loopback,
+        ...(publicUrl ? { publicUrl } : {}),
+        ...(cfg.tls ? { https: cfg.tls } : {}),
+        ...(cfg.trustProxy ? { trustProxy: cfg.trustProxy } : {}),
+        port: () => port,
+        ...(cfg.logger ? { loggerInstance: cfg.logger } : { logger: cfg.logLevel === 'silent' ? false : { level: cfg.logLevel ?? 'info', redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] } }),
+        extensions: bridge ? [(a) => bridge!.plugin(a)] : [],
+        routes: FEATURES.flatMap((f) => (f.httpRoutes ? [f.httpRoutes] : [])),
+      });
+    } catch (err) {
+      await core.close();
+      throw new ListenError(`The HTTP listener could not be set up: ${(err as Error).message}`);
+    }
     try {
       await app.listen({ host, port: wantedPort });
     } catch (err) {

@@ -5,6 +5,8 @@ import { runningListener } from '../core/settings/settings-store';
 import { ListenError, startService, VERSION } from '../service';
 import { DataFolderLockedError } from '../store/data-folder-lock';
 import { readFileSync } from 'node:fs';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import { parsePublicUrl } from '../http/public-url';
 import { DATABASE_URL_ENV, isPostgresUrl, redactUrl } from '../store/pg/url';
 import { dataDir, parse, UsageError, type Values } from './kit';
@@ -113,10 +115,29 @@ export function teamOptions(values: Values, env: NodeJS.ProcessEnv = process.env
       }
     };
     tls = { cert: read(certFile, '--tls-cert'), key: read(keyFile, '--tls-key') };
+    // Judged here, naming the file: a file that reads but is no PEM certificate or key used to fail deep in the
+    // listener's set-up with OpenSSL's words ("PEM routines::no start line").
+    try {
+      new X509Certificate(tls.cert);
+    } catch {
+      throw new UsageError(`--tls-cert: ${certFile} is not a PEM certificate`);
+    }
+    try {
+      createPrivateKey(tls.key);
+    } catch {
+      throw new UsageError(`--tls-key: ${keyFile} is not a PEM private key (or it is encrypted: give it unencrypted)`);
+    }
   }
   const proxies = pick('trust-proxy', 'VCONSOLE_TRUST_PROXY');
   const trustProxy = proxies === undefined ? undefined : proxies.split(',').map((a) => a.trim()).filter((a) => a !== '');
-  if (trustProxy) for (const a of trustProxy) if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(a)) throw new UsageError(`--trust-proxy expects IP addresses or CIDR ranges, got ${a}`);
+  // ipaddr.js, as the proxy check itself reads them: a pattern of hex digits let `abc` and `dead::1/999` through.
+  // Addresses in full (1.2.3.4, not the legacy 1.2.3), or ranges of them.
+  const proxyOk = (a: string) => {
+    const [addr = '', bits] = a.split('/');
+    const full = ipaddr.IPv4.isValidFourPartDecimal(addr) || ipaddr.IPv6.isValid(addr);
+    return full && (bits === undefined || ipaddr.isValidCIDR(a));
+  };
+  if (trustProxy) for (const a of trustProxy) if (!proxyOk(a)) throw new UsageError(`--trust-proxy expects IP addresses or CIDR ranges, got ${a}`);
   return { ...(publicUrl !== undefined ? { publicUrl } : {}), ...(tls ? { tls } : {}), ...(trustProxy?.length ? { trustProxy } : {}) };
 }
 
