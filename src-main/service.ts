@@ -24,7 +24,8 @@ import { releaseDeliveryLeases } from './core/webhooks/deliveries';
 import { sealPlainWebhookSecrets } from './core/webhooks/secret-sealing';
 import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir } from './paths';
 import { createProviderRegistry } from './providers/registry';
-import { createNodeSecretBox, type SecretBox } from './core/providers/secret-box';
+import { type SecretBox } from './core/providers/secret-box';
+import { checkSecretKey } from './core/providers/secret-key-check';
 import { openDatabase, StoreError, type Db } from './store/database';
 import { applyPendingRestore } from './core/backups/backups';
 import { appendInstallationAudit } from './core/audit/audit-log';
@@ -89,6 +90,11 @@ export interface ServiceConfig {
   databaseUrl?: string;
   /** How long a claimed job or webhook attempt is held (CoreConfig.leaseMs; default 60 s). */
   leaseMs?: number;
+  /**
+   * `serve --replace-secret-key`: the store's data key is lost for good; this data folder's (made when missing)
+   * becomes the store's, instead of the start being refused (core/providers/secret-key-check.ts).
+   */
+  replaceSecretKey?: boolean;
 }
 
 export interface RunningService {
@@ -297,7 +303,14 @@ async function assemble(
     ...(cfg.leaseMs !== undefined ? { leaseMs: cfg.leaseMs } : {}),
   };
   // Webhook secrets use the key-file box in every door (never safeStorage): headless serve must sign for the same store.
-  const dataBox = createNodeSecretBox(cfg.dataDir);
+  // Its key is checked against the store's record before anything is sealed or opened: a data folder without the key
+  // the store's secrets are sealed with refuses to start (docs/team-server.md, "The data key"); the first start on a
+  // store makes the key (when missing) and records it.
+  const keyCheck = await checkSecretKey(sql, cfg.dataDir, { replace: cfg.replaceSecretKey === true });
+  if (keyCheck.outcome === 'replaced') {
+    log.warn('secret.key replaced (--replace-secret-key): webhook secrets and provider credentials sealed with the previous key no longer open; rotate them or enter them again, and copy this secret.key to every other instance');
+  }
+  const dataBox = keyCheck.box;
   const deps: CoreDeps = {
     sql,
     ...(db ? { db } : {}),

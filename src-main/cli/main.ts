@@ -20,7 +20,7 @@ const BUILTIN_USAGE: { name: string; usage: string }[] = [
   {
     name: 'serve',
     usage:
-      'vconsole serve [--port 4010] [--host 127.0.0.1] [--rate-limit N] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--lease-ms N] [--backup-every HOURS] [--backup-keep N] [--no-console]\n' +
+      'vconsole serve [--port 4010] [--host 127.0.0.1] [--rate-limit N] [--data-dir DIR] [--allow-webhook-host HOST:PORT]... [--retry-unit-ms N] [--lease-ms N] [--backup-every HOURS] [--backup-keep N] [--no-console] [--replace-secret-key]\n' +
       '      [--public-url https://HOST[:PORT]] [--tls-cert FILE --tls-key FILE] [--trust-proxy ADDR[,ADDR]...] [--database postgres://...]\n' +
       '      (--port, --host and --rate-limit override the values saved in Settings for this run; --public-url makes a team\n' +
       '      server with console sign-in and is required to listen beyond loopback; --database (or VCONSOLE_DATABASE_URL)\n' +

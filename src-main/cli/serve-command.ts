@@ -27,6 +27,7 @@ export async function serve(args: string[]): Promise<number> {
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
     'trust-proxy': { type: 'string' },
+    'replace-secret-key': { type: 'boolean' },
   });
   // A team server's store (docs/team-server.md): --database, else VCONSOLE_DATABASE_URL; without either, the data
   // folder's SQLite file. The data folder is used either way (this instance's lock, uploads, batch files, secret.key).
@@ -52,7 +53,7 @@ export async function serve(args: string[]): Promise<number> {
   const hostFlag = typeof values['host'] === 'string' ? values['host'] : undefined;
   let service;
   try {
-    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn', backups, ...team, ...(database ? { databaseUrl: database } : {}), ...(leaseMs !== undefined ? { leaseMs } : {}) });
+    service = await startService({ dataDir: dataDir(values), host: hostFlag, port, rateLimitPerMinute, retryUnitMs, allowWebhookHosts: allow, webConsole: values['no-console'] !== true, logLevel: process.env['LOG_LEVEL'] ?? 'warn', backups, ...team, ...(database ? { databaseUrl: database } : {}), ...(leaseMs !== undefined ? { leaseMs } : {}), ...(values['replace-secret-key'] === true ? { replaceSecretKey: true } : {}) });
   } catch (e) {
     if (e instanceof ListenError || e instanceof DataFolderLockedError) {
       process.stderr.write(`${e.message}\n`);
@@ -76,6 +77,7 @@ export async function serve(args: string[]): Promise<number> {
   }
   if (allow.length > 0) out.write(`  WARNING: webhook URL rules relaxed for ${allow.join(', ')} (--allow-webhook-host).\n`);
   if (retryUnitMs !== 60_000) out.write(`  WARNING: one minute of the retry schedule lasts ${retryUnitMs} ms (--retry-unit-ms).\n`);
+  if (values['replace-secret-key'] === true) out.write('  WARNING: secret.key replaced (--replace-secret-key): rotate the webhook secrets and enter the provider credentials sealed with the old key again; copy this secret.key to every other instance.\n');
   if (leaseMs !== undefined) out.write(`  WARNING: jobs and webhook attempts are leased for ${leaseMs} ms (--lease-ms; default 60000): one that runs longer may run twice.\n`);
   if (!(await firstOrganizationId(service.deps))) out.write(`  No organization yet: open the console to set it up, or run \`vconsole bootstrap\`.\n`);
   await new Promise<void>((resolve) => {

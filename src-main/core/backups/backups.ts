@@ -189,7 +189,7 @@ async function fsyncFileOffLoop(file: string): Promise<void> {
 const keyNote = (dataDir: string, keyCopied: string | null) =>
   keyCopied
     ? `The sealing key was copied to ${keyCopied}: whoever has both files can open the sealed credentials and webhook secrets. Keep them somewhere safe.`
-    : `Sealed credentials and webhook secrets in this backup open only with ${join(dataDir, KEY_FILE)}, which is not in the backup: keep a copy of that file apart (or back up with --include-key). Without it a restored store works, but those secrets must be entered again.`;
+    : `Sealed credentials and webhook secrets in this backup open only with ${join(dataDir, KEY_FILE)}, which is not in the backup: keep a copy of that file apart (or back up with --include-key). The store records which key its secrets are sealed with: restored where that key is missing, it does not start until the key is put back (if the key is lost for good, "vconsole serve --replace-secret-key" starts it with a new one, and those secrets must be entered again).`;
 
 /**
  * The default file of a backup made at `now`: timestamped to the second, with `-2`, `-3`… when a backup of the same

@@ -1,6 +1,6 @@
 // Encryption at rest for credentials the service must read back (provider API keys): a SecretBox seals and opens
 // strings. Electron's safeStorage box is injected by the main process; this Node fallback keeps a key file.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -14,14 +14,19 @@ export interface SecretBox {
 
 const PREFIX = 'gcm1:';
 
+export interface NodeSecretBoxOptions {
+  /** The key already read and checked at start (core/providers/secret-key-check.ts): the file is not read again. */
+  key?: Buffer;
+}
+
 /**
  * AES-256-GCM with a random 32-byte key in `<dataDir>/secret.key` (mode 0600). It protects the database file when it
  * is copied or backed up alone; someone who can read the data dir can read the key, which is why the Electron app
  * prefers the OS keychain (safeStorage).
  */
-export function createNodeSecretBox(dataDir: string): SecretBox {
+export function createNodeSecretBox(dataDir: string, o: NodeSecretBoxOptions = {}): SecretBox {
   const keyPath = join(dataDir, 'secret.key');
-  let key: Buffer | null = null;
+  let key: Buffer | null = o.key ?? null;
   const getKey = (): Buffer => {
     if (key) return key;
     if (!existsSync(keyPath)) {
@@ -58,6 +63,14 @@ export function createNodeSecretBox(dataDir: string): SecretBox {
       return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
     },
   };
+}
+
+/**
+ * What the store records of the key its secrets are sealed with (docs/team-server.md, "The data key"): an HMAC of a
+ * fixed label under the key. It names the key without revealing it; the key cannot be recovered from it.
+ */
+export function keyFingerprint(key: Buffer): string {
+  return `hmac-sha256:${createHmac('sha256', key).update('vconsole secret.key fingerprint v1').digest('hex')}`;
 }
 
 /** What is shown for a stored secret: never the value, only that it exists and its last four characters. */
