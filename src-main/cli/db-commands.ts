@@ -8,7 +8,7 @@ import { backupsDir, createBackup, inspectStoreFile, listBackups, restoreBackup 
 import { openStoreForService, storeFile } from '../store/store-open';
 import { MIGRATIONS } from '../store/migrations';
 import { openDatabase, sqliteOpenOptions } from '../store/database';
-import { DATABASE_URL_ENV, isPostgresUrl } from '../store/pg/url';
+import { DATABASE_URL_ENV, isPostgresUrl, redactUrl } from '../store/pg/url';
 import type { ExtraCommand } from './extra-commands';
 import { formatBytes } from '../../src-shared/format-bytes';
 
@@ -70,10 +70,31 @@ export const dbCommand: ExtraCommand = {
   },
 };
 
+/**
+ * backup, backups and restore copy a SQLite store's file. On a team server's database (VCONSOLE_DATABASE_URL, and no
+ * --data-dir naming a SQLite store) they are refused with the way that applies: before, `db restore` "restored" into
+ * a new SQLite folder, told the operator it had, and left the database as it was.
+ */
+function sqliteOnly(sub: string, values: Values): number | null {
+  const dir = values['data-dir'];
+  if (typeof dir === 'string' && existsSync(storeFile(dir))) return null;
+  const url = postgresTarget(typeof dir === 'string' ? { ...values, 'data-dir': undefined } : values);
+  if (!url) return null;
+  process.stderr.write(
+    `vconsole: db ${sub} copies a SQLite store's file; ${DATABASE_URL_ENV} points this command line at PostgreSQL (${redactUrl(url)}).\n` +
+      (sub === 'restore'
+        ? 'Restore a PostgreSQL dump with pg_restore into an empty database (docs/team-server.md, "Backups").\n'
+        : 'Back the database up with pg_dump --format=custom (docs/team-server.md, "Backups").\n'),
+  );
+  return 1;
+}
+
 async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'backup') {
     const { values } = kit.parse(rest, { out: { type: 'string' }, 'include-key': { type: 'boolean' } });
+    const refused = sqliteOnly(sub, values);
+    if (refused !== null) return refused;
     const dir = kit.dataDir(values);
     if (!existsSync(storeFile(dir))) return usage(`no store in ${dir} to back up`);
     // SQLite engine only: a copy of the store's file (core/backups/backups.ts).
@@ -85,6 +106,8 @@ async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): P
   }
   if (sub === 'backups') {
     const { values } = kit.parse(rest, {});
+    const refused = sqliteOnly(sub, values);
+    if (refused !== null) return refused;
     const dir = kit.dataDir(values);
     const list = listBackups(dir);
     kit.print(
@@ -100,6 +123,8 @@ async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): P
     const { values, positionals } = kit.parse(rest, {});
     const file = positionals[0];
     if (!file) return usage('db restore needs the backup FILE');
+    const refused = sqliteOnly(sub, values);
+    if (refused !== null) return refused;
     const dir = kit.dataDir(values);
     const r = restoreBackup(dir, file);
     kit.print(values, r, [`Restored ${r.restoredFrom} (schema ${r.schemaVersion}) into ${storeFile(dir)}.`, ...(r.keptAside.length > 0 ? [`The previous files were kept as: ${r.keptAside.join(', ')}`] : [])].join('\n'));
@@ -111,7 +136,20 @@ async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): P
     if (url) return checkPostgres(url, values, kit);
     const dir = kit.dataDir(values);
     const file = storeFile(dir);
-    const { integrity, schemaVersion } = inspectStoreFile(file);
+    if (!existsSync(file)) {
+      process.stderr.write(`vconsole: no store in ${dir} (${file} does not exist).\n`);
+      return 1;
+    }
+    let inspected: { integrity: string; schemaVersion: number };
+    try {
+      inspected = inspectStoreFile(file);
+    } catch (e) {
+      // A check's job is to report: a store that cannot be read is a report too (with --json on stdout), exit 1.
+      const why = (e as Error).message;
+      kit.print(values, { engine: 'sqlite', file, integrity: why, readable: false }, `Engine: SQLite (${file})\nIntegrity: cannot be read: ${why}`);
+      return 1;
+    }
+    const { integrity, schemaVersion } = inspected;
     const counts = await kit.withCore(values, async (core) => {
       const out: Record<string, number> = {};
       for (const t of COUNTED_TABLES) out[t] = (await core.deps.sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`))!.n;

@@ -11,6 +11,9 @@ import { serve } from './serve-command';
 import { userInfo } from 'node:os';
 import { runWithAudit } from '../core/audit/audit-context';
 import { DATABASE_URL_ENV, isPostgresUrl } from '../store/pg/url';
+import { existsSync } from 'node:fs';
+import { storeFile } from '../store/store-open';
+import { CreateKeyRequestSchema, KEY_NAME_MAX } from '../../src-shared/schemas/keys';
 
 export { UsageError } from './kit';
 export { teamOptions } from './serve-command';
@@ -80,8 +83,13 @@ export function helpFor(argv: string[]): string | null {
 
 export async function withCore<T>(values: Values, fn: (core: Core) => Promise<T> | T): Promise<T> {
   // A team server's commands act on its database when VCONSOLE_DATABASE_URL is set (docs/team-server.md); an explicit
-  // --data-dir names a SQLite data folder instead. The data folder is used either way (secret.key seals webhook secrets).
-  const databaseUrl = typeof values['data-dir'] !== 'string' ? process.env[DATABASE_URL_ENV] || undefined : undefined;
+  // --data-dir holding a SQLite store names that store instead. The data folder is used either way (secret.key).
+  // With the URL set, a --data-dir that holds no SQLite store is the team instance's folder, given for its data key:
+  // the command acts on the database. It used to make a stray SQLite store in that folder and act on it, so an
+  // administrator's change (a provider) never reached the team's database.
+  const explicitDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined;
+  const envUrl = process.env[DATABASE_URL_ENV] || undefined;
+  const databaseUrl = explicitDir === undefined || (envUrl !== undefined && !existsSync(storeFile(explicitDir))) ? envUrl : undefined;
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) throw new UsageError(`${DATABASE_URL_ENV} must be a postgres:// or postgresql:// URL`);
   const core = await createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent', ...(databaseUrl ? { databaseUrl } : {}) });
   // Changes made by a command are audited as the command line's, with the operating-system user (docs/audit.md).
@@ -107,13 +115,25 @@ export async function ownerPrincipal(core: Core, environment: 'sandbox' | 'live'
   return { kind: 'console', organizationId, environment, role: 'OWNER', door: 'cli' };
 }
 
+class AlreadySetUp extends Error {}
+
 async function bootstrapCmd(args: string[]): Promise<number> {
   const { values } = parse(args, { email: { type: 'string' }, password: { type: 'string' }, org: { type: 'string' } });
   const email = need(values, 'email');
   const password = need(values, 'password');
-  const result = await withCore(values, (core) =>
-    bootstrap(core.deps, { email, password, ...(typeof values['org'] === 'string' ? { organizationName: values['org'] } : {}) }),
-  );
+  const result = await withCore(values, async (core) => {
+    // One organization per installation, as the console's set-up says: a second one could be managed from nowhere
+    // (every command and the console act for the first).
+    if (await firstOrganizationId(core.deps)) throw new AlreadySetUp();
+    return bootstrap(core.deps, { email, password, ...(typeof values['org'] === 'string' ? { organizationName: values['org'] } : {}) });
+  }).catch((e: unknown) => {
+    if (e instanceof AlreadySetUp) return null;
+    throw e;
+  });
+  if (result === null) {
+    process.stderr.write('vconsole: This installation is already set up. Add people with `vconsole users create`, keys with `vconsole keys create`.\n');
+    return 1;
+  }
   print(
     values,
     { organizationId: result.organizationId, owner: result.owner, keys: { sandbox: result.keys.sandbox.key, live: result.keys.live.key } },
@@ -152,7 +172,10 @@ async function keys(args: string[]): Promise<number> {
     const { values } = parse(rest, { name: { type: 'string' }, environment: { type: 'string' } });
     const environment = need(values, 'environment');
     if (environment !== 'sandbox' && environment !== 'live') throw new UsageError('--environment must be sandbox or live');
-    const k = await withCore(values, async (core) => createKey(core.deps, await ownerPrincipal(core), { name: need(values, 'name'), environment }));
+    // The API's rule for a key's name (1 to 100 characters once trimmed), from the one schema.
+    const named = CreateKeyRequestSchema.shape.name.safeParse(need(values, 'name'));
+    if (!named.success) throw new UsageError(`--name must be 1 to ${KEY_NAME_MAX} characters (not only spaces)`);
+    const k = await withCore(values, async (core) => createKey(core.deps, await ownerPrincipal(core), { name: named.data, environment }));
     print(values, k, `Key ${k.id} (${k.environment}) created:\n${k.key}\nThis key is shown once. Store it now.`);
     return 0;
   }

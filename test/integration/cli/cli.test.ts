@@ -1,17 +1,25 @@
 // The vconsole command line, run as a user runs it (a child process on a temp data folder).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 function vconsole(...args: string[]) {
-  const r = spawnSync(process.execPath, ['bin/vconsole.mjs', ...args], { encoding: 'utf8', env: { ...process.env, VCONSOLE_DATA_DIR: '' } });
+  return vconsoleWith({}, ...args);
+}
+
+function vconsoleWith(env: Record<string, string>, ...args: string[]) {
+  const r = spawnSync(process.execPath, ['bin/vconsole.mjs', ...args], { encoding: 'utf8', env: { ...process.env, VCONSOLE_DATA_DIR: '', VCONSOLE_DATABASE_URL: '', ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 describe('vconsole', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vc-cli-'));
+  const more: string[] = [];
+  afterAll(() => {
+    for (const d of [dir, ...more]) rmSync(d, { recursive: true, force: true });
+  });
 
   it('bootstraps with --json and prints the two keys once', () => {
     const r = vconsole('bootstrap', '--data-dir', dir, '--email', 'owner@cli.test', '--password', 'cli-password-1', '--json');
@@ -67,5 +75,48 @@ describe('vconsole', () => {
     expect(missing.err).toMatch(/No API key/);
     const dup = vconsole('bootstrap', '--data-dir', dir, '--email', 'owner@cli.test', '--password', 'cli-password-1');
     expect(dup.code).toBe(1);
+  });
+
+  it('refuses a second organization, and key names the API refuses', () => {
+    // Another owner and organization: refused as the console's set-up refuses it (every command acts for the first).
+    const second = vconsole('bootstrap', '--data-dir', dir, '--email', 'other@cli.test', '--password', 'cli-password-2', '--org', 'Second');
+    expect([second.code, second.err]).toEqual([1, expect.stringContaining('already set up')]);
+    const users = JSON.parse(vconsole('users', 'list', '--data-dir', dir, '--json').out) as { email: string }[];
+    expect(users.map((u) => u.email)).not.toContain('other@cli.test');
+    for (const name of ['   ', 'x'.repeat(101)]) {
+      const r = vconsole('keys', 'create', '--data-dir', dir, '--name', name, '--environment', 'sandbox');
+      expect([r.code, r.err], name.slice(0, 10)).toEqual([2, expect.stringContaining('--name must be 1 to 100 characters')]);
+    }
+    const trimmed = JSON.parse(vconsole('keys', 'create', '--data-dir', dir, '--name', '  ci two  ', '--environment', 'sandbox', '--json').out) as { name: string };
+    expect(trimmed.name).toBe('ci two');
+  });
+
+  it('db commands say where a store is missing or unreadable, and refuse SQLite file operations on a team database', () => {
+    const none = join(dir, 'no-such-folder');
+    const missing = vconsole('db', 'check', '--data-dir', none);
+    expect([missing.code, missing.err]).toEqual([1, expect.stringContaining(`no store in ${none}`)]);
+    expect(existsSync(none)).toBe(false);
+    const damaged = mkdtempSync(join(tmpdir(), 'vc-cli-damaged-'));
+    more.push(damaged);
+    writeFileSync(join(damaged, 'verification-console.sqlite'), Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(8192, 7)]));
+    const report = vconsole('db', 'check', '--data-dir', damaged, '--json');
+    expect(report.code).toBe(1);
+    expect(JSON.parse(report.out)).toMatchObject({ engine: 'sqlite', readable: false });
+    // A team server's command line (the URL set): backup, backups and restore copy a SQLite file, so they are refused
+    // with the way that applies, and nothing is made in a local folder. (Nothing listens on port 1: never dialled.)
+    const team = mkdtempSync(join(tmpdir(), 'vc-cli-team-'));
+    more.push(team);
+    const env = { VCONSOLE_DATABASE_URL: 'postgres://vc@127.0.0.1:1/vc', VCONSOLE_DATA_DIR: team };
+    for (const [args, word] of [[['db', 'backup'], 'pg_dump'], [['db', 'backups'], 'pg_dump'], [['db', 'restore', join(dir, 'verification-console.sqlite')], 'pg_restore']] as const) {
+      const r = vconsoleWith(env, ...args);
+      expect([r.code, r.err], args.join(' ')).toEqual([1, expect.stringContaining(word)]);
+    }
+    expect(readdirSync(team)).toEqual([]);
+    // --data-dir naming a SQLite store still means that store, URL or not.
+    expect(vconsoleWith(env, 'db', 'backups', '--data-dir', dir).code).toBe(0);
+    // --data-dir naming a folder without a store (a team instance's, for its key) is the database's: no stray store.
+    const listed = vconsoleWith({ VCONSOLE_DATABASE_URL: env.VCONSOLE_DATABASE_URL }, 'keys', 'list', '--data-dir', team);
+    expect(listed.code).toBe(1);
+    expect(existsSync(join(team, 'verification-console.sqlite'))).toBe(false);
   });
 });
