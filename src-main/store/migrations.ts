@@ -31,6 +31,7 @@ import { m022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook'
 import { m023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
 import { m024VerificationsStatusCovering } from './migrations/024-verifications-status-covering';
 import { m025DeliveriesListOrder } from './migrations/025-deliveries-list-order';
+import { m026LoginReservations } from './migrations/026-login-reservations';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -58,4 +59,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m023DeliveriesByStatus,
   m024VerificationsStatusCovering,
   m025DeliveriesListOrder,
+  m026LoginReservations,
 ];

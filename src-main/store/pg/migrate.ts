@@ -32,6 +32,7 @@ import { pg022DeliveriesByWebhook } from './migrations/022-deliveries-by-webhook
 import { pg023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
 import { pg024VerificationsStatusCovering } from './migrations/024-verifications-status-covering';
 import { pg025DeliveriesListOrder } from './migrations/025-deliveries-list-order';
+import { pg026LoginReservations } from './migrations/026-login-reservations';
 
 export interface PgMigration {
   version: number;
@@ -65,6 +66,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg023DeliveriesByStatus,
   pg024VerificationsStatusCovering,
   pg025DeliveriesListOrder,
+  pg026LoginReservations,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */
