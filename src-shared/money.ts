@@ -1,5 +1,6 @@
 // Money: the API speaks integer minor units, people type and read major units. Conversions go through strings
 // so 19.99 never becomes 1998 by way of a binary float. Shared by the console and the CLI.
+import currencyCodes from 'currency-codes';
 
 /** Decimal places of a currency's minor unit as Intl knows them (ISO 4217: USD 2, JPY 0, KWD 3); 2 if unknown. */
 export function currencyDigits(currency: string): number {
@@ -10,10 +11,23 @@ export function currencyDigits(currency: string): number {
   }
 }
 
-/** An ISO 4217 alphabetic code in the form the service stores (three capital letters). */
+/**
+ * The shape of an ISO 4217 alphabetic code as the service stores it (three capital letters). Routing judges only
+ * this: codes outside the list, such as CNH, appear in real directories (docs/routing.md).
+ */
 export function isCurrencyCode(code: string): boolean {
   return /^[A-Z]{3}$/.test(code);
 }
+
+/**
+ * A code ISO 4217 lists (the currency-codes package's table): what money is held and priced in. Three letters alone
+ * let a typo (UDS) become a wallet's currency for good.
+ */
+export function isListedCurrency(code: string): boolean {
+  return isCurrencyCode(code) && ISO_4217.has(code);
+}
+
+const ISO_4217: ReadonlySet<string> = new Set(currencyCodes.codes());
 
 export type ParsedAmount = { ok: true; minor: number } | { ok: false; message: string };
 

@@ -1,6 +1,7 @@
 // Billing shapes (decisions §9): the wallet, usage records and their list filters, prices and enabled services.
 import { z } from 'zod';
 import { IsoDateOrInstant, IsoTimestamp, PAGE_QUERY } from './common';
+import { isListedCurrency } from '../money';
 
 export const WalletSchema = z
   .object({
@@ -43,7 +44,16 @@ export const ServiceKeySchema = z
   .regex(/^(account:[A-Z]{2}|phone:[A-Z]{2}|identity:[a-z_]{2,40}|face|address|correspondents)$/, 'must be account:<COUNTRY>, phone:<COUNTRY>, identity:<idType>, face, address or correspondents');
 
 export const PriceSchema = z.object({ service: z.string(), amount: z.number().int(), currency: z.string(), updatedAt: IsoTimestamp });
-export const Currency = z.string().regex(/^[A-Za-z]{3}$/).transform((c) => c.toUpperCase());
-export const TopUpInputSchema = z.object({ amount: z.number().int().min(1).max(1_000_000_000_000), currency: Currency });
-export const SetPriceInputSchema = z.object({ service: ServiceKeySchema, amount: z.number().int().min(0).max(1_000_000_000), currency: Currency });
+/** The largest top-up, price and balance in minor units: every door's bound, and the core's (billing.ts). */
+export const TOP_UP_MAX = 1_000_000_000_000;
+export const PRICE_MAX = 1_000_000_000;
+/** Far below Number.MAX_SAFE_INTEGER: past it a balance read into JavaScript no longer equals its ledger's sum. */
+export const BALANCE_MAX = 1_000_000_000_000_000;
+export const Currency = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/)
+  .transform((c) => c.toUpperCase())
+  .refine(isListedCurrency, 'must be an ISO 4217 currency code, e.g. USD');
+export const TopUpInputSchema = z.object({ amount: z.number().int().min(1).max(TOP_UP_MAX), currency: Currency });
+export const SetPriceInputSchema = z.object({ service: ServiceKeySchema, amount: z.number().int().min(0).max(PRICE_MAX), currency: Currency });
 export const ServiceInputSchema = z.object({ service: ServiceKeySchema });

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { RoleSchema, PASSWORD_MAX, PASSWORD_MIN } from './auth';
 import { EnvironmentSchema } from './common';
-import { ServiceKeySchema } from './billing';
+import { PRICE_MAX, ServiceKeySchema } from './billing';
+import { isListedCurrency } from '../money';
 import { WebhookEventSchema, WebhookStatusSchema, WEBHOOK_DESCRIPTION_MAX } from './webhooks';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -89,8 +90,8 @@ export type ConfigWebhook = z.infer<typeof ConfigWebhookSchema>;
 export const ConfigPriceSchema = z
   .object({
     service: ServiceKeySchema,
-    amount: z.number().int().min(0).max(1_000_000_000),
-    currency: z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case ISO 4217 code'),
+    amount: z.number().int().min(0).max(PRICE_MAX),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case ISO 4217 code').refine(isListedCurrency, 'must be an ISO 4217 currency code, e.g. USD'),
   })
   .strict();
 

@@ -7,7 +7,8 @@ import { ListFilter, listPage } from '../../store/list-query';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
-import { isCurrencyCode } from '../../../src-shared/money';
+import { isListedCurrency } from '../../../src-shared/money';
+import { BALANCE_MAX, PRICE_MAX, TOP_UP_MAX } from '../../../src-shared/schemas/billing';
 import { appendAudit, audited } from '../audit/audit-log';
 
 export type WalletStatus = 'active' | 'suspended';
@@ -77,15 +78,15 @@ export function validateServiceKey(service: string): string {
 
 function validateCurrency(currency: string): string {
   const c = currency.trim().toUpperCase();
-  if (!isCurrencyCode(c)) {
-    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: 'currency must be a 3-letter ISO 4217 code' }] });
+  if (!isListedCurrency(c)) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: 'currency must be an ISO 4217 currency code, e.g. USD' }] });
   }
   return c;
 }
 
-function validateAmount(amount: number, field: string, min: number): number {
-  if (!Number.isSafeInteger(amount) || amount < min) {
-    throw new AppError('VALIDATION_ERROR', { details: [{ field, message: `${field} must be an integer number of minor units, at least ${min}` }] });
+function validateAmount(amount: number, field: string, min: number, max: number): number {
+  if (!Number.isSafeInteger(amount) || amount < min || amount > max) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field, message: `${field} must be an integer number of minor units from ${min} to ${max}` }] });
   }
   return amount;
 }
@@ -127,7 +128,7 @@ export async function getWallet(deps: CoreDeps, organizationId: string): Promise
 
 /** Credits the wallet (creating it in `currency` on first top-up). A top-up in another currency is refused. */
 export async function topUp(deps: CoreDeps, organizationId: string, amount: number, currency: string): Promise<Wallet> {
-  validateAmount(amount, 'amount', 1);
+  validateAmount(amount, 'amount', 1, TOP_UP_MAX);
   const cur = validateCurrency(currency);
   const now = iso(deps.clock.now());
   return deps.sql.transaction(async (tx): Promise<Wallet> => {
@@ -147,6 +148,11 @@ export async function topUp(deps: CoreDeps, organizationId: string, amount: numb
         "INSERT INTO wallets (organization_id, balance, currency, status, created_at, updated_at) VALUES (?, 0, ?, 'active', ?, ?)",
         [organizationId, cur, now, now],
       );
+    }
+    // A balance stays within BALANCE_MAX, where JavaScript reads it exactly: past 2^53 it drifted from its ledger.
+    const before = row?.balance ?? 0;
+    if (before + amount > BALANCE_MAX) {
+      throw new AppError('VALIDATION_ERROR', { details: [{ field: 'amount', message: `the balance would pass ${BALANCE_MAX} minor units, the most a wallet holds` }] });
     }
     const id = newId('led');
     await tx.run("INSERT INTO ledger_entries (id, organization_id, amount, currency, kind, created_at) VALUES (?, ?, ?, ?, 'topup', ?)", [id, organizationId, amount, cur, now]);
@@ -175,7 +181,7 @@ export async function setWalletStatus(deps: CoreDeps, organizationId: string, st
 /** Sets the price of one service (minor units). The price's currency must be the wallet's once a wallet exists. */
 export async function setPrice(deps: CoreDeps, organizationId: string, service: string, amount: number, currency: string): Promise<Price> {
   const svc = validateServiceKey(service);
-  validateAmount(amount, 'amount', 0);
+  validateAmount(amount, 'amount', 0, PRICE_MAX);
   const cur = validateCurrency(currency);
   const now = iso(deps.clock.now());
   return deps.sql.transaction(async (tx): Promise<Price> => {

@@ -82,6 +82,23 @@ describe('gates', () => {
     expect(listed.body['pagination'].total).toBe(1);
   });
 
+  it('a currency must be one ISO 4217 lists, and a balance stays where it equals its ledger', async () => {
+    // A typo of three letters (UDS) used to become the wallet's currency for good.
+    for (const cur of ['UDS', 'XYZ']) {
+      await expect(topUp(service.deps, org, 100, cur)).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'currency' }] });
+      await expect(setPrice(service.deps, org, 'account:NG', 50, cur)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+    await topUp(service.deps, org, 2_500, 'USD');
+    // The CLI passes the core any amount: past 2^53 the balance read back was a cent off its ledger's sum.
+    await expect(topUp(service.deps, org, Number.MAX_SAFE_INTEGER, 'USD')).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'amount' }] });
+    for (let i = 0; i < 999; i++) await topUp(service.deps, org, 1_000_000_000_000, 'USD');
+    await expect(topUp(service.deps, org, 1_000_000_000_000, 'USD')).rejects.toMatchObject({ details: [{ field: 'amount', message: expect.stringContaining('the most a wallet holds') }] });
+    const w = await getWallet(service.deps, org);
+    expect(w.balance).toBe(999_000_000_002_500);
+    expect(await ledgerSum(service.deps, org)).toBe(w.balance);
+    await expect(setPrice(service.deps, org, 'account:NG', 1_000_000_001, 'USD')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
   it('layer-1 and layer-2 failures come before billing and are never charged', async () => {
     let r = await post('/verify/account', { country: 'NG', bankCode: '058' });
     expect([r.status, r.body['code']]).toEqual([422, 'VALIDATION_ERROR']);
