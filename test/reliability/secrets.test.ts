@@ -244,6 +244,8 @@ describe('constant-time comparison of secrets', () => {
     // migration's checksum.
     const reviewed = new Set([
       'store/database.ts: migrationHash(m) !== row.hash',
+      // A restore's check that a file records this app's migrations (their checksums, not secrets).
+      'core/backups/backups.ts: migrationHash(m) !== row.hash',
       // The PostgreSQL engine's migration checksum (the same rule as SQLite's).
       'store/pg/migrate.ts: pgMigrationHash(m) !== row.hash',
       'core/routing/csv-batch.ts: 2] !== hash',
