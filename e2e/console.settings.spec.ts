@@ -62,11 +62,16 @@ test('settings: dev-option banner, theme, rate limit, users, config export', asy
   await page.getByTestId('user-email').fill('analyst@acme.test');
   await page.getByTestId('user-password').fill('temporary pass 2');
   await page.getByTestId('user-create-submit').click();
-  await expect(page.getByTestId('user-create-error')).toBeVisible();
-  await page.getByRole('dialog', { name: 'Add a user' }).getByRole('button', { name: 'Cancel' }).click();
+  // Said under the email field, not as a block with a generic hint.
+  const addDialog = page.getByRole('dialog', { name: 'Add a user' });
+  await expect(addDialog.getByText('A user with this email already exists.')).toBeVisible();
+  await expect(page.getByTestId('user-email')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('user-create-error')).toHaveCount(0);
+  await addDialog.getByRole('button', { name: 'Cancel' }).click();
   await page.getByTestId('user-add').click();
   await expect(page.getByTestId('user-email')).toHaveValue('');
-  await expect(page.getByTestId('user-create-error')).toHaveCount(0);
+  await expect(page.getByTestId('user-email')).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(addDialog.getByText('A user with this email already exists.')).toHaveCount(0);
   await page.getByRole('dialog', { name: 'Add a user' }).getByRole('button', { name: 'Cancel' }).click();
   // The last owner cannot be deactivated: the error body's message is shown.
   await page.getByTestId('user-actions-owner@acme.test').click();

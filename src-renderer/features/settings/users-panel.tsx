@@ -6,7 +6,7 @@ import { IconDots, IconUserPlus } from '@tabler/icons-react';
 import type { Role } from '../../../src-shared/schemas/auth';
 import { PASSWORD_MIN } from '../../../src-shared/schemas/auth';
 import { CreateUserInputSchema, type ManagedUser } from '../../../src-shared/schemas/settings';
-import { call } from '../../client/bridge';
+import { call, ConsoleError } from '../../client/bridge';
 import { formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
@@ -17,6 +17,12 @@ const ROLES: { value: Role; label: string }[] = [
   { value: 'DEVELOPER', label: 'Developer — checks and webhooks' },
 ];
 const ROLE_COLOR: Record<Role, string> = { OWNER: 'grape', ADMIN: 'blue', DEVELOPER: 'gray' };
+
+/** The service's detail as the form's sentence: "a user with this email already exists" → "A user … exists." */
+function sentence(message: string): string {
+  const t = message.trim();
+  return t ? `${t[0]!.toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}` : t;
+}
 
 function CreateUserModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (u: ManagedUser) => void }) {
   const [email, setEmail] = useState('');
@@ -46,7 +52,12 @@ function CreateUserModal({ opened, onClose, onCreated }: { opened: boolean; onCl
       setPassword('');
       onCreated(u);
     } catch (e) {
-      setError(e);
+      // A refusal of a field the form shows (an email already used) is said under that field, in words; the alert
+      // is for the rest.
+      const fields = e instanceof ConsoleError ? e.details.filter((d) => d.field === 'email' || d.field === 'password') : [];
+      if (fields.length > 0 && e instanceof ConsoleError && fields.length === e.details.length) {
+        setErrors(Object.fromEntries(fields.map((d) => [d.field, sentence(d.message)])));
+      } else setError(e);
     } finally {
       setBusy(false);
     }
