@@ -1,7 +1,7 @@
 // `vconsole routing import` and `vconsole batch validate` (decisions §11): a live routing directory into the store,
 // and a streaming batch-CSV validation with a progress bar. Batch exit codes: 0 all valid, 1 some invalid, 2 unusable.
-import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { existsSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { DirectoryKind } from '../../src-shared/schemas/routing';
 import type { BatchProgress, BatchSummary } from '../core/routing/csv-batch';
 import { CsvInputProblem, parseDelimiterOption, parseEncodingOption, planCsvInput, validateCsvInput, type CsvInputOptions, type CsvInputPlan } from '../core/routing/csv-input';
@@ -48,6 +48,31 @@ function usage(message: string): number {
 function defaultOut(input: string): string {
   const ext = extname(input);
   return join(dirname(input), `${basename(input, ext)}.results.csv`);
+}
+
+/**
+ * Which file a path names, whatever its spelling: an existing file by device and inode (so a symlink or a hard link
+ * is the file it leads to), a file still to be made by the real path of its folder and its name.
+ */
+function fileIdentity(path: string): string {
+  try {
+    const st = statSync(path);
+    return `inode:${st.dev}:${st.ino}`;
+  } catch {
+    const abs = resolve(path);
+    let folder = dirname(abs);
+    try {
+      folder = realpathSync(folder);
+    } catch {
+      // A folder that does not exist: writing there fails later, with its own message.
+    }
+    return `path:${join(folder, basename(abs))}`;
+  }
+}
+
+/** A temp file beside `target` (same folder, so the final rename is atomic), renamed into place only on success. */
+function tempBeside(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.part`);
 }
 
 function formatEta(s: number | null): string {
@@ -125,7 +150,12 @@ export const batchCommand: ExtraCommand = {
     }
     const out = typeof values['out'] === 'string' ? values['out'] : defaultOut(input);
     const invalidOut = typeof values['invalid-out'] === 'string' ? values['invalid-out'] : undefined;
-    if (out === input || invalidOut === input) return usage('batch validate: the output must not overwrite the input');
+    // Compared as files, not as strings: `./FILE`, an absolute path or a symlink to the input is the input.
+    const inputId = fileIdentity(input);
+    if (fileIdentity(out) === inputId || (invalidOut !== undefined && fileIdentity(invalidOut) === inputId)) {
+      return usage('batch validate: the output must not overwrite the input');
+    }
+    if (invalidOut !== undefined && fileIdentity(invalidOut) === fileIdentity(out)) return usage('batch validate: --out and --invalid-out must be different files');
     const json = values['json'] === true;
     const live = values['live'] === true;
     // The input rules (csv-input.ts): how to read the file, or exit 2 naming the problem and the option that fixes it.
@@ -152,18 +182,26 @@ export const batchCommand: ExtraCommand = {
       process.once('SIGINT', onSigint);
       let summary: BatchSummary & { notes: string[] };
       const notesBefore = plan.notes.length;
+      // The results are written to temp files beside the outputs and renamed into place only when the run is
+      // usable: a failure, a cancel or an empty input never leaves a half or empty file under the output's name.
+      const tmpOut = tempBeside(out);
+      const tmpInvalid = invalidOut !== undefined ? tempBeside(invalidOut) : undefined;
+      const dropTemps = () => {
+        for (const f of [tmpOut, tmpInvalid]) if (f !== undefined) rmSync(f, { force: true });
+      };
       try {
         summary = await validateCsvInput({
           plan,
           input,
-          output: out,
-          ...(invalidOut ? { invalidOnlyOutput: invalidOut } : {}),
+          output: tmpOut,
+          ...(tmpInvalid ? { invalidOnlyOutput: tmpInvalid } : {}),
           directory,
           sandbox: !live,
           signal: controller.signal,
           onProgress: progress.onProgress,
         });
       } catch (e) {
+        dropTemps();
         progress.end();
         process.stderr.write(`vconsole: ${controller.signal.aborted ? 'cancelled; no result file was kept' : (e as Error).message}\n`);
         return 2;
@@ -173,12 +211,22 @@ export const batchCommand: ExtraCommand = {
       progress.end();
       // Notes found while reading the whole file (an encoding seen only past the head).
       if (!json) for (const note of summary.notes.slice(notesBefore)) process.stderr.write(`note: ${note}\n`);
-      const result = { ...summary, input, output: out, invalidOutput: invalidOut ?? null, directory: label, environment: live ? 'live' : 'sandbox' };
-      kit.print(values, result, summaryText(summary, out, invalidOut, label));
       if (summary.rows === 0) {
-        process.stderr.write('vconsole: the file holds no row to check (it is empty, or holds only a header).\n');
+        // Unusable input (exit 2): no result file is written or announced.
+        dropTemps();
+        process.stderr.write('vconsole: the file holds no row to check (it is empty, or holds only a header); no result file was written.\n');
         return 2;
       }
+      try {
+        renameSync(tmpOut, out);
+        if (tmpInvalid !== undefined && invalidOut !== undefined) renameSync(tmpInvalid, invalidOut);
+      } catch (e) {
+        dropTemps();
+        process.stderr.write(`vconsole: could not write the results: ${(e as Error).message}\n`);
+        return 2;
+      }
+      const result = { ...summary, input, output: out, invalidOutput: invalidOut ?? null, directory: label, environment: live ? 'live' : 'sandbox' };
+      kit.print(values, result, summaryText(summary, out, invalidOut, label));
       return summary.invalid === 0 ? 0 : 1;
     };
 

@@ -1,7 +1,7 @@
 // `vconsole batch validate` and `vconsole routing import` as a user runs them: spawned `node bin/vconsole.mjs`
 // on small generated files and a temp data dir. Exit codes 0 all valid / 1 some invalid / 2 unusable input.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
@@ -10,8 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 let dir: string;
 const dataDir = () => join(dir, 'data');
 
+const bin = join(process.cwd(), 'bin', 'vconsole.mjs');
 function vconsole(...args: string[]) {
-  const r = spawnSync(process.execPath, ['bin/vconsole.mjs', ...args], { cwd: process.cwd(), encoding: 'utf8', env: { ...process.env, VCONSOLE_DATA_DIR: dataDir() } });
+  return vconsoleIn(process.cwd(), ...args);
+}
+function vconsoleIn(cwd: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, VCONSOLE_DATA_DIR: dataDir() } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -68,6 +72,51 @@ describe('vconsole batch validate', () => {
     expect(vconsole('batch', 'validate', empty).code).toBe(2);
     expect(vconsole('batch', 'validate').code).toBe(2);
     expect(vconsole('batch', 'frobnicate').code).toBe(2);
+  });
+
+  it('refuses an --out or --invalid-out that is the input by another spelling or a symlink, or both the same file, and leaves the input as it was', () => {
+    const work = join(dir, 'same');
+    mkdirSync(work);
+    const rows = 'bic\nDEUTDEFF\nDEUT12FF\n=cmd\n';
+    writeFileSync(join(work, 'b1.csv'), rows);
+    symlinkSync('b1.csv', join(work, 'link.csv'));
+    const attempts: string[][] = [
+      ['b1.csv', '--out', './b1.csv'],
+      ['b1.csv', '--out', join(work, 'b1.csv')],
+      ['b1.csv', '--invalid-out', join(work, 'b1.csv')],
+      ['./b1.csv', '--out', '../same/b1.csv'],
+      ['link.csv', '--out', 'b1.csv'],
+      ['b1.csv', '--out', 'link.csv'],
+      ['b1.csv', '--out', 'r.csv', '--invalid-out', './r.csv'],
+    ];
+    for (const a of attempts) {
+      const r = vconsoleIn(work, 'batch', 'validate', ...a);
+      expect(r.code, `${a.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/must not overwrite the input|must be different files/);
+      expect(r.stdout).not.toContain('Results:');
+      expect(readFileSync(join(work, 'b1.csv'), 'utf8')).toBe(rows);
+    }
+    // Nothing was written: no result file, no temp file.
+    expect(readdirSync(work).sort()).toEqual(['b1.csv', 'link.csv']);
+    // Distinct files still work, through temp files renamed into place.
+    const ok = vconsoleIn(work, 'batch', 'validate', 'b1.csv', '--out', 'r.csv', '--invalid-out', 'bad.csv');
+    expect(ok.code, ok.stderr).toBe(1);
+    expect(readdirSync(work).sort()).toEqual(['b1.csv', 'bad.csv', 'link.csv', 'r.csv']);
+    expect(readFileSync(join(work, 'b1.csv'), 'utf8')).toBe(rows);
+  });
+
+  it('writes and announces no result file for an empty input', () => {
+    const work = join(dir, 'empty-out');
+    mkdirSync(work);
+    writeFileSync(join(work, 'empty.csv'), '');
+    writeFileSync(join(work, 'header.csv'), 'bic\n');
+    for (const f of ['empty.csv', 'header.csv']) {
+      const r = vconsoleIn(work, 'batch', 'validate', f, '--invalid-out', 'bad.csv');
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).not.toContain('Results:');
+      expect(r.stderr).toMatch(/no row to check|empty/);
+    }
+    expect(readdirSync(work).sort()).toEqual(['empty.csv', 'header.csv']);
   });
 });
 
