@@ -6,7 +6,25 @@ export async function main(argv: string[]): Promise<number> {
     const [{ runCommand }, { serve }] = await Promise.all([import('./kit'), import('./serve-command')]);
     return runCommand(() => serve(argv.slice(1)));
   }
+  quietOnClosedStdout();
   return (await import('./main')).main(argv);
+}
+
+let stdoutGuarded = false;
+
+/**
+ * When the reader of the output goes away (`vconsole audit export | head -1`), writing to stdout fails with EPIPE:
+ * the command ends there, quietly and with exit 0, as other command-line tools do, instead of dying on an unhandled
+ * 'error' event with a stack trace. Any other stdout error is thrown as before. Not for `serve`, which shuts down
+ * through its own path.
+ */
+export function quietOnClosedStdout(): void {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
 }
 
 // Run directly when bundled as the headless entry (out/main/headless.js).

@@ -1,5 +1,5 @@
 // The vconsole command line, run as a user runs it (a child process on a temp data folder).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,17 @@ function vconsole(...args: string[]) {
 function vconsoleWith(env: Record<string, string>, ...args: string[]) {
   const r = spawnSync(process.execPath, ['bin/vconsole.mjs', ...args], { encoding: 'utf8', env: { ...process.env, VCONSOLE_DATA_DIR: '', VCONSOLE_DATABASE_URL: '', ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** Runs the command with its stdout closed before it writes, as `vconsole … | head -1` does to a long output. */
+function vconsoleIntoClosedPipe(...args: string[]): Promise<{ code: number | null; err: string }> {
+  return new Promise((done) => {
+    const c = spawn(process.execPath, ['bin/vconsole.mjs', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VCONSOLE_DATA_DIR: '' } });
+    c.stdout.destroy();
+    let err = '';
+    c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    c.on('close', (code) => done({ code, err }));
+  });
 }
 
 describe('vconsole', () => {
@@ -118,5 +129,13 @@ describe('vconsole', () => {
     const listed = vconsoleWith({ VCONSOLE_DATABASE_URL: env.VCONSOLE_DATABASE_URL }, 'keys', 'list', '--data-dir', team);
     expect(listed.code).toBe(1);
     expect(existsSync(join(team, 'verification-console.sqlite'))).toBe(false);
+  });
+
+  it('exits quietly (0, no stack trace) when the reader of its output has gone (EPIPE)', async () => {
+    for (const args of [['--help'], ['keys', 'list', '--data-dir', dir, '--json'], ['audit', 'export', '--data-dir', dir, '--format', 'csv']]) {
+      const r = await vconsoleIntoClosedPipe(...args);
+      expect(r.err, args.join(' ')).toBe('');
+      expect(r.code, args.join(' ')).toBe(0);
+    }
   });
 });
