@@ -1,7 +1,7 @@
 // `vconsole audit verify [--file EXPORT]`, `audit export [--format json|csv] [--out F]`, `audit list`: the audit trail
 // from the command line (docs/audit.md). `verify --file` checks an export offline, without any store.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { exportAuditText, listAudit, verifyExport, verifyStore, type AuditExport, type VerifyResult } from '../core/audit/audit-log';
+import { exportAuditText, listAudit, NotAnAuditExport, verifyExport, verifyStore, type VerifyResult } from '../core/audit/audit-log';
 import type { ExtraCommand } from './extra-commands';
 
 const USAGE = [
@@ -15,9 +15,20 @@ function usage(message: string): number {
   return 2;
 }
 
+/** A failed `verify --file` that is not about the chain (no file, not JSON, not an export): exit 1, no usage text. */
+function failed(message: string): number {
+  process.stderr.write(`vconsole: ${message}\n`);
+  return 1;
+}
+
 function describe(r: VerifyResult): string {
   if (r.ok) return `Organization ${r.organizationId}: ${r.entries} entries verified. Head: #${r.head.seq} ${r.head.hash} (keep it to detect a later truncation).`;
-  return `Organization ${r.organizationId}: NOT VERIFIED at entry #${r.firstBad!.seq} (${r.firstBad!.id}): ${r.firstBad!.reason}. The ${r.entries - 1} entries before it verify.`;
+  const bad = r.firstBad!;
+  // An export cut short at the end: every entry it holds verifies (r.entries of them), up to r.head.
+  if (bad.id === '(head)') {
+    return `Organization ${r.organizationId}: NOT VERIFIED: ${bad.reason} (the export states head #${bad.seq}, its last entry is #${r.head.seq}). The ${r.entries} entries it holds verify.`;
+  }
+  return `Organization ${r.organizationId}: NOT VERIFIED at entry #${bad.seq} (${bad.id}): ${bad.reason}. The ${r.entries - 1} entries before it verify.`;
 }
 
 export const auditCommand: ExtraCommand = {
@@ -29,16 +40,24 @@ export const auditCommand: ExtraCommand = {
       const { values } = kit.parse(rest, { file: { type: 'string' } });
       let results: VerifyResult[];
       if (typeof values['file'] === 'string') {
-        let x: AuditExport;
+        const file = values['file'];
+        let text: string;
         try {
-          x = JSON.parse(readFileSync(values['file'], 'utf8')) as AuditExport;
+          text = readFileSync(file, 'utf8');
         } catch (e) {
-          return usage(`cannot read ${values['file']} as an audit export: ${(e as Error).message}`);
+          return failed(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+        }
+        let x: unknown;
+        try {
+          x = JSON.parse(text);
+        } catch (e) {
+          return failed(`${file} is not an audit export: it is not JSON (${(e as Error).message})`);
         }
         try {
           results = [verifyExport(x)];
         } catch (e) {
-          return usage((e as Error).message);
+          if (e instanceof NotAnAuditExport) return failed(`${file} is ${e.message}`);
+          throw e;
         }
       } else {
         results = await kit.withCore(values, (core) => verifyStore(core.deps.sql));

@@ -538,8 +538,41 @@ export async function exportAudit(q: SqlQueries, organizationId: string, nowMs: 
 }
 
 /** Verifies an export offline: its chain from its start, and that its stated head is the chain's last entry. */
-export function verifyExport(x: AuditExport): VerifyResult {
-  if (x.format !== AUDIT_EXPORT_FORMAT) throw new Error(`not an audit export (format ${String((x as { format?: unknown }).format)})`);
+/** Thrown by verifyExport for a file that is not an audit export at all (as opposed to one that does not verify). */
+export class NotAnAuditExport extends Error {
+  constructor(what: string) {
+    super(`not an audit export: ${what}`);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isChainStart = (v: unknown): v is ChainStart => isObject(v) && Number.isSafeInteger(v['seq']) && typeof v['hash'] === 'string';
+
+/** Checks the parts verifyExport reads, naming the first one missing or of the wrong kind. */
+function checkExportShape(x: unknown): asserts x is AuditExport {
+  if (!isObject(x)) throw new NotAnAuditExport(`the file holds ${x === null ? 'null' : Array.isArray(x) ? 'a list' : `a ${typeof x}`}, not an object`);
+  if (x['format'] !== AUDIT_EXPORT_FORMAT) throw new NotAnAuditExport(`its format is ${JSON.stringify(x['format'] ?? null)}, not "${AUDIT_EXPORT_FORMAT}"`);
+  if (typeof x['organizationId'] !== 'string') throw new NotAnAuditExport('it has no organizationId');
+  if (!isChainStart(x['start'])) throw new NotAnAuditExport('it has no start (seq and hash)');
+  if (!isChainStart(x['head'])) throw new NotAnAuditExport('it has no head (seq and hash)');
+  const entries = x['entries'];
+  if (!Array.isArray(entries)) throw new NotAnAuditExport('it has no entries list');
+  entries.forEach((e: unknown, i) => {
+    if (!isObject(e)) throw new NotAnAuditExport(`entry ${i + 1} is not an object`);
+    for (const [field, ok] of [
+      ['seq', Number.isSafeInteger(e['seq'])],
+      ['id', typeof e['id'] === 'string'],
+      ['organizationId', typeof e['organizationId'] === 'string'],
+      ['prevHash', typeof e['prevHash'] === 'string'],
+      ['hash', typeof e['hash'] === 'string'],
+    ] as const) {
+      if (!ok) throw new NotAnAuditExport(`entry ${i + 1} has no ${field}`);
+    }
+  });
+}
+
+export function verifyExport(x: unknown): VerifyResult {
+  checkExportShape(x);
   const r = verifyEntries(x.organizationId, x.start, x.entries);
   if (r.ok && (r.head.seq !== x.head.seq || r.head.hash !== x.head.hash)) {
     return { ...r, ok: false, firstBad: { seq: x.head.seq, id: '(head)', reason: 'the stated head does not match the last entry: entries were removed from the end' } };

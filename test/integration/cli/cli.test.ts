@@ -1,6 +1,6 @@
 // The vconsole command line, run as a user runs it (a child process on a temp data folder).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -137,5 +137,34 @@ describe('vconsole', () => {
       expect(r.err, args.join(' ')).toBe('');
       expect(r.code, args.join(' ')).toBe(0);
     }
+  });
+
+  it('audit verify --file: a malformed export is a plain "not an audit export" and exit 1; a cut-short export counts every entry it holds', () => {
+    const good = join(dir, 'audit.json');
+    expect(vconsole('audit', 'export', '--data-dir', dir, '--out', good).code).toBe(0);
+    const x = JSON.parse(readFileSync(good, 'utf8')) as { entries: unknown[] };
+    expect(vconsole('audit', 'verify', '--file', good).code).toBe(0);
+    const malformed: [string, string, RegExp][] = [
+      ['null.json', 'null', /not an audit export/],
+      ['a1.json', '{"format":"vconsole-audit-1"}', /not an audit export: it has no organizationId/],
+      ['a1b.json', JSON.stringify({ ...x, entries: undefined }), /not an audit export: it has no entries/],
+      ['a2.json', JSON.stringify({ ...x, entries: [{}] }), /not an audit export: entry 1 /],
+      ['a3.json', '{not json', /not an audit export|cannot read/],
+      ['missing.json', '', /cannot read/],
+    ];
+    for (const [name, text, message] of malformed) {
+      if (text !== '') writeFileSync(join(dir, name), text);
+      const r = vconsole('audit', 'verify', '--file', join(dir, name));
+      expect(r.code, `${name}: ${r.err}`).toBe(1);
+      expect(r.err).toMatch(message);
+      expect(r.err).not.toMatch(/Cannot read properties|is not iterable|Usage:/);
+    }
+    const cut = join(dir, 'audit-cut.json');
+    const n = x.entries.length;
+    writeFileSync(cut, JSON.stringify({ ...x, entries: x.entries.slice(0, -1) }));
+    const r = vconsole('audit', 'verify', '--file', cut);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`The ${n - 1} entries it holds verify`);
+    expect(r.out).not.toContain('((head))');
   });
 });
