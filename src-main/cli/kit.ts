@@ -25,6 +25,7 @@ export function need(values: Values, name: string): string {
 }
 
 export function dataDir(values: Values): string {
+  if (values['data-dir'] === '') throw new UsageError('--data-dir must not be empty (it would use the current folder)');
   return typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir();
 }
 

@@ -81,7 +81,12 @@ export function helpFor(argv: string[]): string | null {
   return `Usage:\n${shown.map((f) => `  ${f}`).join('\n')}\n${DATA_DIR_LINE()}`;
 }
 
+/** The commands whose withCore may make a new store: bootstrap (serve and migrate open it their own way). */
+const CREATES_STORE = new Set(['bootstrap']);
+let running: string | undefined;
+
 export async function withCore<T>(values: Values, fn: (core: Core) => Promise<T> | T): Promise<T> {
+  const mayCreate = running !== undefined && CREATES_STORE.has(running);
   // A team server's commands act on its database when VCONSOLE_DATABASE_URL is set (docs/team-server.md); an explicit
   // --data-dir holding a SQLite store names that store instead. The data folder is used either way (secret.key).
   // With the URL set, a --data-dir that holds no SQLite store is the team instance's folder, given for its data key:
@@ -91,7 +96,14 @@ export async function withCore<T>(values: Values, fn: (core: Core) => Promise<T>
   const envUrl = process.env[DATABASE_URL_ENV] || undefined;
   const databaseUrl = explicitDir === undefined || (envUrl !== undefined && !existsSync(storeFile(explicitDir))) ? envUrl : undefined;
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) throw new UsageError(`${DATABASE_URL_ENV} must be a postgres:// or postgresql:// URL`);
-  const core = await createCore({ dataDir: dataDir(values), startWorker: false, logLevel: 'silent', ...(databaseUrl ? { databaseUrl } : {}) });
+  const dir = dataDir(values);
+  // A mistyped --data-dir or VCONSOLE_DATA_DIR is refused instead of quietly becoming a new, empty installation.
+  if (!mayCreate && databaseUrl === undefined && !existsSync(storeFile(dir))) {
+    throw new UsageError(
+      `No store in ${dir} (${existsSync(dir) ? 'the folder has none' : 'no such folder'}). Check --data-dir or $VCONSOLE_DATA_DIR; a new installation starts with \`vconsole bootstrap\` or \`vconsole serve\`.`,
+    );
+  }
+  const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', ...(databaseUrl ? { databaseUrl } : {}) });
   // Changes made by a command are audited as the command line's, with the operating-system user (docs/audit.md).
   const actor = { type: 'cli' as const, id: null, label: `${cliUser()} (command line)` };
   try {
@@ -198,6 +210,7 @@ async function keys(args: string[]): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  running = cmd;
   const help = helpFor(argv);
   if (help !== null) {
     process.stdout.write(help);

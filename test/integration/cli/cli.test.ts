@@ -1,6 +1,6 @@
 // The vconsole command line, run as a user runs it (a child process on a temp data folder).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -166,5 +166,32 @@ describe('vconsole', () => {
     expect(r.code).toBe(1);
     expect(r.out).toContain(`The ${n - 1} entries it holds verify`);
     expect(r.out).not.toContain('((head))');
+  });
+
+  it('refuses an empty --data-dir, and a data folder with no store for commands other than bootstrap, creating nothing', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'vc-cli-cwd-'));
+    const inCwd = spawnSync(process.execPath, [join(process.cwd(), 'bin', 'vconsole.mjs'), 'keys', 'list', '--data-dir', ''], { cwd, encoding: 'utf8', env: { ...process.env, VCONSOLE_DATA_DIR: '' } });
+    expect(inCwd.status).toBe(2);
+    expect(inCwd.stderr).toContain('--data-dir must not be empty');
+    expect(readdirSync(cwd)).toEqual([]);
+
+    const missing = join(cwd, 'typo');
+    for (const args of [['keys', 'list'], ['audit', 'verify'], ['wallet', 'show'], ['providers', 'list'], ['verify', 'account', '--body', '{"country":"NG","accountNumber":"0123456789","bankCode":"058"}']]) {
+      const r = vconsole(...args, '--data-dir', missing);
+      expect(r.code, `${args.join(' ')}: ${r.err}`).toBe(2);
+      expect(r.err).toContain(`No store in ${missing}`);
+      expect(existsSync(missing)).toBe(false);
+    }
+    const empty = join(cwd, 'empty');
+    mkdirSync(empty);
+    const r = vconsole('audit', 'list', '--data-dir', empty);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`No store in ${empty}`);
+    expect(readdirSync(empty)).toEqual([]);
+
+    // bootstrap still makes a new folder and its store.
+    const fresh = join(cwd, 'new', 'folder');
+    expect(vconsole('bootstrap', '--data-dir', fresh, '--email', 'o@cli.test', '--password', 'cli-password-1').code).toBe(0);
+    expect(vconsole('keys', 'list', '--data-dir', fresh).code).toBe(0);
   });
 });
