@@ -26,10 +26,20 @@ const NUMBERS = {
   'breaker-cooldown-ms': 'breakerCooldownMs',
 } as const;
 
-function int(raw: unknown, flag: string): number {
+/** `what` names the value as the user gave it: `--timeout-ms`, or `providers cache-ttl: SECONDS`. */
+function int(raw: unknown, what: string): number {
   const n = Number(raw);
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw new Usage(`--${flag} must be a whole number`);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw new Usage(`${what} must be a whole number`);
   return n;
+}
+
+/** A file named by a flag, read before the store is opened: a missing or unreadable one is a usage error naming it. */
+function readFlagFile(flag: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Usage(`cannot read --${flag} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
 }
 
 function line(p: ProviderView): string {
@@ -86,12 +96,19 @@ export const providersCommand: ExtraCommand = {
         let caCert: string | undefined;
         if (typeof values['ca-file'] === 'string') {
           if (values['clear-ca']) throw new Usage('give --ca-file or --clear-ca, not both');
+          caCert = readFlagFile('ca-file', values['ca-file']);
+        }
+        let mapping: unknown;
+        if (typeof values['mapping-file'] === 'string') {
+          const text = readFlagFile('mapping-file', values['mapping-file']);
           try {
-            caCert = readFileSync(values['ca-file'], 'utf8');
+            mapping = JSON.parse(text);
           } catch (e) {
-            throw new Usage(`cannot read --ca-file ${values['ca-file']}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+            throw new Usage(`--mapping-file ${values['mapping-file']} is not valid JSON: ${(e as Error).message}`);
           }
         }
+        const numbers: Record<string, number> = {};
+        for (const [flag, key] of Object.entries(NUMBERS)) if (values[flag] !== undefined) numbers[key] = int(values[flag], `--${flag}`);
         const view = await kit.withCore(values, async (core) => {
           const reg = liveProviders(core.rt);
           const existing = await reg.config.get(id);
@@ -109,8 +126,8 @@ export const providersCommand: ExtraCommand = {
           if (typeof values['base-url'] === 'string') input['baseUrl'] = values['base-url'];
           if (Array.isArray(values['route'])) input['routes'] = values['route'];
           if (typeof values['auth'] === 'string') input['authScheme'] = values['auth'];
-          for (const [flag, key] of Object.entries(NUMBERS)) if (values[flag] !== undefined) input[key] = int(values[flag], flag);
-          if (typeof values['mapping-file'] === 'string') input['mapping'] = JSON.parse(readFileSync(values['mapping-file'], 'utf8'));
+          Object.assign(input, numbers);
+          if (mapping !== undefined) input['mapping'] = mapping;
           if (secret !== undefined) input['secret'] = secret;
           if (values['clear-secret']) input['clearSecret'] = true;
           if (caCert !== undefined) input['caCert'] = caCert;
@@ -140,7 +157,8 @@ export const providersCommand: ExtraCommand = {
         const { values, positionals } = kit.parse(rest, {});
         const [kind, secs] = positionals;
         if (!kind || !(PROVIDER_KINDS as readonly string[]).includes(kind)) throw new Usage(`providers cache-ttl: KIND is one of ${PROVIDER_KINDS.join(', ')}`);
-        const ttl = await kit.withCore(values, (core) => liveProviders(core.rt).config.setCacheTtl(kind as (typeof PROVIDER_KINDS)[number], int(secs, 'SECONDS')));
+        const seconds = int(secs, 'providers cache-ttl: SECONDS');
+        const ttl = await kit.withCore(values, (core) => liveProviders(core.rt).config.setCacheTtl(kind as (typeof PROVIDER_KINDS)[number], seconds));
         kit.print(values, ttl, `Cache TTL for ${kind}: ${ttl[kind as keyof typeof ttl]} s`);
         return 0;
       }

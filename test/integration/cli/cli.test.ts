@@ -194,4 +194,22 @@ describe('vconsole', () => {
     expect(vconsole('bootstrap', '--data-dir', fresh, '--email', 'o@cli.test', '--password', 'cli-password-1').code).toBe(0);
     expect(vconsole('keys', 'list', '--data-dir', fresh).code).toBe(0);
   });
+
+  it('providers: a missing or invalid --mapping-file is a usage error naming the file (as --ca-file), and cache-ttl names SECONDS', () => {
+    const missing = join(dir, 'no-mapping.json');
+    const m = vconsole('providers', 'set', 'p1', '--adapter', 'generic', '--mapping-file', missing, '--data-dir', dir);
+    const ca = vconsole('providers', 'set', 'p1', '--adapter', 'generic', '--ca-file', missing, '--data-dir', dir);
+    expect(ca.code).toBe(2);
+    expect(m.code).toBe(ca.code);
+    expect(m.err).toContain(`cannot read --mapping-file ${missing}: ENOENT`);
+    const bad = join(dir, 'bad-mapping.json');
+    writeFileSync(bad, '{bad');
+    const b = vconsole('providers', 'set', 'p1', '--adapter', 'generic', '--mapping-file', bad, '--data-dir', dir);
+    expect(b.code).toBe(2);
+    expect(b.err).toContain(`--mapping-file ${bad} is not valid JSON`);
+    const ttl = vconsole('providers', 'cache-ttl', 'account', '--data-dir', dir);
+    expect(ttl.code).toBe(2);
+    expect(ttl.err).toContain('providers cache-ttl: SECONDS must be a whole number');
+    expect(ttl.err).not.toContain('--SECONDS');
+  });
 });
