@@ -26,9 +26,14 @@ export function rendererDir(): string {
   return join(projectRoot(), 'out', 'renderer');
 }
 
-/** The platform's application-data folder (the Electron app uses the same one). */
+/** The data folder when no --data-dir is given: $VCONSOLE_DATA_DIR, else the platform's (platformDataDir). */
 export function defaultDataDir(): string {
   if (process.env['VCONSOLE_DATA_DIR']) return resolve(process.env['VCONSOLE_DATA_DIR']);
+  return platformDataDir();
+}
+
+/** The platform's application-data folder (the Electron app uses the same one), whatever $VCONSOLE_DATA_DIR says. */
+export function platformDataDir(): string {
   const home = homedir();
   switch (platform()) {
     case 'win32':

@@ -3,7 +3,7 @@
 import { createKey, listKeys, revokeKey } from '../core/keys/keys-service';
 import { bootstrap, createUser, firstOrganizationId, listUsers } from '../core/orgs/organizations';
 import type { Principal } from '../core/principal';
-import { defaultDataDir } from '../paths';
+import { platformDataDir } from '../paths';
 import { createCore, VERSION, type Core } from '../service';
 import { extraCommands } from './extra-commands';
 import { dataDir, need, parse, print, runCommand, UsageError, type Values } from './kit';
@@ -54,7 +54,7 @@ function allCommands(): { name: string; usage: string }[] {
   return [...BUILTIN_USAGE, ...extraCommands.map((c) => ({ name: c.name, usage: c.usage }))];
 }
 
-const DATA_DIR_LINE = () => `Data directory: --data-dir, else $VCONSOLE_DATA_DIR, else ${defaultDataDir()}\n`;
+const DATA_DIR_LINE = () => `Data directory: --data-dir, else $VCONSOLE_DATA_DIR, else ${platformDataDir()}\n`;
 
 function usageText(): string {
   const forms = allCommands().flatMap((c) => usageForms(c.name, c.usage));

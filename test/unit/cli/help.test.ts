@@ -65,4 +65,19 @@ describe('vconsole --help', () => {
     expect(r.stdout).toContain('vconsole webhooks listen [--port N]');
     expect(r.stderr).toBe('');
   });
+
+  it('ends with the platform default data folder, not the value of VCONSOLE_DATA_DIR', () => {
+    const before = process.env['VCONSOLE_DATA_DIR'];
+    process.env['VCONSOLE_DATA_DIR'] = '/tmp/some-env-data-dir';
+    try {
+      for (const text of [helpFor(['--help'])!, helpFor(['keys', '--help'])!]) {
+        const footer = text.trimEnd().split('\n').at(-1)!;
+        expect(footer).toMatch(/^Data directory: --data-dir, else \$VCONSOLE_DATA_DIR, else /);
+        expect(footer).not.toContain('/tmp/some-env-data-dir');
+      }
+    } finally {
+      if (before === undefined) delete process.env['VCONSOLE_DATA_DIR'];
+      else process.env['VCONSOLE_DATA_DIR'] = before;
+    }
+  });
 });
