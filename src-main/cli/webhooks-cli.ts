@@ -6,37 +6,52 @@ import {
   parseReplayArgs,
   parseTriggerArgs,
   UsageError,
+  type Output,
   webhooksListen,
   webhooksRecover,
   webhooksReplay,
   webhooksTrigger,
 } from './webhooks-commands';
 
-/** Splits `--data-dir DIR` (shared by every command) from the command's own arguments. */
-function splitDataDir(args: string[]): { rest: string[]; dataDir: string[] } {
+/**
+ * Splits the options every command shares, `--data-dir DIR` (or `--data-dir=DIR`) and `--json`, from the command's
+ * own arguments (parsed by hand in webhooks-commands.ts).
+ */
+function splitShared(args: string[]): { rest: string[]; shared: string[]; json: boolean } {
   const rest: string[] = [];
-  const dataDir: string[] = [];
+  const shared: string[] = [];
+  let json = false;
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--data-dir' && args[i + 1] !== undefined) {
-      dataDir.push('--data-dir', args[i + 1]!);
+    const a = args[i]!;
+    if (a === '--data-dir' && args[i + 1] !== undefined) {
+      shared.push('--data-dir', args[i + 1]!);
       i++;
-    } else rest.push(args[i]!);
+    } else if (a.startsWith('--data-dir=')) shared.push(a);
+    else if (a === '--json') json = true;
+    else rest.push(a);
   }
-  return { rest, dataDir };
+  if (json) shared.push('--json');
+  return { rest, shared, json };
+}
+
+/** With --json, the command's text lines are left out and its result printed as JSON (errors still go to stderr). */
+function outputFor(json: boolean): Output {
+  return json ? { out: () => {}, err: (l) => process.stderr.write(`${l}\n`) } : { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
 }
 
 export const webhooksCommand: ExtraCommand = {
   name: 'webhooks',
   usage:
     'vconsole webhooks listen [--port N] [--secret whsec_… …] [--secrets-file FILE] [--verify both|x-signature|webhook-signature] [--forward-to URL]\n' +
-    '  | webhooks replay DELIVERY_ID [--to http://localhost:PORT/…] [--resign]\n' +
-    '  | webhooks recover WEBHOOK_ID [--since ISO] [--until ISO] [--dry-run]\n' +
-    '  | webhooks trigger verification.completed|verification.failed [--webhook WEBHOOK_ID] [--environment sandbox|live]',
+    '  | webhooks replay DELIVERY_ID [--to http://localhost:PORT/…] [--resign] [--data-dir DIR] [--json]\n' +
+    '  | webhooks recover WEBHOOK_ID [--since ISO] [--until ISO] [--dry-run] [--data-dir DIR] [--json]\n' +
+    '  | webhooks trigger verification.completed|verification.failed [--webhook WEBHOOK_ID] [--environment sandbox|live] [--data-dir DIR] [--json]',
   async run(args, kit) {
     const [sub, ...tail] = args;
     try {
       if (sub === 'listen') {
-        const receiver = await webhooksListen(parseListenArgs(tail));
+        // A receiver uses no data folder and prints as it runs: --data-dir and --json are accepted and ignored.
+        const receiver = await webhooksListen(parseListenArgs(splitShared(tail).rest));
         await new Promise<void>((resolve) => {
           process.once('SIGINT', () => resolve());
           process.once('SIGTERM', () => resolve());
@@ -45,22 +60,34 @@ export const webhooksCommand: ExtraCommand = {
         return 0;
       }
       if (sub === 'replay') {
-        const { rest, dataDir } = splitDataDir(tail);
+        const { rest, shared, json } = splitShared(tail);
         const parsed = parseReplayArgs(rest);
-        const { values } = kit.parse(dataDir, {});
-        return await kit.withCore(values, async (core) => (await webhooksReplay(core.rt, parsed)).exitCode);
+        const { values } = kit.parse(shared, {});
+        return await kit.withCore(values, async (core) => {
+          const r = await webhooksReplay(core.rt, parsed, outputFor(json));
+          if (json) kit.print(values, r.result, '');
+          return r.exitCode;
+        });
       }
       if (sub === 'recover') {
-        const { rest, dataDir } = splitDataDir(tail);
+        const { rest, shared, json } = splitShared(tail);
         const parsed = parseRecoverArgs(rest);
-        const { values } = kit.parse(dataDir, {});
-        return await kit.withCore(values, async (core) => (await webhooksRecover(core.rt, parsed)).exitCode);
+        const { values } = kit.parse(shared, {});
+        return await kit.withCore(values, async (core) => {
+          const r = await webhooksRecover(core.rt, parsed, outputFor(json));
+          if (json) kit.print(values, { preview: r.preview, result: r.result }, '');
+          return r.exitCode;
+        });
       }
       if (sub === 'trigger') {
-        const { rest, dataDir } = splitDataDir(tail);
+        const { rest, shared, json } = splitShared(tail);
         const parsed = parseTriggerArgs(rest);
-        const { values } = kit.parse(dataDir, {});
-        return await kit.withCore(values, async (core) => (await webhooksTrigger(core.rt, parsed, () => kit.ownerPrincipal(core, parsed.environment))).exitCode);
+        const { values } = kit.parse(shared, {});
+        return await kit.withCore(values, async (core) => {
+          const r = await webhooksTrigger(core.rt, parsed, () => kit.ownerPrincipal(core, parsed.environment), outputFor(json));
+          if (json) kit.print(values, r.result, '');
+          return r.exitCode;
+        });
       }
       throw new UsageError('webhooks: expected `listen`, `replay DELIVERY_ID`, `recover WEBHOOK_ID` or `trigger EVENT`');
     } catch (e) {

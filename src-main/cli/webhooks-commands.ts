@@ -6,7 +6,7 @@ import { request } from 'undici';
 import type { CoreRuntime } from '../core/runtime';
 import { deliveryScope, replayDelivery } from '../core/webhooks/deliveries';
 import { startTestReceiver, type ReceivedRequest, type TestReceiver } from '../core/webhooks/test-receiver';
-import { WEBHOOK_EVENTS, type RecoveryRequest, type RecoveryResult, type ReplayResult, type TriggerResult, type WebhookEvent } from '../../src-shared/schemas/webhooks';
+import { WEBHOOK_EVENTS, type RecoveryPreview, type RecoveryRequest, type RecoveryResult, type ReplayResult, type TriggerResult, type WebhookEvent } from '../../src-shared/schemas/webhooks';
 import { previewRecovery, recoverWebhook } from '../core/webhooks/recovery';
 import { triggerSampleEvent } from '../core/webhooks/triggers';
 import { webhookScope, type Scope } from '../core/webhooks/webhooks-service';
@@ -215,20 +215,24 @@ function periodOf(args: { since?: string; until?: string }): RecoveryRequest {
 }
 
 /** Shows the recovery's preview, then (unless --dry-run) queues it; exit 0 when queued (or previewed). */
-export async function webhooksRecover(rt: CoreRuntime, args: RecoverArgs, io: Output = consoleOutput): Promise<{ exitCode: number; result: RecoveryResult | null }> {
+export async function webhooksRecover(
+  rt: CoreRuntime,
+  args: RecoverArgs,
+  io: Output = consoleOutput,
+): Promise<{ exitCode: number; preview: RecoveryPreview; result: RecoveryResult | null }> {
   const scope = await webhookScope(rt.deps, args.webhookId);
   const preview = await previewRecovery(rt.deps, scope, args.webhookId, periodOf(args));
   io.out(
     `Period ${preview.since} – ${preview.until}: ${preview.events} event(s) of subscribed types; ${preview.skipped} already delivered or pending; ${preview.toDeliver} to redeliver.` +
       (preview.reenables ? ' The webhook is failed: recovering re-enables it.' : ''),
   );
-  if (args.dryRun) return { exitCode: 0, result: null };
+  if (args.dryRun) return { exitCode: 0, preview, result: null };
   const result = await recoverWebhook(rt, scope, args.webhookId, periodOf(args), 'cli');
   io.out(
     `Recovery ${result.recoveryId}: ${result.queued} new deliveries queued on the normal retry schedule${result.reenabled ? '; webhook re-enabled' : ''}.`,
   );
   io.out('The running service sends them now; if none is running, they go out when `vconsole serve` or the app starts.');
-  return { exitCode: 0, result };
+  return { exitCode: 0, preview, result };
 }
 
 export interface TriggerArgs {

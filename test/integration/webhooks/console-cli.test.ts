@@ -1,6 +1,6 @@
 // The console channels of the webhooks domain and the `vconsole webhooks listen|replay` commands, against a real
 // service and real local receivers.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeChannels } from '../../../src-shared/channels';
 import { webhookChannels } from '../../../src-shared/channels-webhooks';
@@ -224,5 +224,33 @@ describe('webhook operations from the console and the command line', () => {
     // The running service (another store connection) picks the CLI's delivery up and sends it.
     const deliveryId = /as (del_[0-9a-f]+)/.exec(sent.out)![1]!;
     await until(() => receiver.requests.some((q) => q.headers['x-delivery-id'] === deliveryId), 'the CLI sample delivered by the service');
+  });
+
+  // Asynchronous: the receiver answers from this same process while the command runs.
+  const runEq = (...args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const c = spawn(process.execPath, ['bin/vconsole.mjs', 'webhooks', ...args, `--data-dir=${ts.dataDir}`]);
+      let out = '';
+      let err = '';
+      c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      c.on('close', (code) => resolve({ code, out, err }));
+    });
+
+  // README: webhooks replay|recover|trigger take --data-dir DIR or --data-dir=DIR and --json, like the other commands.
+  sqliteOnly.it('`vconsole webhooks replay|recover|trigger` take --data-dir=DIR and --json', async () => {
+    const sent = await runEq('trigger', 'verification.completed', '--json');
+    expect(sent.code, sent.err).toBe(0);
+    const trig = JSON.parse(sent.out) as { deliveries: { webhookId: string; deliveryId: string }[] };
+    const { webhookId, deliveryId } = trig.deliveries[0]!;
+    await until(() => receiver.requests.some((q) => q.headers['x-delivery-id'] === deliveryId), 'the CLI sample delivered by the service');
+    const preview = await runEq('recover', webhookId, '--since', '2026-01-01T00:00:00Z', '--dry-run', '--json');
+    expect(preview.code, preview.err).toBe(0);
+    expect(JSON.parse(preview.out)).toMatchObject({ preview: { toDeliver: expect.any(Number) }, result: null });
+    const before = receiver.requests.length;
+    const replayed = await runEq('replay', deliveryId, '--to', `http://127.0.0.1:${receiver.port}/again`, '--json');
+    expect(replayed.code, replayed.out + replayed.err).toBe(0);
+    expect(JSON.parse(replayed.out)).toMatchObject({ ok: true, deliveryId, statusCode: 200 });
+    await receiver.waitFor(before + 1);
   });
 });
