@@ -103,7 +103,16 @@ export async function withCore<T>(values: Values, fn: (core: Core) => Promise<T>
       `No store in ${dir} (${existsSync(dir) ? 'the folder has none' : 'no such folder'}). Check --data-dir or $VCONSOLE_DATA_DIR; a new installation starts with \`vconsole bootstrap\` or \`vconsole serve\`.`,
     );
   }
-  const core = await createCore({ dataDir: dir, startWorker: false, logLevel: 'silent', ...(databaseUrl ? { databaseUrl } : {}) });
+  // `webhooks replay --allow-webhook-host HOST:PORT` relaxes the URL rules for this command as `serve` does.
+  const allow = values['allow-webhook-host'];
+  const allowWebhookHosts = Array.isArray(allow) ? allow.filter((a): a is string => typeof a === 'string') : [];
+  const core = await createCore({
+    dataDir: dir,
+    startWorker: false,
+    logLevel: 'silent',
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(allowWebhookHosts.length > 0 ? { allowWebhookHosts } : {}),
+  });
   // Changes made by a command are audited as the command line's, with the operating-system user (docs/audit.md).
   const actor = { type: 'cli' as const, id: null, label: `${cliUser()} (command line)` };
   try {

@@ -43,7 +43,7 @@ export const webhooksCommand: ExtraCommand = {
   name: 'webhooks',
   usage:
     'vconsole webhooks listen [--port N] [--secret whsec_… …] [--secrets-file FILE] [--verify both|x-signature|webhook-signature] [--forward-to URL]\n' +
-    '  | webhooks replay DELIVERY_ID [--to http://localhost:PORT/…] [--resign] [--data-dir DIR] [--json]\n' +
+    '  | webhooks replay DELIVERY_ID [--to http://localhost:PORT/…] [--resign] [--allow-webhook-host HOST:PORT]... [--data-dir DIR] [--json]\n' +
     '  | webhooks recover WEBHOOK_ID [--since ISO] [--until ISO] [--dry-run] [--data-dir DIR] [--json]\n' +
     '  | webhooks trigger verification.completed|verification.failed [--webhook WEBHOOK_ID] [--environment sandbox|live] [--data-dir DIR] [--json]',
   async run(args, kit) {
@@ -63,7 +63,7 @@ export const webhooksCommand: ExtraCommand = {
         const { rest, shared, json } = splitShared(tail);
         const parsed = parseReplayArgs(rest);
         const { values } = kit.parse(shared, {});
-        return await kit.withCore(values, async (core) => {
+        return await kit.withCore({ ...values, ...(parsed.allowHosts ? { 'allow-webhook-host': parsed.allowHosts } : {}) }, async (core) => {
           const r = await webhooksReplay(core.rt, parsed, outputFor(json));
           if (json) kit.print(values, r.result, '');
           return r.exitCode;

@@ -37,7 +37,12 @@ export interface ReplayArgs {
   deliveryId: string;
   to?: string;
   resign: boolean;
+  /** HOST:PORT whose webhook URL rules are relaxed for this replay, as `serve --allow-webhook-host` does. */
+  allowHosts?: string[];
 }
+
+/** The form `serve --allow-webhook-host` accepts. */
+const ALLOW_HOST = /^[^\s/:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
 
 function valueOf(argv: string[], i: number, flag: string): string {
   const v = argv[i + 1];
@@ -104,16 +109,22 @@ export function parseReplayArgs(argv: string[]): ReplayArgs {
   let deliveryId: string | undefined;
   let to: string | undefined;
   let resign = false;
+  const allowHosts: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i]!;
     if (f === '--to') to = valueOf(argv, i++, f);
     else if (f === '--resign') resign = true;
+    else if (f === '--allow-webhook-host') {
+      const v = valueOf(argv, i++, f);
+      if (!ALLOW_HOST.test(v)) throw new UsageError(`--allow-webhook-host expects HOST:PORT, got ${v}`);
+      allowHosts.push(v);
+    }
     else if (f.startsWith('--')) throw new UsageError(`unknown option ${f}`);
     else if (deliveryId === undefined) deliveryId = f;
     else throw new UsageError(`unexpected argument ${f}`);
   }
-  if (!deliveryId || !/^del_[0-9a-f]+$/.test(deliveryId)) throw new UsageError('usage: vconsole webhooks replay DELIVERY_ID [--to URL] [--resign]');
-  return { deliveryId, resign, ...(to !== undefined ? { to } : {}) };
+  if (!deliveryId || !/^del_[0-9a-f]+$/.test(deliveryId)) throw new UsageError('usage: vconsole webhooks replay DELIVERY_ID [--to URL] [--resign] [--allow-webhook-host HOST:PORT]');
+  return { deliveryId, resign, ...(to !== undefined ? { to } : {}), ...(allowHosts.length > 0 ? { allowHosts } : {}) };
 }
 
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
@@ -178,9 +189,29 @@ export async function webhooksListen(args: ListenArgs, io: Output = consoleOutpu
 export async function webhooksReplay(rt: CoreRuntime, args: ReplayArgs, io: Output = consoleOutput): Promise<{ exitCode: number; result: ReplayResult }> {
   const scope = await deliveryScope(rt.deps, args.deliveryId);
   const result = await replayDelivery(rt, scope, args.deliveryId, { target: args.to ?? 'webhook', resign: args.resign });
-  const what = result.ok ? `${result.statusCode}` : result.statusCode !== null ? `${result.statusCode} (${result.error ?? 'failed'})` : (result.error ?? 'failed');
-  io.out(`Replayed ${result.deliveryId} to ${result.url} with ${result.signature} signatures: ${what} in ${result.durationMs} ms`);
+  const head = `Replayed ${result.deliveryId} to ${result.url} with ${result.signature} signatures`;
+  if (result.ok) io.out(`${head}: ${result.statusCode} in ${result.durationMs} ms`);
+  else if (result.statusCode !== null) io.out(`${head}: ${result.statusCode} (${result.error ?? 'failed'}) in ${result.durationMs} ms`);
+  else if (result.error?.startsWith('ERR_WEBHOOK_URL_BLOCKED')) {
+    io.out(`Replay of ${result.deliveryId} to ${result.url} was not sent: ${result.error}.`);
+    // This command applies the URL rules itself: a host that only the running service allows (serve
+    // --allow-webhook-host) is refused here unless the command is given the same option.
+    const host = hostPort(result.url);
+    io.err(
+      `vconsole: this command checks webhook URLs itself; if the service runs with --allow-webhook-host for this receiver, give the same option here${host ? ` (--allow-webhook-host ${host})` : ''}, or send the replay elsewhere with --to URL.`,
+    );
+  } else io.out(`${head}: no answer (${result.error ?? 'failed'}) after ${result.durationMs} ms`);
   return { exitCode: result.ok ? 0 : 1, result };
+}
+
+/** HOST:PORT of a URL, as --allow-webhook-host takes it (the scheme's port when none is written). */
+function hostPort(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    return null;
+  }
 }
 
 export interface RecoverArgs {

@@ -253,4 +253,23 @@ describe('webhook operations from the console and the command line', () => {
     expect(JSON.parse(replayed.out)).toMatchObject({ ok: true, deliveryId, statusCode: 200 });
     await receiver.waitFor(before + 1);
   });
+
+  // The receiver is allowed by the service's --allow-webhook-host, not by the command's own URL policy.
+  sqliteOnly.it('`vconsole webhooks replay` to a host only the service allows: a clear message naming --allow-webhook-host, which the command takes too', async () => {
+    const sent = await runEq('trigger', 'verification.completed');
+    expect(sent.code, sent.err).toBe(0);
+    const deliveryId = /as (del_[0-9a-f]+)/.exec(sent.out)![1]!;
+    await until(() => receiver.requests.some((q) => q.headers['x-delivery-id'] === deliveryId), 'the CLI sample delivered by the service');
+    const blocked = await runEq('replay', deliveryId);
+    expect(blocked.code).toBe(1);
+    expect(blocked.out).not.toMatch(/allowed in \d+ ms/);
+    expect(blocked.out).toMatch(/was not sent: .*ERR_WEBHOOK_URL_BLOCKED/);
+    expect(blocked.err).toContain(`--allow-webhook-host 127.0.0.1:${receiver.port}`);
+    const before = receiver.requests.length;
+    const replayed = await runEq('replay', deliveryId, '--allow-webhook-host', `127.0.0.1:${receiver.port}`);
+    expect(replayed.code, replayed.out + replayed.err).toBe(0);
+    expect(replayed.out).toMatch(/: 200 in \d+ ms/);
+    await receiver.waitFor(before + 1);
+    expect((await runEq('replay', deliveryId, '--allow-webhook-host', 'nope')).code).toBe(2);
+  });
 });
