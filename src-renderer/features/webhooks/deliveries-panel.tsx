@@ -12,7 +12,7 @@ import { IdWithCopy } from '../../app/copy-id';
 import { notifyError } from '../../app/notify';
 import { usePacedLiveVersion } from '../../app/live-store';
 import { AttemptTrack, TrackLegend } from './attempt-track';
-import { DROP_LABEL, formatDuration, ORIGIN_LABEL } from './timeline';
+import { deliveryFate, DROP_LABEL, formatDuration, ORIGIN_LABEL } from './timeline';
 
 const PAGE_SIZE = 10;
 
@@ -121,6 +121,7 @@ export function DeliveriesPanel(props: {
           <Stack gap="xs" data-testid="deliveries-list">
             {(rows ?? []).map((d) => {
               const last = d.attemptLog.at(-1);
+              const { dropped } = deliveryFate(d);
               return (
                 <Card
                   key={d.id}
@@ -139,9 +140,10 @@ export function DeliveriesPanel(props: {
                     <Stack gap={4} w={260} style={{ flexShrink: 0 }}>
                       {/* "Delivered · verification.failed": the delivery's fate, then the event it carried. */}
                       <Group gap={6} wrap="nowrap" data-testid={`delivery-summary-${d.id}`}>
-                        {d.dropReason ? (
+                        {/* The status wins over a drop: a dropped delivery a retry later delivered reads "Delivered". */}
+                        {dropped ? (
                           <Badge color="gray" variant="light" data-testid={`delivery-dropped-${d.id}`}>
-                            {DROP_LABEL[d.dropReason]}
+                            {DROP_LABEL[dropped]}
                           </Badge>
                         ) : (
                           <Badge color={STATUS_COLOR[d.status] ?? 'gray'} variant="light">
@@ -176,7 +178,7 @@ export function DeliveriesPanel(props: {
                         {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
                         {last ? ` · ${formatDuration(last.durationMs)}` : ''}
                       </Text>
-                      {d.droppedAt && (
+                      {d.droppedAt && dropped && (
                         <Text size="xs" c="dimmed" data-testid={`delivery-dropped-at-${d.id}`}>
                           dropped {formatTime(d.droppedAt)}
                         </Text>

@@ -9,7 +9,7 @@ import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { AttemptTrack } from './attempt-track';
-import { attemptOutcome, extraError, formatDuration, localReceiverProblem, OUTCOME_COLOR, replayTarget, DROP_LABEL } from './timeline';
+import { attemptOutcome, attemptsBeforeDrop, deliveryFate, extraError, formatDuration, localReceiverProblem, OUTCOME_COLOR, replayTarget, DROP_LABEL } from './timeline';
 
 function ReplayBox({ delivery, environment, forwardUrl, onDone }: { delivery: DeliveryDetail; environment: Environment; forwardUrl: string | null; onDone: () => void }) {
   const [mode, setMode] = useState<'webhook' | 'local'>('webhook');
@@ -93,6 +93,8 @@ function ReplayBox({ delivery, environment, forwardUrl, onDone }: { delivery: De
   );
 }
 
+const dropAttempts = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
+
 export function DeliveryDrawer(props: { id: string | null; environment: Environment; forwardUrl: string | null; onClose: () => void; onChanged: () => void }) {
   const { id, environment, onClose, onChanged } = props;
   const [d, setD] = useState<DeliveryDetail | null>(null);
@@ -129,6 +131,8 @@ export function DeliveryDrawer(props: { id: string | null; environment: Environm
     }
   }
 
+  const dropped = d ? deliveryFate(d).dropped : null;
+
   return (
     <Drawer opened={id !== null} onClose={onClose} position="right" size="xl" title="Webhook delivery" data-testid="delivery-drawer">
       {!d ? (
@@ -136,8 +140,9 @@ export function DeliveryDrawer(props: { id: string | null; environment: Environm
       ) : (
         <Stack>
           <Group gap="xs">
-            <Badge color={d.dropReason ? 'gray' : (STATUS_COLOR[d.status] ?? 'gray')} variant="light" size="lg" data-testid="delivery-status">
-              {d.dropReason ? DROP_LABEL[d.dropReason] : d.status}
+            {/* The status wins: a dropped delivery that a retry later delivered reads "success", not "dropped". */}
+            <Badge color={dropped ? 'gray' : (STATUS_COLOR[d.status] ?? 'gray')} variant="light" size="lg" data-testid="delivery-status">
+              {dropped ? DROP_LABEL[dropped] : d.status}
             </Badge>
             <Code>{d.eventType}</Code>
             <Text size="sm" c="dimmed">
@@ -169,8 +174,8 @@ export function DeliveryDrawer(props: { id: string | null; environment: Environm
               <Table.Tr>
                 <Table.Td>Next attempt</Table.Td>
                 <Table.Td>
-                  {d.droppedAt
-                    ? `none: ${DROP_LABEL[d.dropReason ?? 'webhook_failed']} at ${formatTime(d.droppedAt)}, after ${d.attempts} of 5 attempts`
+                  {dropped && d.droppedAt
+                    ? `none: ${DROP_LABEL[dropped]} at ${formatTime(d.droppedAt)}, after ${dropAttempts(attemptsBeforeDrop(d.droppedAt, d.attemptLog))}`
                     : formatTime(d.nextAttemptAt, d.status === 'pending' ? 'being sent' : 'none (finished)')}
                 </Table.Td>
               </Table.Tr>

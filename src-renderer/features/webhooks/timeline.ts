@@ -119,3 +119,25 @@ export const DROP_LABEL: Record<DropReason, string> = {
 };
 
 export const ORIGIN_LABEL: Record<DeliveryOrigin, string | null> = { event: null, recovery: 'recovery', trigger: 'sample' };
+
+/**
+ * What a delivery's badge says: its status wins over a drop. A dropped delivery that a later manual retry (or
+ * recovery) delivered is `success` and reads "Delivered"; only a delivery that is still not delivered shows the
+ * drop label. `dropped` says which of the two the badge is.
+ */
+export function deliveryFate(d: { status: string; dropReason: DropReason | null }): { dropped: DropReason | null } {
+  return { dropped: d.status !== 'success' && d.dropReason ? d.dropReason : null };
+}
+
+/**
+ * How many of the delivery's own attempts were made before its endpoint stopped it: the scheduled and manual
+ * attempts that started no later than `droppedAt` (a manual retry after the drop is not one of them; replays and
+ * forwards never count).
+ */
+export function attemptsBeforeDrop(
+  droppedAt: string,
+  attemptLog: readonly Pick<DeliveryAttempt, 'kind' | 'startedAt'>[],
+): number {
+  const cut = Date.parse(droppedAt);
+  return attemptLog.filter((a) => (a.kind === 'scheduled' || a.kind === 'manual') && Date.parse(a.startedAt) <= cut).length;
+}

@@ -3,7 +3,7 @@
 // decisions §7 (attempts at 0, 1, 4, 13 and 40 minutes after the event).
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { attemptOutcome, buildTrack, extraError, formatDuration, localReceiverProblem, replayTarget } from '../../../src-renderer/features/webhooks/timeline';
+import { attemptOutcome, attemptsBeforeDrop, buildTrack, deliveryFate, extraError, formatDuration, localReceiverProblem, replayTarget } from '../../../src-renderer/features/webhooks/timeline';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
@@ -99,5 +99,30 @@ describe('extraError and formatDuration', () => {
     expect(formatDuration(42_000)).toBe('42 s');
     expect(formatDuration(13 * 60_000 + 5_000)).toBe('13 min 5 s');
     expect(formatDuration(2 * 3_600_000 + 60_000)).toBe('2 h 1 min');
+  });
+});
+
+describe('deliveryFate (report #1: the status wins over a drop)', () => {
+  it('shows the drop only on a delivery that is still not delivered', () => {
+    expect(deliveryFate({ status: 'failed', dropReason: 'webhook_failed' }).dropped).toBe('webhook_failed');
+    expect(deliveryFate({ status: 'failed', dropReason: null }).dropped).toBeNull();
+    // Dropped, then delivered by Retry now: it reads "Delivered", also under the success filter.
+    expect(deliveryFate({ status: 'success', dropReason: 'webhook_failed' }).dropped).toBeNull();
+    expect(deliveryFate({ status: 'success', dropReason: 'webhook_paused' }).dropped).toBeNull();
+  });
+});
+
+describe('attemptsBeforeDrop', () => {
+  it('counts the attempts made before the drop, not a manual retry after it nor replays', () => {
+    const log = [
+      { kind: 'scheduled' as const, startedAt: at(0) },
+      { kind: 'scheduled' as const, startedAt: at(1) },
+      { kind: 'replay' as const, startedAt: at(2) },
+      { kind: 'scheduled' as const, startedAt: at(4) },
+      { kind: 'scheduled' as const, startedAt: at(13) },
+      { kind: 'manual' as const, startedAt: at(30) },
+    ];
+    expect(attemptsBeforeDrop(at(14), log)).toBe(4);
+    expect(attemptsBeforeDrop(at(0), [])).toBe(0);
   });
 });
