@@ -178,3 +178,31 @@ test('providers: a generic route to the simulator answers live NG checks, then t
     await stopProcess(sim.proc);
   }
 });
+
+test('providers: a cache TTL of 1.5, -5 or nothing is refused under the field, not saved as 15, 5 or 0', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  await setUpOrganization(page);
+  await page.getByTestId('nav-providers').click();
+  const phone = page.getByTestId('cache-ttl-phone');
+  const account = page.getByTestId('cache-ttl-account');
+  await expect(phone).toHaveValue('86400');
+  for (const [field, typed] of [
+    [phone, '1.5'],
+    [account, '-5'],
+    [phone, ''],
+  ] as const) {
+    await field.fill(typed);
+    await field.blur();
+    await expect(page.getByText(/A whole number of seconds from 0 \(off\)|Enter a number of seconds/)).toBeVisible();
+    await field.fill('86400');
+    await field.blur();
+  }
+  // A valid change is saved and confirmed.
+  await phone.fill('120');
+  await phone.blur();
+  await expect(page.getByText('phone answers are now cached for 120 s.')).toBeVisible();
+  await page.reload();
+  await page.locator('[data-app-state="loaded"]').waitFor({ timeout: 30_000 });
+  await expect(page.getByTestId('cache-ttl-phone')).toHaveValue('120');
+  await expect(page.getByTestId('cache-ttl-account')).toHaveValue('86400');
+});

@@ -28,6 +28,7 @@ import { PROVIDER_ADAPTERS, PROVIDER_KINDS, type ProbeResult, type ProvidersOver
 import { call, ConsoleError } from '../../client/bridge';
 import { notifySuccess } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
+import { CACHE_TTL_MAX_SECONDS, readCacheTtl } from './cache-ttl';
 
 const CIRCUIT_COLOR = { closed: 'green', 'half-open': 'yellow', open: 'red' } as const;
 
@@ -203,6 +204,34 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
   );
 }
 
+/** One kind's TTL: saved on leaving the field when it is a whole number of seconds and changed; else refused in words. */
+function CacheTtlField({ kind, saved, onSave }: { kind: (typeof PROVIDER_KINDS)[number]; saved: number; onSave: (seconds: number) => Promise<void> }) {
+  const [value, setValue] = useState<string | number>(saved);
+  const [problem, setProblem] = useState<string | undefined>();
+  useEffect(() => setValue(saved), [saved]);
+  return (
+    <NumberInput
+      label={`${kind} (s)`}
+      w={180}
+      min={0}
+      max={CACHE_TTL_MAX_SECONDS}
+      clampBehavior="none"
+      value={value}
+      onChange={(v) => {
+        setValue(v);
+        setProblem(undefined);
+      }}
+      onBlur={() => {
+        const r = readCacheTtl(value);
+        if (!r.ok) return setProblem(r.error);
+        if (r.seconds !== saved) void onSave(r.seconds);
+      }}
+      error={problem}
+      data-testid={`cache-ttl-${kind}`}
+    />
+  );
+}
+
 export function ProvidersPage() {
   const [data, setData] = useState<ProvidersOverview | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -243,6 +272,8 @@ export function ProvidersPage() {
     try {
       const ttl = await call('providers:cacheTtl', { kind, ttlSeconds });
       setData((d) => (d ? { ...d, cacheTtlSeconds: ttl } : d));
+      // Cached answers are billed, so a change is confirmed, not silent.
+      notifySuccess(ttlSeconds === 0 ? `The ${kind} cache is off.` : `${kind} answers are now cached for ${ttlSeconds} s.`, 'Cache saved');
     } catch (e) {
       setError(e);
     }
@@ -355,17 +386,9 @@ export function ProvidersPage() {
           <Text size="sm" c="dimmed" mb="xs">
             Repeat questions within the time to live are answered from the cache (source: cache) and billed like any answer. 0 turns the cache off for the kind.
           </Text>
-          <Group>
+          <Group align="flex-start">
             {PROVIDER_KINDS.map((k) => (
-              <NumberInput
-                key={k}
-                label={`${k} (s)`}
-                w={140}
-                min={0}
-                value={data.cacheTtlSeconds[k]}
-                onBlur={(e) => void setTtl(k, Math.max(0, Math.floor(Number(e.currentTarget.value.replace(/\D/g, '')) || 0)))}
-                data-testid={`cache-ttl-${k}`}
-              />
+              <CacheTtlField key={k} kind={k} saved={data.cacheTtlSeconds[k]} onSave={(n) => setTtl(k, n)} />
             ))}
           </Group>
           <Text size="xs" c="dimmed" mt="xs">
