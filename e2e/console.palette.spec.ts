@@ -2,7 +2,7 @@
 // runs from it and shows its answer, Alt+digit jumps to a page, `?` lists the shortcuts, "Create API key" opens the
 // keys page's dialog, and the palette's environment switch asks before entering live.
 import { resolve } from 'node:path';
-import { expect, openConsole, test } from './fixtures';
+import { expect, openConsole, serve, stop, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
 import { screenshotsDir } from './screenshots';
 
@@ -66,4 +66,48 @@ test('palette: jump to a page, run a fixture, shortcuts, environment', async ({ 
   await expect(page.getByTestId('env-badge')).toContainText('LIVE');
   await page.keyboard.press('Control+K');
   await expect(page.getByTestId('palette-env')).toHaveText('LIVE');
+});
+
+test('open by id of the other environment: the switch is confirmed first, then the item opens there', async ({ browser }) => {
+  const served = await serve(['--allow-webhook-host', '127.0.0.1:9']);
+  try {
+    const page = await openConsole(browser, served);
+    await page.setViewportSize({ width: 1400, height: 900 });
+    const { liveKey } = await setUpOrganization(page);
+    const created = await fetch(`${served.apiUrl}/client/webhooks`, {
+      method: 'POST',
+      headers: { 'X-API-Key': liveKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', events: ['verification.completed'] }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const notInList = page.getByText('That webhook is not in this list');
+
+    // Palette, in sandbox: nothing moves before the answer; staying in sandbox stays where it was, with no error.
+    await page.getByTestId('nav-keys').click();
+    const before = page.url();
+    const search = page.getByTestId('palette-search');
+    await page.keyboard.press('Control+K');
+    await search.fill(id);
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('live-confirm-button')).toBeVisible();
+    expect(page.url()).toBe(before);
+    await page.getByTestId('live-cancel').click();
+    await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
+    expect(page.url()).toBe(before);
+    await expect(notInList).toHaveCount(0);
+
+    // Confirming opens the webhook in live.
+    await page.keyboard.press('Control+K');
+    await search.fill(id);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('live-confirm-button').click();
+    await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
+    await expect(page).toHaveURL(new RegExp(`#/webhooks/${id}$`));
+    await expect(page.getByTestId('deliveries-panel')).toBeVisible();
+    await expect(notInList).toHaveCount(0);
+
+  } finally {
+    await stop(served);
+  }
 });

@@ -39,7 +39,7 @@ import { CommandPalette } from '../features/palette/command-palette';
 import { ShortcutsModal, useConsoleHotkeys } from '../features/palette/shortcuts-modal';
 import { DashboardPage } from './dashboard-page';
 import { AppInfoContext, canCall } from './app-info';
-import { ENV_LABEL, EnvironmentSwitch, LiveConfirmModal } from './environment';
+import { ENV_LABEL, EnvironmentSwitch, LiveConfirmModal, OpenAfterSwitch } from './environment';
 import { MENU_NAVIGATION, paths, sectionOf } from './routes';
 import { useConsole, type Section } from './store';
 import { ENV_COLOR } from './theme';
@@ -332,6 +332,7 @@ export function ConsoleShell({ info }: { info: AppInfo }) {
       <CommandPalette nav={nav} onShowShortcuts={showShortcuts} />
       <ShortcutsModal opened={shortcutsOpen} onClose={() => setShortcutsOpen(false)} nav={nav} />
       <LiveConfirmModal />
+      <OpenAfterSwitch />
     </AppShell>
     </AppInfoContext.Provider>
   );

@@ -1,6 +1,8 @@
 // Everything that shows or changes the environment: the header's one badge and its switch, the label, and the
 // confirmation asked before entering live, where every check reaches a real provider and is charged. With the
 // colour frame around the window (console-shell.tsx) this is the only place a screen names its environment.
+import { useEffect } from 'react';
+import { useNavigate } from 'react-router';
 import { Badge, Button, Group, Modal, SegmentedControl, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import type { Environment } from '../../src-shared/schemas/common';
@@ -59,4 +61,22 @@ export function LiveConfirmModal() {
       </Stack>
     </Modal>
   );
+}
+
+/**
+ * Opens the address the store holds for after a switch (store.openIn) once the environment is the one it needs.
+ * Rendered after the pages, so its navigation comes after a page's own reaction to the switch (the Webhooks page
+ * leaves a webhook of the other environment) and wins.
+ */
+export function OpenAfterSwitch() {
+  const pending = useConsole((s) => s.pendingOpen);
+  const environment = useConsole((s) => s.environment);
+  const clear = useConsole((s) => s.clearPendingOpen);
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (!pending || pending.environment !== environment) return;
+    clear();
+    void navigate(pending.path);
+  }, [pending, environment, clear, navigate]);
+  return null;
 }

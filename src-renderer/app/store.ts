@@ -40,6 +40,14 @@ interface ConsoleState {
   /** Sandbox switches at once; live asks first, since every live check reaches a real provider and is charged. */
   requestEnvironment(environment: Environment): void;
   resolveLive(confirmed: boolean): void;
+  /**
+   * An address to open once the console is in `environment` (a palette id or an audit target of the other
+   * environment): nothing moves until the switch is made, live asking first as always; declining forgets it, so
+   * the console stays where it was. OpenAfterSwitch (environment.tsx) navigates once the environment matches.
+   */
+  pendingOpen: { environment: Environment; path: string } | null;
+  openIn(environment: Environment, path: string): void;
+  clearPendingOpen(): void;
   openVerify(prefill: VerifyPrefill): void;
   /** Hands the prefill to the tab of its kind once and forgets it; null when there is none for that kind. */
   takeVerifyPrefill(kind: PrefillKind): VerifyPrefill | null;
@@ -53,7 +61,13 @@ export const useConsole = create<ConsoleState>()(
       confirmingLive: false,
       setEnvironment: (environment) => set({ environment, confirmingLive: false }),
       requestEnvironment: (environment) => set((s) => (environment === 'live' && s.environment !== 'live' ? { confirmingLive: true } : { environment })),
-      resolveLive: (confirmed) => set(confirmed ? { environment: 'live', confirmingLive: false } : { confirmingLive: false }),
+      resolveLive: (confirmed) => set(confirmed ? { environment: 'live', confirmingLive: false } : { confirmingLive: false, pendingOpen: null }),
+      pendingOpen: null,
+      openIn: (environment, path) => {
+        set({ pendingOpen: { environment, path } });
+        get().requestEnvironment(environment);
+      },
+      clearPendingOpen: () => set({ pendingOpen: null }),
       openVerify: (prefill) => set({ verifyPrefill: prefill }),
       takeVerifyPrefill: (kind) => {
         const p = get().verifyPrefill;

@@ -25,10 +25,14 @@ export function lookupPath(found: IdLookup): string {
   }
 }
 
+/**
+ * Opens what was found. In the other environment, nothing moves until the switch is made (live asks first): then
+ * the item opens there; declining leaves the console where it was, with no error.
+ */
 export function openLookup(found: IdLookup, navigate: (to: string) => void): void {
   const s = useConsole.getState();
-  if (found.environment !== s.environment) s.requestEnvironment(found.environment);
-  navigate(lookupPath(found));
+  if (found.environment !== s.environment) s.openIn(found.environment, lookupPath(found));
+  else navigate(lookupPath(found));
 }
 
 /** Looks the id up and opens it; the error (not found, another organization's) is the caller's to show. */
