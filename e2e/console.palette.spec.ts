@@ -68,7 +68,7 @@ test('palette: jump to a page, run a fixture, shortcuts, environment', async ({ 
   await expect(page.getByTestId('palette-env')).toHaveText('LIVE');
 });
 
-test('open by id of the other environment: the switch is confirmed first, then the item opens there', async ({ browser }) => {
+test('open by id and audit links of the other environment: the switch is confirmed first, then the item opens there', async ({ browser }) => {
   const served = await serve(['--allow-webhook-host', '127.0.0.1:9']);
   try {
     const page = await openConsole(browser, served);
@@ -107,6 +107,16 @@ test('open by id of the other environment: the switch is confirmed first, then t
     await expect(page.getByTestId('deliveries-panel')).toBeVisible();
     await expect(notInList).toHaveCount(0);
 
+    // Audit, back in sandbox: the webhook.created entry's link opens the live webhook, asking first.
+    await page.getByTestId('env-switch').getByText('Sandbox').click();
+    await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
+    await page.getByTestId('nav-audit').click();
+    await page.getByRole('link', { name: `Open webhook ${id}` }).first().click();
+    await page.getByTestId('live-confirm-button').click();
+    await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
+    await expect(page).toHaveURL(new RegExp(`#/webhooks/${id}$`));
+    await expect(page.getByTestId('deliveries-panel')).toBeVisible();
+    await expect(notInList).toHaveCount(0);
   } finally {
     await stop(served);
   }

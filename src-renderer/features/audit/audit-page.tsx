@@ -12,7 +12,9 @@ import { PageTitle } from '../../app/page-title';
 import { downloadBlob } from '../wallet/download';
 import { paths } from '../../app/routes';
 import { reversedRangeError } from '../../app/date-range';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
+import type { MouseEvent } from 'react';
+import { openById } from '../palette/open-by-id';
 
 const PAGE = 25;
 
@@ -63,11 +65,25 @@ function targetPath(type: string | null, id: string): string | null {
   }
 }
 
+/** Targets that belong to one environment: opened where they live (lookup:id), not in the console's current one. */
+const PER_ENVIRONMENT = new Set(['verification', 'webhook']);
+
 function TargetLink({ type, id }: { type: string | null; id: string }) {
   const to = targetPath(type, id);
+  const navigate = useNavigate();
+  // A live verification or webhook opens in live (asking first, as any switch to live does), a sandbox one in
+  // sandbox: the entry's target is looked up by id, as the palette's "Open by id" does.
+  const onClick =
+    type && PER_ENVIRONMENT.has(type)
+      ? (ev: MouseEvent) => {
+          if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+          ev.preventDefault();
+          openById(id, (path) => void navigate(path)).catch((e: unknown) => notifyError(e, `Could not open ${id}`));
+        }
+      : undefined;
   // One line with an ellipsis, the whole id on hover; a link when the target has a screen.
   return to ? (
-    <Text component={Link} to={to} size="xs" ff="monospace" truncate="end" c="blue" td="underline" title={id} aria-label={`Open ${type ?? 'target'} ${id}`} display="block">
+    <Text component={Link} to={to} onClick={onClick} size="xs" ff="monospace" truncate="end" c="blue" td="underline" title={id} aria-label={`Open ${type ?? 'target'} ${id}`} display="block">
       {id}
     </Text>
   ) : (
