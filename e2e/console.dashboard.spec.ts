@@ -2,7 +2,7 @@
 // and corridor, with the success rate over answered checks and the error rate apart (interface §9 rule 5), and
 // each count opens the History list filtered to exactly those checks.
 import { resolve } from 'node:path';
-import { expect, openConsole, test } from './fixtures';
+import { expect, openConsole, serve, stop, test } from './fixtures';
 import { setUpOrganization } from './scenarios';
 import { screenshotsDir } from './screenshots';
 
@@ -74,4 +74,41 @@ test('dashboard counts API checks and links to the filtered history', async ({ b
   await page.getByTestId('live-confirm-button').click();
   await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
   await expect(page.getByTestId('dash-empty')).toContainText('No live checks today');
+});
+
+test('dashboard: a dropped delivery is labelled dropped, with its own last answer', async ({ browser }) => {
+  const served = await serve(['--allow-webhook-host', '127.0.0.1:9', '--retry-unit-ms', '200']);
+  try {
+    const page = await openConsole(browser, served);
+    const { sandboxKey: key } = await setUpOrganization(page);
+    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
+      fetch(`${served.apiUrl}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { 'X-API-Key': key, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
+        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+      });
+    // Nothing listens on port 9: every attempt is refused.
+    const created = await api('/client/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/hooks', events: ['verification.completed', 'verification.failed'] } });
+    expect(created.status).toBe(201);
+    const webhook = (await created.json()) as { id: string };
+    for (const n of [1, 2, 3]) {
+      const r = await api('/verify/account', { method: 'POST', idem: `dash-drop-${n}`, body: { country: 'ET', accountNumber: '1000123456789', bankCode: 'CBETETAA', mode: 'async' } });
+      expect(r.status).toBe(202);
+    }
+    await expect
+      .poll(async () => ((await (await api(`/client/webhooks/${webhook.id}`)).json()) as { status: string }).status, { timeout: 60_000 })
+      .toBe('failed');
+
+    await page.reload();
+    await page.locator('[data-app-state="loaded"]').waitFor({ timeout: 30_000 });
+    const tile = page.getByTestId('dash-webhooks');
+    await expect(tile.getByTestId('dash-deliveries-failed')).toHaveText('3');
+    // The dropped ones say so, with what the endpoint answered, never the drop's own text.
+    await expect(tile.getByTestId('dash-failure-dropped').first()).toHaveText('dropped — webhook failed');
+    await expect(tile.getByTestId('dash-last-failures')).not.toContainText('retries exhausted on another delivery');
+    await expect(tile.getByTestId('dash-last-failures')).toContainText('ECONNREFUSED');
+
+  } finally {
+    await stop(served);
+  }
 });

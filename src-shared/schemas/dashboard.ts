@@ -2,6 +2,7 @@
 // interface §9 rule 5, webhook delivery health and the wallet — all computed by the service in SQL.
 import { z } from 'zod';
 import { EnvironmentSchema, IsoDateOrInstant, IsoTimestamp } from './common';
+import { DropReasonSchema } from './webhooks';
 
 export const DashboardInputSchema = z.object({
   environment: EnvironmentSchema.default('sandbox'),
@@ -28,6 +29,8 @@ export const DeliveryFailureSchema = z.object({
   attempts: z.number().int(),
   lastStatusCode: z.number().int().nullable(),
   lastError: z.string().nullable(),
+  /** Set when the delivery's endpoint stopped it (docs/webhooks.md); lastStatusCode/lastError are then its own last attempt's. */
+  dropReason: DropReasonSchema.nullable(),
   at: IsoTimestamp,
 });
 export type DeliveryFailure = z.infer<typeof DeliveryFailureSchema>;

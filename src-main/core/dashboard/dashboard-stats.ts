@@ -79,8 +79,14 @@ async function verificationCounts(deps: CoreDeps, organizationId: string, enviro
  * list; PostgreSQL cannot make that a join (the list names `w`) and would read the whole table for it, so there it
  * is a LATERAL subquery (0.2 ms). Arguments: since, per-webhook limit, organization, environment, limit.
  */
+// A dropped delivery's last_error holds the drop's text ("webhook failed: retries exhausted on another delivery"),
+// not what its endpoint answered: its last answer is read from its own last attempt (replays and forwards aside),
+// and dropReason says it was dropped, which the console shows as docs/webhooks.md asks.
+const LAST_OWN_ATTEMPT = `FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.kind IN ('scheduled', 'manual') ORDER BY a.seq DESC LIMIT 1`;
 const FAILURE_COLUMNS = `d.id AS id, d.webhook_id AS "webhookId", w.url AS url, d.event_type AS "eventType", d.attempts AS attempts,
-            d.last_status_code AS "lastStatusCode", d.last_error AS "lastError", COALESCE(d.last_attempt_at, d.updated_at) AS at`;
+            CASE WHEN d.dropped_reason IS NULL THEN d.last_status_code ELSE (SELECT a.status_code ${LAST_OWN_ATTEMPT}) END AS "lastStatusCode",
+            CASE WHEN d.dropped_reason IS NULL THEN d.last_error ELSE (SELECT a.error ${LAST_OWN_ATTEMPT}) END AS "lastError",
+            d.dropped_reason AS "dropReason", COALESCE(d.last_attempt_at, d.updated_at) AS at`;
 const NEWEST_FAILED_OF_W = `x.webhook_id = w.id AND x.status = 'failed' AND x.created_at_ms >= ? ORDER BY x.created_at_ms DESC, x.id DESC LIMIT ?`;
 const LAST_FAILURES_SQL = perEngine(
   (d) =>

@@ -7,6 +7,7 @@ import { LOW_BALANCE_MAJOR, currencyDigits } from '../../../src-shared/money';
 import { formatMoney, formatTime } from '../../app/format';
 import { Link } from 'react-router';
 import { paths } from '../../app/routes';
+import { DROP_LABEL } from '../webhooks/timeline';
 
 export function WebhookHealthCard({ summary }: { summary: DashboardSummary }) {
   // A failure row links to that webhook's failed deliveries with this one in the drawer, not just the page.
@@ -73,7 +74,14 @@ export function WebhookHealthCard({ summary }: { summary: DashboardSummary }) {
                         {f.url}
                       </Anchor>
                     </Table.Td>
-                    <Table.Td>{f.lastStatusCode ? <Code>HTTP {f.lastStatusCode}</Code> : (f.lastError ?? '—')}</Table.Td>
+                    <Table.Td data-testid="dash-failure-answer">
+                      {f.dropReason && (
+                        <Badge color="gray" variant="light" size="xs" mr={4} data-testid="dash-failure-dropped">
+                          {DROP_LABEL[f.dropReason]}
+                        </Badge>
+                      )}
+                      {f.lastStatusCode ? <Code>HTTP {f.lastStatusCode}</Code> : (f.lastError ?? (f.dropReason ? 'no attempt made' : '—'))}
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>

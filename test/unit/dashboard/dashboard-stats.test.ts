@@ -149,6 +149,25 @@ describe('dashboardSummary', () => {
     expect(s.webhooks.lastFailures[0]).toMatchObject({ webhookId: 'wh_b', url: 'https://hooks.example.com/wh_b', lastStatusCode: 500, lastError: 'HTTP 500' });
   });
 
+  it('a dropped delivery in the latest failures says so, with its own last answer rather than the drop text (report #9)', async () => {
+    const deps = setup();
+    webhook(deps, 'wh_d', { status: 'failed' });
+    const today = Date.parse('2026-11-21T01:00:00.000Z');
+    const dropped = delivery(deps, 'wh_d', 'failed', today, 'webhook failed: retries exhausted on another delivery');
+    deps.db!.prepare(`UPDATE webhook_deliveries SET last_status_code = NULL, dropped_reason = 'webhook_failed', dropped_at_ms = ? WHERE id = ?`).run(today + 10, dropped);
+    deps.db!
+      .prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, kind, url, started_at, duration_ms, status_code, error) VALUES (?, ?, ?, 'https://x', ?, 1, ?, ?)`)
+      .run(dropped, 1, 'scheduled', new Date(today).toISOString(), null, 'connect ECONNREFUSED 127.0.0.1:9');
+    deps.db!
+      .prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, kind, url, started_at, duration_ms, status_code, error) VALUES (?, ?, ?, 'https://x', ?, 1, ?, ?)`)
+      .run(dropped, null, 'replay', new Date(today + 5).toISOString(), 200, null);
+    const failed = delivery(deps, 'wh_d', 'failed', today - 1000, 'HTTP 500');
+    const s = await dashboardSummary(deps, 'org_1', 'sandbox');
+    const byId = Object.fromEntries(s.webhooks.lastFailures.map((f) => [f.id, f]));
+    expect(byId[dropped]).toMatchObject({ dropReason: 'webhook_failed', lastStatusCode: null, lastError: 'connect ECONNREFUSED 127.0.0.1:9' });
+    expect(byId[failed]).toMatchObject({ dropReason: null, lastStatusCode: 500, lastError: 'HTTP 500' });
+  });
+
   it('the latest failures are the five newest across every webhook (a tie in time: the later id first)', async () => {
     const deps = setup();
     for (const id of ['wh_1', 'wh_2', 'wh_3']) webhook(deps, id);
