@@ -76,7 +76,7 @@ test('dashboard counts API checks and links to the filtered history', async ({ b
   await expect(page.getByTestId('dash-empty')).toContainText('No live checks today');
 });
 
-test('dashboard: a dropped delivery is labelled dropped, with its own last answer', async ({ browser }) => {
+test('dashboard: a dropped delivery is labelled dropped, and the counts stay once the webhook is deleted', async ({ browser }) => {
   const served = await serve(['--allow-webhook-host', '127.0.0.1:9', '--retry-unit-ms', '200']);
   try {
     const page = await openConsole(browser, served);
@@ -108,6 +108,13 @@ test('dashboard: a dropped delivery is labelled dropped, with its own last answe
     await expect(tile.getByTestId('dash-last-failures')).not.toContainText('retries exhausted on another delivery');
     await expect(tile.getByTestId('dash-last-failures')).toContainText('ECONNREFUSED');
 
+    // Deleted, its deliveries of the period still count.
+    expect((await api(`/client/webhooks/${webhook.id}`, { method: 'DELETE' })).status).toBeLessThan(300);
+    await page.reload();
+    await page.locator('[data-app-state="loaded"]').waitFor({ timeout: 30_000 });
+    await expect(tile.getByTestId('dash-deliveries-failed')).toHaveText('3');
+    await expect(tile.getByTestId('dash-webhooks-empty')).toHaveCount(0);
+    await expect(tile.getByTestId('dash-webhooks-none-left')).toBeVisible();
   } finally {
     await stop(served);
   }
