@@ -115,3 +115,42 @@ test('a failed endpoint raises the alert; re-enable and recover redelivers; samp
     await new Promise((r) => receiver.server.close(r));
   }
 });
+
+test('deleting the selected webhook shows only its success toast, not a failed load of its deliveries', async ({ browser }) => {
+  const served = await serve(['--allow-webhook-host', '127.0.0.1:9']);
+  try {
+    const page = await openConsole(browser, served);
+    const { sandboxKey: key } = await setUpOrganization(page);
+    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
+      fetch(`${served.apiUrl}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { 'X-API-Key': key, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
+        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+      });
+    // Refused (nothing on port 9): its delivery stays pending, so the delete drops it and the timeline is told.
+    const created = await api('/client/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/hooks/del', events: ['verification.completed', 'verification.failed'] } });
+    const webhook = (await created.json()) as { id: string };
+    const r = await api('/verify/account', { method: 'POST', idem: 'del-e2e-1', body: { country: 'ET', accountNumber: '1000123456789', bankCode: 'CBETETAA', mode: 'async' } });
+    expect(r.status).toBe(202);
+    await page.goto(`${new URL(page.url()).origin}${new URL(page.url()).pathname}#/webhooks/${webhook.id}`);
+    await expect(page.getByTestId('deliveries-list').locator('[data-status="pending"]')).toHaveCount(1, { timeout: 30_000 });
+
+    // The delete's answer is held back a moment, so the live update it causes (its pending delivery dropped)
+    // arrives first, as it can on a busy machine.
+    await page.route(/\/bridge\/webhooks%3Adelete$/, async (route) => {
+      const response = await route.fetch();
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.fulfill({ response });
+    });
+    await page.getByTestId(`webhook-menu-${webhook.id}`).click();
+    await page.getByTestId(`webhook-delete-${webhook.id}`).click();
+    await page.getByTestId('confirm-delete-webhook').click();
+    await expect(page.getByText(/Webhook .* deleted\. No further events are sent to it\./)).toBeVisible();
+    await expect(page).toHaveURL(/#\/webhooks$/);
+    await page.waitForTimeout(1500);
+    await expect(page.getByText('Could not load the deliveries')).toHaveCount(0);
+    await expect(page.getByText('That webhook is not in this list')).toHaveCount(0);
+  } finally {
+    await stop(served);
+  }
+});

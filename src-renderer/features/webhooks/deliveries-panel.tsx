@@ -6,7 +6,7 @@ import { Badge, Box, Button, Card, Code, EmptyState, Group, Pagination, Paper, S
 import { IconRefresh, IconSend } from '@tabler/icons-react';
 import type { Environment } from '../../../src-shared/schemas/common';
 import { DeliveryStatusSchema, type DeliveryDetail, type Webhook } from '../../../src-shared/schemas/webhooks';
-import { call } from '../../client/bridge';
+import { call, ConsoleError } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { IdWithCopy } from '../../app/copy-id';
 import { notifyError } from '../../app/notify';
@@ -56,6 +56,8 @@ export function DeliveriesPanel(props: {
       setRows(res.data);
       setTotal(res.pagination.total);
     } catch (e) {
+      // The webhook is gone (deleted here or elsewhere): the page drops the selection, so this is no error to show.
+      if (e instanceof ConsoleError && e.code === 'NOT_FOUND') return;
       notifyError(e, 'Could not load the deliveries');
     } finally {
       setLoading(false);

@@ -438,13 +438,17 @@ export function WebhooksPage() {
         onClose={() => setDeleting(null)}
         onConfirm={async () => {
           if (!deleting) return;
+          // The selection is left before the delete: its deliveries are dropped by it, and the live update that
+          // follows would reload the panel (or the page look the webhook up) for an id that no longer exists.
+          const wasSelected = selectedId === deleting.id;
+          if (wasSelected) setSelectedId(null);
           try {
             await call('webhooks:delete', { environment, id: deleting.id });
             notifySuccess(`Webhook ${deleting.url} deleted. No further events are sent to it.`);
-            if (selectedId === deleting.id) setSelectedId(null);
             setDeleting(null);
             await refreshAll();
           } catch (e) {
+            if (wasSelected) setSelectedId(deleting.id);
             notifyError(e, 'Could not delete the webhook');
           }
         }}
