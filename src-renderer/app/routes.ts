@@ -23,6 +23,12 @@ function query(params: Record<string, string | null | undefined>): string {
 
 const enc = encodeURIComponent;
 
+/** The Webhooks list's filters as the address carries them. */
+export interface WebhookListFilter {
+  status?: string | null;
+  event?: string | null;
+}
+
 /** The router state of a navigation from the sections menu (console-shell.tsx): isMenuNavigation reads it. */
 export const MENU_NAVIGATION = { menu: true } as const;
 
@@ -36,10 +42,13 @@ export const paths = {
   verify: (kind: PrefillKind = 'account'): string => `/verify/${kind}`,
   history: (filter: HistoryUrlFilter = {}): string => `/history${query(Object.fromEntries(HISTORY_FILTER_KEYS.map((k) => [k, filter[k]])))}`,
   verification: (id: string, filter: HistoryUrlFilter = {}): string => `/history/${enc(id)}${paths.history(filter).slice('/history'.length)}`,
-  webhooks: (filter: { status?: string | null; event?: string | null } = {}): string => `/webhooks${query({ status: filter.status, event: filter.event })}`,
-  webhook: (id: string, deliveries?: DeliveryFilter | null): string => `/webhooks/${enc(id)}${query({ deliveries })}`,
-  delivery: (webhookId: string, deliveryId: string, deliveries?: DeliveryFilter | null): string =>
-    `/webhooks/${enc(webhookId)}/deliveries/${enc(deliveryId)}${query({ deliveries })}`,
+  webhooks: (filter: WebhookListFilter = {}): string => `/webhooks${query({ status: filter.status, event: filter.event })}`,
+  // A selected webhook (and its open delivery) keeps the list's filters, so the list stays filtered beside it and
+  // closing the selection returns to the filtered list.
+  webhook: (id: string, deliveries?: DeliveryFilter | null, list: WebhookListFilter = {}): string =>
+    `/webhooks/${enc(id)}${query({ status: list.status, event: list.event, deliveries })}`,
+  delivery: (webhookId: string, deliveryId: string, deliveries?: DeliveryFilter | null, list: WebhookListFilter = {}): string =>
+    `/webhooks/${enc(webhookId)}/deliveries/${enc(deliveryId)}${query({ status: list.status, event: list.event, deliveries })}`,
   routing: (tab: RoutingTab = 'check'): string => `/routing/${tab}`,
   batchJob: (jobId: string): string => `/routing/batch/${enc(jobId)}`,
 };

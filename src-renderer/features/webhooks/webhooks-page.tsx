@@ -75,13 +75,16 @@ export function WebhooksPage() {
   }, [openDelivery]);
   const [forwardUrl, setForwardUrl] = useState<string | null>(null);
   const [deliveriesKey, setDeliveriesKey] = useState(0);
-  const setSelectedId = useCallback((id: string | null) => void navigate(id ? paths.webhook(id) : paths.webhooks({ status, event })), [navigate, status, event]);
+  const setSelectedId = useCallback(
+    (id: string | null) => void navigate(id ? paths.webhook(id, null, { status, event }) : paths.webhooks({ status, event })),
+    [navigate, status, event],
+  );
   const setOpenDelivery = useCallback(
     (id: string | null) => {
       if (!selectedId) return;
-      void navigate(id ? paths.delivery(selectedId, id, deliveriesFilter) : paths.webhook(selectedId, deliveriesFilter));
+      void navigate(id ? paths.delivery(selectedId, id, deliveriesFilter, { status, event }) : paths.webhook(selectedId, deliveriesFilter, { status, event }));
     },
-    [navigate, selectedId, deliveriesFilter],
+    [navigate, selectedId, deliveriesFilter, status, event],
   );
   const closeDrawer = useCallback(() => setOpenDelivery(null), [setOpenDelivery]);
   const setFilters = (f: { status: string | null; event: string | null }) => {
@@ -359,7 +362,7 @@ export function WebhooksPage() {
               reloadKey={deliveriesKey}
               onOpen={setOpenDelivery}
               initialStatus={deliveriesFilter}
-              onStatusChange={(st) => void navigate(paths.webhook(selected.id, deliveryFilterOf(st)), { replace: true })}
+              onStatusChange={(st) => void navigate(paths.webhook(selected.id, deliveryFilterOf(st), { status, event }), { replace: true })}
               highlightId={marked}
             />
           ) : (

@@ -22,6 +22,9 @@ describe('addresses', () => {
     expect(paths.webhook('wh_1', 'failed')).toBe('/webhooks/wh_1?deliveries=failed');
     expect(paths.delivery('wh_1', 'del_2')).toBe('/webhooks/wh_1/deliveries/del_2');
     expect(paths.webhooks({ status: 'failed', event: null })).toBe('/webhooks?status=failed');
+    // A selected webhook keeps the list's filters (report #7).
+    expect(paths.webhook('wh_1', null, { status: 'active', event: 'verification.failed' })).toBe('/webhooks/wh_1?status=active&event=verification.failed');
+    expect(paths.delivery('wh_1', 'del_2', 'failed', { status: 'active' })).toBe('/webhooks/wh_1/deliveries/del_2?status=active&deliveries=failed');
     expect(paths.batchJob('job_9')).toBe('/routing/batch/job_9');
     expect(deliveryFilterOf('failed')).toBe('failed');
     expect(deliveryFilterOf('bogus')).toBeNull();
