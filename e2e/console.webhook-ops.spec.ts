@@ -154,3 +154,35 @@ test('deleting the selected webhook shows only its success toast, not a failed l
     await stop(served);
   }
 });
+
+test('recover on a webhook that never failed: the help asks for a start, no error before input, nothing to redeliver is not offered', async ({ browser }) => {
+  const served = await serve(['--allow-webhook-host', '127.0.0.1:9']);
+  try {
+    const page = await openConsole(browser, served);
+    const { sandboxKey: key } = await setUpOrganization(page);
+    const created = await fetch(`${served.apiUrl}/client/webhooks`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks/rec', events: ['verification.completed'] }),
+    });
+    const webhook = (await created.json()) as { id: string };
+    await page.getByTestId('nav-webhooks').click();
+    await page.getByTestId(`webhook-menu-${webhook.id}`).click();
+    await page.getByTestId(`webhook-recover-${webhook.id}`).click();
+    const modal = page.getByTestId('recover-modal');
+    await expect(modal).toContainText('required: this webhook never failed');
+    await page.waitForTimeout(800); // past the preview's debounce and answer
+    await expect(modal).not.toContainText('give the start of the period');
+    await expect(modal.getByTestId('recover-submit')).toBeDisabled();
+    // An invalid start: its error, and nothing to confirm.
+    await modal.getByTestId('recover-since').fill('yesterday');
+    await expect(modal).toContainText('must be an ISO 8601 date');
+    await expect(modal.getByTestId('recover-submit')).toBeDisabled();
+    // A valid period with nothing to redeliver: the count is 0 and "Redeliver 0 events" is not offered.
+    await modal.getByTestId('recover-since').fill('2026-01-01T00:00:00Z');
+    await expect(modal.getByTestId('recover-preview')).toHaveAttribute('data-count', '0');
+    await expect(modal.getByTestId('recover-submit')).toBeDisabled();
+  } finally {
+    await stop(served);
+  }
+});

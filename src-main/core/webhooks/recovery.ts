@@ -139,6 +139,14 @@ export async function recoverWebhook(
       TODO[tx.engine],
       params(hook, p),
     );
+    // A recovery of nothing is refused rather than recorded (an empty recovery row and a webhook.recovered entry
+    // that redelivered nothing); the transaction rolls back, so a failed webhook is not re-enabled by it either.
+    if (todo.length === 0) {
+      const why = events === 0 ? 'the period holds no event for this webhook' : `each of the period's ${events} event${events === 1 ? '' : 's'} was delivered or is pending`;
+      throw new AppError('VALIDATION_ERROR', {
+        details: [{ field: 'period', message: `nothing to redeliver: ${why}${reenabled ? '; re-enable the webhook without a recovery instead' : ''}` }],
+      });
+    }
     if (todo.length > MAX_RECOVERY_EVENTS) {
       throw new AppError('VALIDATION_ERROR', {
         details: [{ field: 'until', message: `the period holds ${todo.length} events to redeliver; at most ${MAX_RECOVERY_EVENTS} per recovery: recover it in parts` }],

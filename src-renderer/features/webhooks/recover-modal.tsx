@@ -25,6 +25,8 @@ export function RecoverModal(props: { target: RecoverTarget | null; environment:
   const [preview, setPreview] = useState<RecoveryPreview | null>(null);
   const [problem, setProblem] = useState<{ field: string; message: string } | null>(null);
   const [busy, setBusy] = useState<'recover' | 'reenable' | null>(null);
+  /** The webhook never failed, so an empty From has no default: asked for in the help, not shown as an error. */
+  const [needsStart, setNeedsStart] = useState(false);
   const failed = target?.webhook.status === 'failed';
 
   useEffect(() => {
@@ -32,11 +34,14 @@ export function RecoverModal(props: { target: RecoverTarget | null; environment:
     setUntil('');
     setPreview(null);
     setProblem(null);
+    setNeedsStart(false);
   }, [target?.webhook.id]);
 
   useEffect(() => {
     if (!target) return;
     let live = true;
+    // A count for other input is not this input's: nothing is offered until the new preview answers.
+    setPreview(null);
     const timer = setTimeout(() => {
       call('webhooks:recoverPreview', { environment, id: target.webhook.id, period: periodOf(since, until) })
         .then((p) => {
@@ -48,6 +53,12 @@ export function RecoverModal(props: { target: RecoverTarget | null; environment:
           if (!live) return;
           setPreview(null);
           const d = e instanceof ConsoleError ? e.details[0] : undefined;
+          // Before anything is typed, "never failed: give the start" is what the field's help asks, not an error.
+          if (d?.field === 'since' && since.trim() === '' && /never failed/.test(d.message)) {
+            setNeedsStart(true);
+            setProblem(null);
+            return;
+          }
           setProblem(d ?? { field: 'since', message: e instanceof Error ? e.message : String(e) });
         });
     }, 250);
@@ -109,7 +120,7 @@ export function RecoverModal(props: { target: RecoverTarget | null; environment:
           <Group grow align="flex-start">
             <TextInput
               label="From"
-              description="ISO date-time; empty: since it failed"
+              description={needsStart ? 'ISO date-time; required: this webhook never failed' : 'ISO date-time; empty: since it last failed'}
               placeholder={preview?.since ?? '2026-11-24T09:00:00Z'}
               value={since}
               onChange={(e) => setSince(e.currentTarget.value)}
@@ -146,7 +157,9 @@ export function RecoverModal(props: { target: RecoverTarget | null; environment:
                 Re-enable only
               </Button>
             )}
-            <Button color="green" loading={busy === 'recover'} disabled={busy !== null || preview === null} onClick={() => void recover()} data-testid="recover-submit">
+            <Button color="green" loading={busy === 'recover'} disabled={busy !== null || preview === null || problem !== null || n === 0}
+              title={preview !== null && n === 0 ? 'Nothing to redeliver in this period' : undefined}
+              onClick={() => void recover()} data-testid="recover-submit">
               {failed ? `Re-enable and redeliver ${n} event${n === 1 ? '' : 's'}` : `Redeliver ${n} event${n === 1 ? '' : 's'}`}
             </Button>
           </Group>

@@ -198,8 +198,9 @@ describe('webhook operations from the console and the command line', () => {
     await expect(h['webhooks:recoverPreview'](input('webhooks:recoverPreview', { id: created.id }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     const preview = await h['webhooks:recoverPreview'](input('webhooks:recoverPreview', { id: created.id, period: { since: '2026-01-01T00:00:00Z' } }));
     expect(preview.reenables).toBe(false);
-    const done = await h['webhooks:recover'](input('webhooks:recover', { id: created.id, period: { since: '2026-01-01T00:00:00Z' } }));
-    expect(done.queued).toBe(preview.toDeliver);
+    // The sample was delivered: nothing to redeliver, which is refused rather than recorded as an empty recovery.
+    expect(preview.toDeliver).toBe(0);
+    await expect(h['webhooks:recover'](input('webhooks:recover', { id: created.id, period: { since: '2026-01-01T00:00:00Z' } }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     expect(await h['webhooks:alerts'](input('webhooks:alerts', {}))).toEqual({ data: [] });
   });
 

@@ -217,9 +217,13 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     const future = new Date(Date.now() + 86_400_000).toISOString();
     expect((await post({ since: future })).body.details[0]).toMatchObject({ field: 'since', message: expect.stringContaining('future') });
     expect((await post({ since: future, until: '2026-01-01T00:00:00Z' })).body.details[0]).toMatchObject({ field: 'since' });
-    const ok = await post({ since: '2026-01-01T00:00:00Z' });
-    expect(ok.status).toBe(202);
-    expect(ok.body).toMatchObject({ reenabled: false, webhook: { status: 'active' } });
+    // A period with nothing to redeliver is refused, not recorded as an empty recovery with its audit entry.
+    const auditBefore = await ts.service.deps.sql.all<{ n: number }>(`SELECT count(*) AS n FROM audit_events WHERE action = 'webhook.recovered'`);
+    const nothing = await post({ since: '2026-01-01T00:00:00Z' });
+    expect(nothing.status).toBe(422);
+    expect(nothing.body.details[0]).toMatchObject({ field: 'period', message: expect.stringContaining('nothing to redeliver') });
+    expect(await ts.service.deps.sql.all(`SELECT id FROM webhook_recoveries WHERE webhook_id = ?`, [hook.id])).toEqual([]);
+    expect(await ts.service.deps.sql.all<{ n: number }>(`SELECT count(*) AS n FROM audit_events WHERE action = 'webhook.recovered'`)).toEqual(auditBefore);
     await api(ts.url, 'PATCH', `/client/webhooks/${hook.id}`, { key: ts.sandboxKey, body: { status: 'inactive' } });
     const paused = await post({ since: '2026-01-01T00:00:00Z' });
     expect(paused.status).toBe(422);
