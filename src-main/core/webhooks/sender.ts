@@ -154,13 +154,24 @@ function parseRetryAfter(v: string | string[] | undefined, nowMs: number): numbe
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
-function describeError(err: unknown, limitMs: number): string {
-  const e = err as { code?: string; message?: string; name?: string; cause?: { code?: string; message?: string } };
+/**
+ * The error text of an attempt that got no answer. A name with several addresses (localhost: 127.0.0.1 and ::1)
+ * fails with an AggregateError whose own message is empty ("ECONNREFUSED: " before): its addresses' errors are
+ * named instead, e.g. "connect ECONNREFUSED 127.0.0.1:4097; connect ECONNREFUSED ::1:4097".
+ */
+export function describeError(err: unknown, limitMs: number): string {
+  type E = { code?: string; message?: string; name?: string; errors?: unknown[]; cause?: E };
+  const e = err as E;
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT') {
     return `timeout after ${limitMs} ms`;
   }
   const code = e?.code ?? e?.cause?.code;
-  const msg = e?.message ?? String(err);
+  const inner = (Array.isArray(e?.errors) ? e.errors : Array.isArray(e?.cause?.errors) ? e.cause.errors : [])
+    .map((x) => (x as E)?.message?.trim())
+    .filter((m): m is string => Boolean(m));
+  let msg = (e?.message ?? String(err)).trim();
+  if (!msg || (inner.length > 0 && !inner.includes(msg))) msg = inner.length > 0 ? [...new Set(inner)].join('; ') : msg || (e?.cause?.message?.trim() ?? '');
+  if (!msg) return (code ?? 'connection failed').slice(0, 500);
   return (code && !msg.includes(code) ? `${code}: ${msg}` : msg).slice(0, 500);
 }
 

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreRuntime } from '../../../src-main/core/runtime';
-import { closeAgents, RESPONSE_EXCERPT_BYTES, send } from '../../../src-main/core/webhooks/sender';
+import { closeAgents, describeError, RESPONSE_EXCERPT_BYTES, send } from '../../../src-main/core/webhooks/sender';
 
 type Handler = (req: IncomingMessage, body: Buffer, res: ServerResponse) => void;
 const routes = new Map<string, Handler>();
@@ -131,5 +131,20 @@ describe('send', () => {
     const blocked = await send(rt, 'http://127.0.0.2:9/hook', '{}', HEADERS);
     expect(blocked.error).toContain('blocked by webhook URL policy: only https URLs are allowed');
     expect((await send(rt, 'not a url', '{}', HEADERS)).error).toContain('Invalid URL');
+  });
+});
+
+describe('describeError (the replay to a refused localhost read "ECONNREFUSED: ")', () => {
+  it('names each address of an AggregateError instead of an empty message', () => {
+    const a = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4097'), { code: 'ECONNREFUSED' });
+    const b = Object.assign(new Error('connect ECONNREFUSED ::1:4097'), { code: 'ECONNREFUSED' });
+    const agg = Object.assign(new AggregateError([a, b], ''), { code: 'ECONNREFUSED' });
+    expect(describeError(agg, 1000)).toBe('connect ECONNREFUSED 127.0.0.1:4097; connect ECONNREFUSED ::1:4097');
+    // Wrapped (fetch failed, cause: the AggregateError) says the same.
+    const wrapped = Object.assign(new TypeError('fetch failed'), { cause: agg });
+    expect(describeError(wrapped, 1000)).toContain('connect ECONNREFUSED 127.0.0.1:4097');
+    // Never a code followed by nothing.
+    expect(describeError(Object.assign(new Error(''), { code: 'ECONNRESET' }), 1000)).toBe('ECONNRESET');
+    expect(describeError(a, 1000)).toBe('connect ECONNREFUSED 127.0.0.1:4097');
   });
 });
