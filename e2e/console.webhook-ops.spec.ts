@@ -186,3 +186,16 @@ test('recover on a webhook that never failed: the help asks for a start, no erro
     await stop(served);
   }
 });
+
+test('forward card: an error under the URL goes away once the URL is edited', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  await setUpOrganization(page);
+  await page.getByTestId('nav-webhooks').click();
+  const input = page.getByTestId('forward-url-input');
+  const card = page.getByTestId('forward-card');
+  await input.fill('http://example.com/hooks');
+  await page.getByTestId('forward-save').click();
+  await expect(card).toContainText('A local receiver must be on localhost');
+  await input.fill('http://localhost:3000/hooks');
+  await expect(card).not.toContainText('A local receiver must be on localhost');
+});

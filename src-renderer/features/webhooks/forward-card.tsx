@@ -64,8 +64,14 @@ export function ForwardCard({ onChange }: { onChange?: (url: string | null) => v
             data-testid="forward-url-input"
             placeholder="http://localhost:3000/hooks"
             value={draft}
-            onChange={(e) => setDraft(e.currentTarget.value)}
+            onChange={(e) => {
+              setDraft(e.currentTarget.value);
+              // The error was about the URL as it was: editing it clears it (it is checked again on Turn on).
+              setError(undefined);
+            }}
             error={error}
+            readOnly={!mayChange}
+            description={mayChange ? undefined : 'Owners and admins change forwarding.'}
             style={{ flex: 1 }}
             aria-label="Local receiver URL"
           />
