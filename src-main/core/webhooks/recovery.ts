@@ -115,6 +115,8 @@ export async function recoverWebhook(
   webhookId: string,
   req: RecoveryRequest,
   requestedBy: string,
+  /** The demo loader narrates a recovery that re-enables its webhook with nothing left to send (docs/demo.md). */
+  opts: { allowNothing?: boolean } = {},
 ): Promise<RecoveryResult> {
   const { deps } = rt;
   return deps.sql.transaction(async (tx): Promise<RecoveryResult> => {
@@ -141,7 +143,7 @@ export async function recoverWebhook(
     );
     // A recovery of nothing is refused rather than recorded (an empty recovery row and a webhook.recovered entry
     // that redelivered nothing); the transaction rolls back, so a failed webhook is not re-enabled by it either.
-    if (todo.length === 0) {
+    if (todo.length === 0 && !opts.allowNothing) {
       const why = events === 0 ? 'the period holds no event for this webhook' : `each of the period's ${events} event${events === 1 ? '' : 's'} was delivered or is pending`;
       throw new AppError('VALIDATION_ERROR', {
         details: [{ field: 'period', message: `nothing to redeliver: ${why}${reenabled ? '; re-enable the webhook without a recovery instead' : ''}` }],
