@@ -265,7 +265,12 @@ const KNOWN_GOOD: Record<string, (o: Operation, fixtures: Fixture[]) => Promise<
   'POST /api/v1/verifications/batch': (o, fx) => ({ headers: sandbox(), body: fixtureBody(o, fx) }),
   'GET /api/v1/client/audit-events': () => ({ headers: owner() }),
   'GET /api/v1/client/webhooks/{id}/recoveries/preview': () => ({ headers: owner(), params: { id: f.a.webhooks.sandbox }, query: { since: '2020-01-01T00:00:00Z' } }),
-  'POST /api/v1/client/webhooks/{id}/recoveries': () => ({ headers: owner(), params: { id: f.a.webhooks.sandbox }, body: { since: '2020-01-01T00:00:00Z' } }),
+  // A recovery of nothing is refused (422): a webhook created now has the organization's earlier events to redeliver.
+  'POST /api/v1/client/webhooks/{id}/recoveries': async () => ({
+    headers: owner(),
+    params: { id: await created('/client/webhooks', sandbox(), { url: PUBLIC_HOOK_URL, events: ['verification.completed', 'verification.failed'] }) },
+    body: { since: '2020-01-01T00:00:00Z' },
+  }),
 };
 
 beforeAll(async () => {
