@@ -15,7 +15,7 @@ import { ENV_COLOR } from '../../app/theme';
 import { VerificationResult, type PartialRecord } from '../verify/verification-result';
 import { paletteFilter } from './palette-filter';
 import { idInQuery, openById } from './open-by-id';
-import { startDemoTour } from '../tour/demo-tour';
+import { startDemoTour, tourSummary } from '../tour/demo-tour';
 import { isRunnable, loadRunnableFixtures, runFixture, type RunnableKind } from './run-fixture';
 import { ENV_SHORTCUT, HELP_SHORTCUT, navShortcut } from './shortcuts';
 import { useCan } from '../../app/app-info';
@@ -150,7 +150,7 @@ export function CommandPalette({ nav, onShowShortcuts }: { nav: readonly Palette
           {
             id: 'demo-tour',
             label: 'Take the demo tour',
-            description: 'Six steps through the demo data: dashboard, a failed check, deliveries and a replay, batches, the palette',
+            description: tourSummary(),
             leftSection: <IconRoute2 size={18} />,
             keywords: ['tour', 'demo', 'guide', 'help'],
             onClick: () => void startDemoTour((to) => void navigate(to)),

@@ -37,6 +37,14 @@ export interface TourTargets {
   batchId: string | null;
 }
 
+const COUNT_WORDS = ['No', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten'];
+
+/** The palette's line for the tour, its step count taken from the steps themselves (it said "Six" of seven). */
+export function tourSummary(): string {
+  const n = tourSteps({ failedId: 'ver_x', webhookId: 'whk_x', deliveryId: 'del_x', batchId: 'job_x' }).length;
+  return `${COUNT_WORDS[n] ?? n} steps through the demo data: dashboard, a failed check, deliveries and a replay, batches, the palette`;
+}
+
 /** The ids the tour needs from the demo data (sandbox): a failed check, the demo webhook, one of its deliveries, a finished batch. */
 async function demoTargets(): Promise<TourTargets> {
   const failed = await call('history:search', { environment: 'sandbox', q: '', status: 'failed', limit: 1, offset: 0 }).catch(() => null);
