@@ -97,3 +97,18 @@ test('audit: console changes are recorded, filtered, verified and exported', asy
   expect(text.startsWith('\uFEFFseq,id,at,actor_type')).toBe(true);
   expect(text).toContain('key.created');
 });
+
+test('audit retention: the Audit page sets it (owners), refusing what the service would', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  await setUpOrganization(page);
+  await page.getByTestId('nav-audit').click();
+  await expect(page.getByTestId('audit-verify')).toContainText('older than 400 days');
+  const days = page.getByTestId('audit-retention-days');
+  await days.fill('20');
+  await page.getByTestId('audit-retention-save').click();
+  await expect(page.getByTestId('audit-retention')).toContainText('A whole number of days from 30 to 3650.');
+  await days.fill('90');
+  await page.getByTestId('audit-retention-save').click();
+  await expect(page.getByText('Audit entries are now kept 90 days.')).toBeVisible();
+  await expect(page.getByTestId('audit-verify')).toContainText('older than 90 days');
+});

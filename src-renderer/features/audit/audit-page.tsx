@@ -2,12 +2,15 @@
 // action, target and time; the chain's verification at a glance; exports as CSV (to read) and JSON (to verify
 // offline with `vconsole audit verify --file`). Each entry links to the screen of what it changed.
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Badge, Button, Code, Group, Pagination, Paper, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, NumberInput, Pagination, Paper, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconDownload, IconShieldCheck, IconShieldX } from '@tabler/icons-react';
 import type { AuditEvent } from '../../../src-shared/schemas/audit';
 import { call, fetchDownload } from '../../client/bridge';
 import { formatTime } from '../../app/format';
-import { notifyError } from '../../app/notify';
+import { notifyError, notifySuccess } from '../../app/notify';
+import { useCan } from '../../app/app-info';
+import { numberFieldValue } from '../settings/number-field';
+import { AuditRetentionDaysSchema } from '../../../src-shared/schemas/audit';
 import { PageTitle } from '../../app/page-title';
 import { downloadBlob } from '../wallet/download';
 import { paths } from '../../app/routes';
@@ -104,6 +107,59 @@ function DetailText({ e }: { e: AuditEvent }) {
   );
 }
 
+/**
+ * How long entries are kept (audit:setRetention, owners; 30–3650 days). It was documented as a console control
+ * that did not exist. Refused in words under the field like the Settings page's numbers.
+ */
+function RetentionControl({ days, onSaved }: { days: number; onSaved: () => void }) {
+  const may = useCan()('audit:setRetention');
+  const [value, setValue] = useState<string | number>(days);
+  const [problem, setProblem] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setValue(days), [days]);
+  async function save() {
+    const n = numberFieldValue(value);
+    const ok = AuditRetentionDaysSchema.safeParse(n);
+    if (!ok.success) return setProblem('A whole number of days from 30 to 3650.');
+    setBusy(true);
+    try {
+      const r = await call('audit:setRetention', { days: ok.data });
+      notifySuccess(`Audit entries are now kept ${r.days} days.`, 'Audit retention');
+      onSaved();
+    } catch (e) {
+      notifyError(e, 'The retention was not changed');
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <Group align="flex-start" gap="xs" data-testid="audit-retention">
+      <NumberInput
+        label="Keep entries (days)"
+        description={may ? '30–3650; older entries are pruned hourly, the chain kept from a checkpoint' : 'Owners change the retention'}
+        value={value}
+        onChange={(v) => {
+          setValue(v);
+          setProblem(undefined);
+        }}
+        min={30}
+        max={3650}
+        clampBehavior="none"
+        allowDecimal={false}
+        readOnly={!may}
+        error={problem}
+        w={260}
+        data-testid="audit-retention-days"
+      />
+      {may && (
+        <Button mt={44} size="xs" variant="default" loading={busy} disabled={numberFieldValue(value) === days} onClick={() => void save()} data-testid="audit-retention-save">
+          Save
+        </Button>
+      )}
+    </Group>
+  );
+}
+
 export function AuditPage() {
   const [filters, setFilters] = useState<Filters>(EMPTY);
   const [applied, setApplied] = useState<Filters>(EMPTY);
@@ -145,7 +201,8 @@ export function AuditPage() {
     try {
       setVerify(await call('audit:verify', {}));
     } catch (e) {
-      setError(e);
+      // Not "could not be loaded": the entries may well be listed; it is the check that failed.
+      notifyError(e, 'The audit trail could not be verified');
     } finally {
       setVerifying(false);
     }
@@ -216,6 +273,7 @@ export function AuditPage() {
           </Button>
         </Alert>
       )}
+      {verify && <RetentionControl days={verify.retentionDays} onSaved={() => void verifyChain()} />}
       <Paper withBorder p="sm">
         <form
           onSubmit={(e) => {
