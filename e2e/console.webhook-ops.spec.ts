@@ -199,3 +199,47 @@ test('forward card: an error under the URL goes away once the URL is edited', as
   await input.fill('http://localhost:3000/hooks');
   await expect(card).not.toContainText('A local receiver must be on localhost');
 });
+
+test('a dropped delivery that Retry now delivers reads delivered, in the drawer and under the success filter', async ({ browser }) => {
+  const receiver = await switchableReceiver();
+  const served = await serve(['--allow-webhook-host', `127.0.0.1:${receiver.port}`, '--retry-unit-ms', '200']);
+  try {
+    const page = await openConsole(browser, served);
+    const { sandboxKey: key } = await setUpOrganization(page);
+    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
+      fetch(`${served.apiUrl}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { 'X-API-Key': key, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
+        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+      });
+    const created = await api('/client/webhooks', { method: 'POST', body: { url: `http://127.0.0.1:${receiver.port}/hooks/drop`, events: ['verification.completed', 'verification.failed'] } });
+    const webhook = (await created.json()) as { id: string };
+    for (const n of [1, 2, 3]) {
+      const r = await api('/verify/account', { method: 'POST', idem: `drop-retry-${n}`, body: { country: 'ET', accountNumber: '1000123456789', bankCode: 'CBETETAA', mode: 'async' } });
+      expect(r.status).toBe(202);
+    }
+    await expect
+      .poll(async () => ((await (await api(`/client/webhooks/${webhook.id}`)).json()) as { status: string }).status, { timeout: 60_000 })
+      .toBe('failed');
+    const list = (await (await api(`/client/webhooks/${webhook.id}/deliveries?limit=100`)).json()) as { data: { id: string; dropReason: string | null }[] };
+    const dropped = list.data.find((d) => d.dropReason === 'webhook_failed');
+    expect(dropped).toBeTruthy();
+    receiver.accept(true);
+
+    const base = `${new URL(page.url()).origin}${new URL(page.url()).pathname}`;
+    await page.goto(`${base}#/webhooks/${webhook.id}/deliveries/${dropped!.id}?deliveries=failed`);
+    const drawer = page.getByTestId('delivery-drawer');
+    await expect(drawer.getByTestId('delivery-status')).toHaveText('dropped — webhook failed');
+    await drawer.getByTestId('retry-now').click();
+    await expect(drawer.getByTestId('retry-not-needed')).toBeVisible();
+    await expect(drawer.getByTestId('delivery-status')).toHaveText('success');
+    await expect(drawer).not.toContainText('of 5 attempts');
+
+    await page.goto(`${base}#/webhooks/${webhook.id}?deliveries=success`);
+    await expect(page.getByTestId(`delivery-row-${dropped!.id}`)).toBeVisible();
+    await expect(page.getByTestId(`delivery-dropped-${dropped!.id}`)).toHaveCount(0);
+  } finally {
+    await stop(served);
+    await new Promise((r) => receiver.server.close(r));
+  }
+});
