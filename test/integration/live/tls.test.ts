@@ -130,6 +130,8 @@ describe('vconsole providers set --ca-file (CLI)', () => {
         c.on('close', (status) => resolve({ status, stdout, stderr }));
       });
     try {
+      // The data folder's store first (the CLI refuses a folder with no store: a mistyped --data-dir made a new one).
+      expect((await run('migrate')).status).toBe(0);
       const set = await run('providers', 'set', 'private', '--adapter', 'generic', '--base-url', tls.baseUrls.generic, '--route', 'account:GH', '--secret-env', 'UPSTREAM_KEY', '--ca-file', caFile, '--json');
       expect(set.status, set.stderr).toBe(0);
       const view = JSON.parse(set.stdout);
