@@ -307,6 +307,7 @@ async function assemble(
   // the store's secrets are sealed with refuses to start (docs/team-server.md, "The data key"); the first start on a
   // store makes the key (when missing) and records it.
   const keyCheck = await checkSecretKey(sql, cfg.dataDir, { replace: cfg.replaceSecretKey === true });
+  if (keyCheck.warning) log.warn(keyCheck.warning);
   if (keyCheck.outcome === 'replaced') {
     log.warn('secret.key replaced (--replace-secret-key): webhook secrets and provider credentials sealed with the previous key no longer open; rotate them or enter them again, and copy this secret.key to every other instance');
   }

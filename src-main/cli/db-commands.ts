@@ -127,7 +127,15 @@ async function dbRun(args: string[], kit: Parameters<ExtraCommand['run']>[1]): P
     if (refused !== null) return refused;
     const dir = kit.dataDir(values);
     const r = restoreBackup(dir, file);
-    kit.print(values, r, [`Restored ${r.restoredFrom} (schema ${r.schemaVersion}) into ${storeFile(dir)}.`, ...(r.keptAside.length > 0 ? [`The previous files were kept as: ${r.keptAside.join(', ')}`] : [])].join('\n'));
+    kit.print(
+      values,
+      r,
+      [
+        `Restored ${r.restoredFrom} (schema ${r.schemaVersion}) into ${storeFile(dir)}.`,
+        ...(r.keyRestored ? [`Its key (${r.restoredFrom}.key) is now this folder's secret.key.`] : []),
+        ...(r.keptAside.length > 0 ? [`The previous files were kept as: ${r.keptAside.join(', ')}`] : []),
+      ].join('\n'),
+    );
     return 0;
   }
   if (sub === 'check') {

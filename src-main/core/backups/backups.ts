@@ -6,7 +6,7 @@
 // app, and keeps the current files aside. Sealed secrets need `secret.key` of the data folder, which a backup does
 // not carry unless asked to (it is the key to the credentials: keep it apart).
 import Database from 'better-sqlite3';
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { open } from 'node:fs/promises';
 import { AppError } from '../../../src-shared/app-error';
@@ -189,7 +189,7 @@ async function fsyncFileOffLoop(file: string): Promise<void> {
 const keyNote = (dataDir: string, keyCopied: string | null) =>
   keyCopied
     ? `The sealing key was copied to ${keyCopied}: whoever has both files can open the sealed credentials and webhook secrets. Keep them somewhere safe.`
-    : `Sealed credentials and webhook secrets in this backup open only with ${join(dataDir, KEY_FILE)}, which is not in the backup: keep a copy of that file apart (or back up with --include-key). The store records which key its secrets are sealed with: restored where that key is missing, it does not start until the key is put back (if the key is lost for good, "vconsole serve --replace-secret-key" starts it with a new one, and those secrets must be entered again).`;
+    : `Sealed credentials and webhook secrets in this backup open only with ${join(dataDir, KEY_FILE)}, which is not in the backup: keep a copy of that file apart (or back up with --include-key). Restored where that key is missing, those secrets do not open until the key is put back (or they are rotated and entered again); a team server's instance does not start without it.`;
 
 /**
  * The default file of a backup made at `now`: timestamped to the second, with `-2`, `-3`… when a backup of the same
@@ -311,6 +311,8 @@ export interface RestoreResult {
   schemaVersion: number;
   /** Where the files that were current went. */
   keptAside: string[];
+  /** The backup's `.key` became this folder's secret.key (a backup made with --include-key). */
+  keyRestored: boolean;
 }
 
 /**
@@ -386,8 +388,26 @@ export function restoreBackup(dataDir: string, file: string, o: { lock?: DataFol
       rmSync(partial, { force: true });
       throw e;
     }
+    // A backup made with --include-key carries the key its secrets are sealed with (`<file>.key`): it comes in too,
+    // this folder's key kept aside beside the store's files, so the restored secrets open on this machine.
+    let keyRestored = false;
+    const backupKey = `${source}.key`;
+    const folderKey = join(dataDir, KEY_FILE);
+    if (existsSync(backupKey) && resolve(backupKey) !== resolve(folderKey)) {
+      if (existsSync(folderKey)) {
+        const aside = `${folderKey}${suffix}`;
+        copyFileSync(folderKey, aside);
+        keptAside.push(aside);
+      }
+      const partialKey = `${folderKey}.restoring`;
+      copyFileSync(backupKey, partialKey);
+      chmodSync(partialKey, 0o600);
+      fsyncFile(partialKey);
+      renameSync(partialKey, folderKey);
+      keyRestored = true;
+    }
     fsyncDir(dataDir);
-    return { restoredFrom: source, schemaVersion, keptAside };
+    return { restoredFrom: source, schemaVersion, keptAside, keyRestored };
   } finally {
     if (ownLock) lock?.release();
   }

@@ -1,8 +1,10 @@
 // Which data key (`<dataDir>/secret.key`) the store's sealed secrets belong to, checked at every start on both engines
-// (docs/team-server.md, "The data key"). The store keeps the key's fingerprint (never the key) in `settings`; a data
-// folder whose key is missing or another refuses to start, so no instance ever makes a second key for a store whose
-// secrets were sealed with a first one. A store without a fingerprint (new, or from before the check) records the
-// key of its first start (made then if missing), so the first instance's secret.key exists to be copied.
+// (docs/team-server.md, "The data key"). The store keeps the key's fingerprint (never the key) in `settings`. On
+// PostgreSQL (instances share the store) a data folder whose key is missing or another refuses to start, so no
+// instance ever makes a second key for a store whose secrets were sealed with a first one. On SQLite (one service per
+// folder) the folder's key becomes the store's, with a warning when it opens none of the sealed values: a refusal
+// there would protect no one and keep the app from starting. A store without a fingerprint (new, or from before the
+// check) records the key of its first start (made then if missing), so the first instance's secret.key exists.
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -41,23 +43,45 @@ function readKey(keyPath: string): Buffer | null {
   return k;
 }
 
-/** Up to `limit` values in the store sealed with a key-file box (webhook secrets, provider credentials). */
-async function sealedSamples(sql: SqlQueries, limit: number): Promise<string[]> {
+/**
+ * The sealed values of live rows (webhook secrets of webhooks not deleted, their previous secrets, provider
+ * credentials), newest webhooks first: an old install may hold deleted webhooks sealed with a key lost long ago.
+ */
+async function sealedValues(sql: SqlQueries): Promise<string[]> {
   const rows = await sql.all<{ v: string }>(
     `SELECT v FROM (
-       SELECT secret AS v FROM webhooks WHERE substr(secret, 1, 5) = '${SEALED_PREFIX}'
-       UNION ALL SELECT previous_secret AS v FROM webhooks WHERE substr(previous_secret, 1, 5) = '${SEALED_PREFIX}'
-       UNION ALL SELECT secret_sealed AS v FROM provider_configs WHERE substr(secret_sealed, 1, 5) = '${SEALED_PREFIX}'
-     ) sealed LIMIT ${limit}`,
+       SELECT secret AS v, created_at AS at FROM webhooks WHERE deleted_at IS NULL AND substr(secret, 1, 5) = '${SEALED_PREFIX}'
+       UNION ALL SELECT previous_secret AS v, created_at AS at FROM webhooks WHERE deleted_at IS NULL AND substr(previous_secret, 1, 5) = '${SEALED_PREFIX}'
+       UNION ALL SELECT secret_sealed AS v, '9999' AS at FROM provider_configs WHERE substr(secret_sealed, 1, 5) = '${SEALED_PREFIX}'
+     ) sealed ORDER BY at DESC`,
   );
   return rows.map((r) => r.v);
+}
+
+/** Whether `key` opens any of the sealed values (true when there are none to open). */
+function opensAny(dataDir: string, key: Buffer, sealed: string[]): boolean {
+  if (sealed.length === 0) return true;
+  const probe = createNodeSecretBox(dataDir, { key });
+  return sealed.some((v) => {
+    try {
+      probe.open(v);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 export interface SecretKeyCheck {
   /** The key-file box, its key read and checked (a file removed later does not make a new key). */
   box: SecretBox;
-  /** The fingerprint matched the store's, or was recorded now (a new store, or one from before the check). */
-  outcome: 'matched' | 'recorded' | 'replaced';
+  /**
+   * The fingerprint matched the store's, or was recorded now (a new store, or one from before the check), or this
+   * folder's key replaced the store's: by `--replace-secret-key`, or on SQLite by itself ('adopted', with `warning`).
+   */
+  outcome: 'matched' | 'recorded' | 'replaced' | 'adopted';
+  /** What the operator should know (logged at start): sealed values the folder's key does not open. */
+  warning?: string;
 }
 
 /** Where the store's key was made: named in a refusal, so the operator knows which folder to copy it from. */
@@ -76,38 +100,53 @@ export async function checkSecretKey(sql: SqlQueries, dataDir: string, o: { repl
   const recorded = (await sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [KEY_FINGERPRINT_SETTING]))?.value ?? null;
   let key = readKey(keyPath);
   if (o.replace) return replaceKey(sql, dataDir, keyPath, key, recorded);
+  if (recorded !== null && key && keyFingerprint(key) === recorded) return { box: createNodeSecretBox(dataDir, { key }), outcome: 'matched' };
+  // No record yet (a new store, or one from before this check), or a record of another key. The sealed values of
+  // live rows say which key is theirs.
+  const sealed = await sealedValues(sql);
+  const fits = key !== null && opensAny(dataDir, key, sealed);
+  if (sql.engine === 'sqlite' && !(recorded === null && fits)) {
+    // One service per SQLite data folder (its lock): no other instance seals with another key, so a refusal would
+    // protect nothing and keep the app from starting — a backup restored on a new machine, a folder moved without its
+    // key. The folder's key (made now when missing) becomes the store's, as before this check; values sealed with
+    // another key stay unreadable and say so where they are used (rotate a webhook's secret, enter a credential again).
+    key = ensureKey(keyPath, key);
+    const unread = !opensAny(dataDir, key, sealed);
+    await record(sql, dataDir, keyFingerprint(key), true);
+    return {
+      box: createNodeSecretBox(dataDir, { key }),
+      outcome: recorded === null ? 'recorded' : 'adopted',
+      ...(unread
+        ? { warning: `${keyPath} opens none of the ${sealed.length} sealed secret(s) in the store: it is not the key they were sealed with. Put that key back (from the old data folder, or a backup's .key file) and restart, or rotate the webhook secrets and enter the provider credentials again.` }
+        : {}),
+    };
+  }
+  // PostgreSQL (a team server): instances share the store, so the record decides; a key that differs is refused,
+  // even one that opens some values (instances of an older version may each have sealed with their own key).
   if (recorded !== null) {
     if (!key) throw missingKey(keyPath, `this store's secrets are sealed with a data key whose fingerprint the store records${await keyOrigin(sql)}`);
-    if (keyFingerprint(key) !== recorded) throw otherKey(keyPath, `this store's secrets are sealed with: its fingerprint differs from the one the store records${await keyOrigin(sql)}`);
-    return { box: createNodeSecretBox(dataDir, { key }), outcome: 'matched' };
+    throw otherKey(keyPath, `this store's secrets are sealed with: its fingerprint differs from the one the store records${await keyOrigin(sql)}`);
   }
-  // No fingerprint yet: a new store, or one from before this check (an upgrade). Sealed values already in it say
-  // which key is theirs: this folder's key must open one of them.
-  const samples = await sealedSamples(sql, 20);
-  if (samples.length > 0) {
+  if (sealed.length > 0) {
     if (!key) throw missingKey(keyPath, 'the store already holds secrets sealed with a data key');
-    const probe = createNodeSecretBox(dataDir, { key });
-    const opens = samples.some((s) => {
-      try {
-        probe.open(s);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    if (!opens) throw otherKey(keyPath, 'that sealed the secrets already in the store (it opens none of them)');
+    if (!fits) throw otherKey(keyPath, 'that sealed the secrets already in the store (it opens none of them)');
   }
   key = ensureKey(keyPath, key);
   const mine = keyFingerprint(key);
   // Two first instances starting at once: the first to record wins, the other is refused below.
-  const stored = await sql.transaction(async (tx) => {
-    await tx.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [KEY_FINGERPRINT_SETTING, mine]);
-    const now = (await tx.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [KEY_FINGERPRINT_SETTING]))!.value;
-    if (now === mine) await tx.run(UPSERT, [KEY_ORIGIN_SETTING, origin(dataDir)]);
-    return now;
-  });
+  const stored = await record(sql, dataDir, mine, false);
   if (stored !== mine) throw otherKey(keyPath, `another instance recorded for this store a moment ago${await keyOrigin(sql)}`);
   return { box: createNodeSecretBox(dataDir, { key }), outcome: 'recorded' };
+}
+
+/** Records `fingerprint` (over a record when `overwrite`, else only where none is), with this folder as its origin; returns the record. */
+async function record(sql: SqlQueries, dataDir: string, fingerprint: string, overwrite: boolean): Promise<string> {
+  return sql.transaction(async (tx) => {
+    await tx.run(overwrite ? UPSERT : 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [KEY_FINGERPRINT_SETTING, fingerprint]);
+    const now = (await tx.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [KEY_FINGERPRINT_SETTING]))!.value;
+    if (now === fingerprint) await tx.run(UPSERT, [KEY_ORIGIN_SETTING, origin(dataDir)]);
+    return now;
+  });
 }
 
 const UPSERT = 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
