@@ -27,7 +27,12 @@ export function isListedCurrency(code: string): boolean {
   return isCurrencyCode(code) && ISO_4217.has(code);
 }
 
-const ISO_4217: ReadonlySet<string> = new Set(currencyCodes.codes());
+/**
+ * Codes ISO 4217 added after the table's publication (currency-codes 2.2.0: the list of 2024-06-25): XCG, the
+ * Caribbean guilder, in use since 2025.
+ */
+const LISTED_SINCE = ['XCG'];
+const ISO_4217: ReadonlySet<string> = new Set([...currencyCodes.codes(), ...LISTED_SINCE]);
 
 export type ParsedAmount = { ok: true; minor: number } | { ok: false; message: string };
 

@@ -7,7 +7,7 @@ import { ListFilter, listPage } from '../../store/list-query';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
-import { isListedCurrency } from '../../../src-shared/money';
+import { isCurrencyCode, isListedCurrency } from '../../../src-shared/money';
 import { BALANCE_MAX, PRICE_MAX, TOP_UP_MAX } from '../../../src-shared/schemas/billing';
 import { appendAudit, audited } from '../audit/audit-log';
 
@@ -76,12 +76,23 @@ export function validateServiceKey(service: string): string {
   return s;
 }
 
+/** A currency's shape: three letters, upper-cased. Whether ISO 4217 lists it is `requireListed`'s question. */
 function validateCurrency(currency: string): string {
   const c = currency.trim().toUpperCase();
-  if (!isListedCurrency(c)) {
+  if (!isCurrencyCode(c)) {
     throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: 'currency must be an ISO 4217 currency code, e.g. USD' }] });
   }
   return c;
+}
+
+/**
+ * New money is in a currency ISO 4217 lists, except the wallet's own: a wallet an older version let be held in a code
+ * outside the list (or one the list has since dropped) can still be topped up and priced in it.
+ */
+function requireListed(cur: string, walletCurrency: string | undefined): void {
+  if (cur !== walletCurrency && !isListedCurrency(cur)) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: 'currency must be an ISO 4217 currency code, e.g. USD' }] });
+  }
 }
 
 function validateAmount(amount: number, field: string, min: number, max: number): number {
@@ -134,6 +145,7 @@ export async function topUp(deps: CoreDeps, organizationId: string, amount: numb
   return deps.sql.transaction(async (tx): Promise<Wallet> => {
     await requireOrganization(tx, organizationId);
     const row = await walletRow(tx, organizationId);
+    requireListed(cur, row?.currency);
     if (row && row.currency !== cur) {
       // An empty wallet has no money in its currency yet, so its first top-up may still choose it.
       if (row.balance !== 0) {
@@ -187,6 +199,7 @@ export async function setPrice(deps: CoreDeps, organizationId: string, service: 
   return deps.sql.transaction(async (tx): Promise<Price> => {
     await requireOrganization(tx, organizationId);
     const row = await walletRow(tx, organizationId);
+    requireListed(cur, row?.currency);
     if (row && row.balance > 0 && row.currency !== cur) {
       throw new AppError('VALIDATION_ERROR', {
         details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; prices must be in ${row.currency}` }],

@@ -99,6 +99,17 @@ describe('gates', () => {
     await expect(setPrice(service.deps, org, 'account:NG', 1_000_000_001, 'USD')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
+  it("a wallet an older version let be held in a code outside the list keeps working in it; XCG is listed", async () => {
+    await topUp(service.deps, org, 100, 'XCG');
+    expect((await getWallet(service.deps, org)).currency).toBe('XCG');
+    // As an older version left it: held in HRK (withdrawn in 2023, so outside the list).
+    await service.deps.sql.transaction((tx) => tx.run("UPDATE wallets SET currency = 'HRK' WHERE organization_id = ?", [org]));
+    await expect(topUp(service.deps, org, 50, 'HRK')).resolves.toMatchObject({ balance: 150, currency: 'HRK' });
+    await expect(setPrice(service.deps, org, 'account:NG', 25, 'HRK')).resolves.toMatchObject({ currency: 'HRK' });
+    // Another code outside the list is still refused.
+    await expect(setPrice(service.deps, org, 'account:GH', 25, 'SLL')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
   it('layer-1 and layer-2 failures come before billing and are never charged', async () => {
     let r = await post('/verify/account', { country: 'NG', bankCode: '058' });
     expect([r.status, r.body['code']]).toEqual([422, 'VALIDATION_ERROR']);
