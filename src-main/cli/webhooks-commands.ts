@@ -9,7 +9,7 @@ import { startTestReceiver, type ReceivedRequest, type TestReceiver } from '../c
 import { WEBHOOK_EVENTS, type RecoveryPreview, type RecoveryRequest, type RecoveryResult, type ReplayResult, type TriggerResult, type WebhookEvent } from '../../src-shared/schemas/webhooks';
 import { previewRecovery, recoverWebhook } from '../core/webhooks/recovery';
 import { triggerSampleEvent } from '../core/webhooks/triggers';
-import { webhookScope, type Scope } from '../core/webhooks/webhooks-service';
+import { updateWebhook, webhookScope, type Scope } from '../core/webhooks/webhooks-service';
 
 export interface Output {
   out(line: string): void;
@@ -258,6 +258,15 @@ export async function webhooksRecover(
       (preview.reenables ? ' The webhook is failed: recovering re-enables it.' : ''),
   );
   if (args.dryRun) return { exitCode: 0, preview, result: null };
+  if (preview.toDeliver === 0) {
+    // Nothing to redeliver: no recovery is recorded (the service refuses an empty one). A failed webhook is re-enabled
+    // on its own, as the console's "Re-enable only" does: its missed events were delivered meanwhile (Retry) or none.
+    if (preview.reenables) {
+      await updateWebhook(rt, scope, args.webhookId, { status: 'active' });
+      io.out('Nothing to redeliver: the webhook is active again, and new events are delivered.');
+    } else io.out('Nothing to redeliver: no recovery was recorded.');
+    return { exitCode: 0, preview, result: null };
+  }
   const result = await recoverWebhook(rt, scope, args.webhookId, periodOf(args), 'cli');
   io.out(
     `Recovery ${result.recoveryId}: ${result.queued} new deliveries queued on the normal retry schedule${result.reenabled ? '; webhook re-enabled' : ''}.`,

@@ -233,4 +233,25 @@ describe('a failed webhook: alert, dropped deliveries, recovery', () => {
     expect(preview.status).toBe(200);
     expect(preview.body).toMatchObject({ webhookId: hook.id, events: 0, toDeliver: 0 });
   });
+
+  it('`vconsole webhooks recover` of a failed webhook with nothing to redeliver re-enables it, recording no recovery', async () => {
+    const receiver = await startTestReceiver();
+    cleanup.push(() => receiver.close());
+    const ts = await startTestService({ allowWebhookHosts: [`127.0.0.1:${receiver.port}`] });
+    cleanup.push(() => ts.stop());
+    const hook = await registerWebhook(ts, ts.sandboxKey, `${receiver.url}/hook`);
+    // Failed, and nothing missed since (its missed deliveries were delivered by Retry, say).
+    await ts.service.deps.sql.transaction((tx) => tx.run(`UPDATE webhooks SET status = 'failed' WHERE id = ?`, [hook.id]));
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+    const r = await webhooksRecover(ts.service.rt, { webhookId: hook.id, since: '2026-01-01T00:00:00Z', dryRun: false }, io);
+    expect([r.exitCode, r.result]).toEqual([0, null]);
+    expect(lines.join('\n')).toContain('the webhook is active again');
+    expect((await ts.service.deps.sql.get<{ status: string }>('SELECT status FROM webhooks WHERE id = ?', [hook.id]))!.status).toBe('active');
+    expect(await ts.service.deps.sql.all('SELECT id FROM webhook_recoveries WHERE webhook_id = ?', [hook.id])).toEqual([]);
+    // Active, nothing to redeliver: said, nothing recorded, exit 0.
+    const again = await webhooksRecover(ts.service.rt, { webhookId: hook.id, since: '2026-01-01T00:00:00Z', dryRun: false }, io);
+    expect(again.exitCode).toBe(0);
+    expect(lines.at(-1)).toContain('no recovery was recorded');
+  });
 });
