@@ -217,12 +217,21 @@ export const batchCommand: ExtraCommand = {
         process.stderr.write('vconsole: the file holds no row to check (it is empty, or holds only a header); no result file was written.\n');
         return 2;
       }
-      try {
-        renameSync(tmpOut, out);
-        if (tmpInvalid !== undefined && invalidOut !== undefined) renameSync(tmpInvalid, invalidOut);
-      } catch (e) {
-        dropTemps();
-        process.stderr.write(`vconsole: could not write the results: ${(e as Error).message}\n`);
+      // A finished run is never thrown away: an output that cannot be replaced (open in a spreadsheet on Windows,
+      // a folder without write permission) leaves its results under the temp name, which is said.
+      const moves: [string, string][] = [[tmpOut, out], ...(tmpInvalid !== undefined && invalidOut !== undefined ? [[tmpInvalid, invalidOut] as [string, string]] : [])];
+      const kept: string[] = [];
+      let failure: Error | null = null;
+      for (const [from, to] of moves) {
+        try {
+          renameSync(from, to);
+        } catch (e) {
+          failure ??= e as Error;
+          kept.push(`${from} (meant for ${to})`);
+        }
+      }
+      if (failure) {
+        process.stderr.write(`vconsole: could not put the results in place (${failure.message}). They are kept as: ${kept.join(', ')}.\n`);
         return 2;
       }
       const result = { ...summary, input, output: out, invalidOutput: invalidOut ?? null, directory: label, environment: live ? 'live' : 'sandbox' };

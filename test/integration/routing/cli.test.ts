@@ -105,6 +105,21 @@ describe('vconsole batch validate', () => {
     expect(readFileSync(join(work, 'b1.csv'), 'utf8')).toBe(rows);
   });
 
+  it('keeps a finished run\'s results, and says where, when the output cannot be replaced', () => {
+    const input = join(dir, 'keep.csv');
+    writeFileSync(input, 'bic\nDEUTDEFF\n');
+    // An output that cannot be replaced by a rename (a folder that holds a file; on Windows, a CSV open in a spreadsheet).
+    const blocked = join(dir, 'blocked.csv');
+    mkdirSync(blocked);
+    writeFileSync(join(blocked, 'inside.txt'), 'x');
+    const r = vconsole('batch', 'validate', input, '--out', blocked);
+    expect(r.code, r.stderr).toBe(2);
+    const kept = /They are kept as: (\S+) \(meant for/.exec(r.stderr)?.[1];
+    expect(kept, r.stderr).toBeDefined();
+    expect(readFileSync(kept!, 'utf8')).toContain('DEUTDEFF');
+    rmSync(kept!);
+  });
+
   it('writes and announces no result file for an empty input', () => {
     const work = join(dir, 'empty-out');
     mkdirSync(work);
