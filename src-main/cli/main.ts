@@ -94,7 +94,8 @@ export async function withCore<T>(values: Values, fn: (core: Core) => Promise<T>
   // administrator's change (a provider) never reached the team's database.
   const explicitDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined;
   const envUrl = process.env[DATABASE_URL_ENV] || undefined;
-  const databaseUrl = explicitDir === undefined || (envUrl !== undefined && !existsSync(storeFile(explicitDir))) ? envUrl : undefined;
+  // bootstrap's job is to make a store: its explicit --data-dir is a local one, the URL exported or not.
+  const databaseUrl = explicitDir === undefined || (envUrl !== undefined && !mayCreate && !existsSync(storeFile(explicitDir))) ? envUrl : undefined;
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) throw new UsageError(`${DATABASE_URL_ENV} must be a postgres:// or postgresql:// URL`);
   const dir = dataDir(values);
   // A mistyped --data-dir or VCONSOLE_DATA_DIR is refused instead of quietly becoming a new, empty installation.

@@ -129,6 +129,11 @@ describe('vconsole', () => {
     const listed = vconsoleWith({ VCONSOLE_DATABASE_URL: env.VCONSOLE_DATABASE_URL }, 'keys', 'list', '--data-dir', team);
     expect(listed.code).toBe(1);
     expect(existsSync(join(team, 'verification-console.sqlite'))).toBe(false);
+    // bootstrap makes a store: its --data-dir is a local one, the team URL exported or not.
+    const local = join(team, 'new-local');
+    const boot = vconsoleWith({ VCONSOLE_DATABASE_URL: env.VCONSOLE_DATABASE_URL }, 'bootstrap', '--data-dir', local, '--email', 'local@cli.test', '--password', 'cli-password-3');
+    expect(boot.code, boot.err).toBe(0);
+    expect(existsSync(join(local, 'verification-console.sqlite'))).toBe(true);
   });
 
   it('exits quietly (0, no stack trace) when the reader of its output has gone (EPIPE)', async () => {
