@@ -2,7 +2,7 @@
 // probe, and the cache time to live per kind. No output ever carries a stored credential.
 import { z } from 'zod';
 import { channel, IdInput } from './channel-def';
-import { ProbeResultSchema, ProviderInputSchema, ProviderKindSchema, ProvidersOverviewSchema, ProviderViewSchema } from './schemas/providers';
+import { CACHE_TTL_MAX_SECONDS, ProbeResultSchema, ProviderInputSchema, ProviderKindSchema, ProvidersOverviewSchema, ProviderViewSchema } from './schemas/providers';
 
 export const providerChannels = {
   'providers:list': channel(z.object({}).strict(), ProvidersOverviewSchema),
@@ -10,7 +10,7 @@ export const providerChannels = {
   'providers:remove': channel(z.object({ id: IdInput }), z.object({ id: z.string(), removed: z.literal(true) })),
   'providers:test': channel(z.object({ id: IdInput }), ProbeResultSchema),
   'providers:cacheTtl': channel(
-    z.object({ kind: ProviderKindSchema, ttlSeconds: z.number().int().min(0).max(30 * 86_400) }),
+    z.object({ kind: ProviderKindSchema, ttlSeconds: z.number().int().min(0).max(CACHE_TTL_MAX_SECONDS) }),
     ProvidersOverviewSchema.shape.cacheTtlSeconds,
   ),
 };

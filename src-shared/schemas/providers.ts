@@ -152,3 +152,6 @@ export const ProbeResultSchema = z.object({
   message: z.string(),
 });
 export type ProbeResult = z.infer<typeof ProbeResultSchema>;
+
+/** The longest time a definitive answer is cached (providers:cacheTtl, `vconsole providers cache-ttl`): 30 days. */
+export const CACHE_TTL_MAX_SECONDS = 30 * 86_400;

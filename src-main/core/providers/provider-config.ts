@@ -4,6 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
 import {
+  CACHE_TTL_MAX_SECONDS,
   PROVIDER_KINDS,
   type CaInfo,
   ProviderInputSchema,
@@ -277,8 +278,10 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
       return out;
     },
     async setCacheTtl(kind, seconds) {
-      if (!(PROVIDER_KINDS as readonly string[]).includes(kind) || !Number.isInteger(seconds) || seconds < 0) {
-        throw new AppError('VALIDATION_ERROR', { details: [{ field: 'ttlSeconds', message: 'a whole number of seconds, 0 or more' }] });
+      // The bound of every door (the console's field, its channel, the CLI): a CLI value past it showed as an error
+      // under the console's field.
+      if (!(PROVIDER_KINDS as readonly string[]).includes(kind) || !Number.isInteger(seconds) || seconds < 0 || seconds > CACHE_TTL_MAX_SECONDS) {
+        throw new AppError('VALIDATION_ERROR', { details: [{ field: 'ttlSeconds', message: `a whole number of seconds from 0 to ${CACHE_TTL_MAX_SECONDS} (30 days)` }] });
       }
       const now = deps.clock.now();
       await deps.sql.transaction(async (tx) => {

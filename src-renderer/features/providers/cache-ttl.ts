@@ -3,8 +3,9 @@
 // cached answer is billed). Now those are refused in words under the field, like the Settings page's numbers.
 import { numberFieldValue } from '../settings/number-field';
 
-/** The service's bound (providers:cacheTtl): 30 days. */
-export const CACHE_TTL_MAX_SECONDS = 30 * 86_400;
+import { CACHE_TTL_MAX_SECONDS } from '../../../src-shared/schemas/providers';
+
+export { CACHE_TTL_MAX_SECONDS };
 
 export type CacheTtlRead = { ok: true; seconds: number } | { ok: false; error: string };
 

@@ -112,6 +112,12 @@ describe('generic adapter', () => {
 });
 
 describe('cache of definitive answers', () => {
+  it('a cache lifetime past 30 days is refused by the core, for every door (the CLI reached it unchecked)', async () => {
+    await expect(liveProviders(env.ts.service.rt).config.setCacheTtl('account', 30 * 86_400 + 1)).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'ttlSeconds' }] });
+    await expect(liveProviders(env.ts.service.rt).config.setCacheTtl('account', 30 * 86_400)).resolves.toBeDefined();
+    await liveProviders(env.ts.service.rt).config.setCacheTtl('account', 0);
+  });
+
   it('a repeat answer comes from the cache (source cache, billed like any answer), without asking the upstream', async () => {
     await liveProviders(env.ts.service.rt).config.setCacheTtl('account', 3600);
     const first = await verify(env, 'account', NG());
