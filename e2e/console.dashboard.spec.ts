@@ -3,7 +3,7 @@
 // each count opens the History list filtered to exactly those checks.
 import { resolve } from 'node:path';
 import { expect, openConsole, serve, stop, test } from './fixtures';
-import { setUpOrganization } from './scenarios';
+import { keyedApi, setUpOrganization } from './scenarios';
 import { screenshotsDir } from './screenshots';
 
 const shots = screenshotsDir();
@@ -81,12 +81,7 @@ test('dashboard: a dropped delivery is labelled dropped, and the counts stay onc
   try {
     const page = await openConsole(browser, served);
     const { sandboxKey: key } = await setUpOrganization(page);
-    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
-      fetch(`${served.apiUrl}${path}`, {
-        method: init.method ?? 'GET',
-        headers: { 'X-API-Key': key, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
-        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-      });
+    const api = keyedApi(served.apiUrl, key);
     // Nothing listens on port 9: every attempt is refused.
     const created = await api('/client/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/hooks', events: ['verification.completed', 'verification.failed'] } });
     expect(created.status).toBe(201);

@@ -5,7 +5,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
-import { setUpOrganization } from './scenarios';
+import { keyedApi, setUpOrganization } from './scenarios';
 
 /** A receiver that refuses every delivery, so each one uses up its attempts and ends `failed`. */
 async function refusingReceiver(): Promise<{ server: Server; port: number }> {
@@ -26,12 +26,7 @@ test('dashboard webhook failure opens that webhook’s deliveries on the failed 
     served = await serve(['--allow-webhook-host', `127.0.0.1:${receiver.port}`, '--retry-unit-ms', '1']);
     const page = await openConsole(browser, served);
     const { sandboxKey: key } = await setUpOrganization(page);
-    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
-      fetch(`${served!.apiUrl}${path}`, {
-        method: init.method ?? 'GET',
-        headers: { 'X-API-Key': key, 'content-type': 'application/json', ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
-        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-      });
+    const api = keyedApi(served!.apiUrl, key);
 
     const url = `http://127.0.0.1:${receiver.port}/hooks/vc`;
     const created = await api('/client/webhooks', { method: 'POST', body: { url, events: ['verification.completed', 'verification.failed'] } });

@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkSignatures } from '../src-main/core/webhooks/test-receiver';
 import { expect, openConsole, serve, stop, test, type Served } from './fixtures';
-import { setUpOrganization } from './scenarios';
+import { keyedApi, setUpOrganization } from './scenarios';
 
 interface Got {
   headers: IncomingHttpHeaders;
@@ -36,12 +36,7 @@ test('a failed endpoint raises the alert; re-enable and recover redelivers; samp
     served = await serve(['--allow-webhook-host', `127.0.0.1:${receiver.port}`, '--retry-unit-ms', '1']);
     const page = await openConsole(browser, served);
     const { sandboxKey: key } = await setUpOrganization(page);
-    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
-      fetch(`${served!.apiUrl}${path}`, {
-        method: init.method ?? 'GET',
-        headers: { 'X-API-Key': key, 'content-type': 'application/json', ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
-        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-      });
+    const api = keyedApi(served!.apiUrl, key);
     const asyncCheck = async (idem: string) => {
       const r = await api('/verify/account', { method: 'POST', idem, body: { country: 'ET', accountNumber: '1000123456789', bankCode: 'CBETETAA', mode: 'async' } });
       expect(r.status).toBe(202);
@@ -121,12 +116,7 @@ test('deleting the selected webhook shows only its success toast, not a failed l
   try {
     const page = await openConsole(browser, served);
     const { sandboxKey: key } = await setUpOrganization(page);
-    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
-      fetch(`${served.apiUrl}${path}`, {
-        method: init.method ?? 'GET',
-        headers: { 'X-API-Key': key, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
-        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-      });
+    const api = keyedApi(served.apiUrl, key);
     // Refused (nothing on port 9): its delivery stays pending, so the delete drops it and the timeline is told.
     const created = await api('/client/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/hooks/del', events: ['verification.completed', 'verification.failed'] } });
     const webhook = (await created.json()) as { id: string };
@@ -206,12 +196,7 @@ test('a dropped delivery that Retry now delivers reads delivered, in the drawer 
   try {
     const page = await openConsole(browser, served);
     const { sandboxKey: key } = await setUpOrganization(page);
-    const api = (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
-      fetch(`${served.apiUrl}${path}`, {
-        method: init.method ?? 'GET',
-        headers: { 'X-API-Key': key, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
-        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-      });
+    const api = keyedApi(served.apiUrl, key);
     const created = await api('/client/webhooks', { method: 'POST', body: { url: `http://127.0.0.1:${receiver.port}/hooks/drop`, events: ['verification.completed', 'verification.failed'] } });
     const webhook = (await created.json()) as { id: string };
     for (const n of [1, 2, 3]) {

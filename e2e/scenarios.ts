@@ -83,3 +83,13 @@ export async function keysAndCheckScenario(page: Page, apiUrl: string, o: Scenar
   expect(refused.status).toBe(401);
   expect(((await refused.json()) as { code: string }).code).toBe('API_KEY_REVOKED');
 }
+
+/** The API as a test calls it beside the console: an API key, a JSON body when given, an Idempotency-Key when named. */
+export function keyedApi(apiUrl: string, key: string) {
+  return (path: string, init: { method?: string; body?: unknown; idem?: string } = {}) =>
+    fetch(`${apiUrl}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { 'X-API-Key': key, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.idem ? { 'Idempotency-Key': init.idem } : {}) },
+      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+    });
+}
