@@ -7,10 +7,11 @@ import { dirname as dirOf, join, resolve } from 'node:path';
 import { fileURLToPath as toPath } from 'node:url';
 import { expect, openConsole, test } from './fixtures';
 import { createKey, setUpOrganization } from './scenarios';
-import { screenshotsDir } from './screenshots';
+import { lookScreenshotsDir } from './screenshots';
 
 const root = resolve(dirOf(toPath(import.meta.url)), '..');
-const shots = screenshotsDir();
+// audit.png is not in the docs: the page's shots are to look at (lookScreenshotsDir), never refreshed into docs/.
+const shots = lookScreenshotsDir();
 
 test('audit: console changes are recorded, filtered, verified and exported', async ({ browser, served }) => {
   const page = await openConsole(browser, served);

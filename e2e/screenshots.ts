@@ -13,3 +13,13 @@ export function screenshotsDir(): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/**
+ * Screenshots taken to be looked at, not documented (a page at several widths and in both schemes): always the
+ * ignored folder, so `npm run screenshots` does not add them to docs/screenshots.
+ */
+export function lookScreenshotsDir(): string {
+  const dir = resolve(root, 'test-results/screenshots');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
