@@ -71,6 +71,14 @@ test('providers: a generic route to the simulator answers live NG checks, then t
     await expect(page.getByTestId('providers-empty')).toBeVisible();
 
     await page.getByTestId('provider-add').click();
+    // Refusals of fields the form shows are said under them, not in a block at the bottom.
+    await page.getByTestId('provider-id').fill('Bad Id!');
+    await page.getByTestId('provider-base-url').fill('http://upstream.example.com');
+    await page.getByTestId('provider-save').click();
+    await expect(page.getByTestId('provider-id')).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.getByTestId('provider-base-url')).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.getByText(/^The base URL must be https:\/\//)).toBeVisible();
+    await expect(page.getByTestId('providers-error')).toHaveCount(0);
     await page.getByTestId('provider-id').fill('sim');
     await expect(page.getByTestId('provider-adapter')).toHaveValue('generic');
     await page.getByTestId('provider-base-url').fill(sim.url);

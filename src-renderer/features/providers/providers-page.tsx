@@ -74,13 +74,32 @@ function fromView(p: ProviderView): Form {
   return { ...EMPTY, ...p, secret: '', caCert: '', clearCa: false };
 }
 
-function ErrorBox({ error }: { error: unknown }) {
+/** The form's fields a refusal can name (`routes.3` is the Routes field). */
+const FORM_FIELDS = new Set(['id', 'baseUrl', 'secret', 'caCert', 'routes', 'timeoutMs', 'deadlineMs', 'retries', 'maxConcurrency', 'maxQueue', 'breakerThreshold', 'breakerCooldownMs']);
+
+/** A refusal's details split: those of a field the form shows (said under it, in words), and the rest. */
+function splitDetails(error: unknown): { under: Record<string, string>; rest: { field: string; message: string }[] } {
+  const under: Record<string, string> = {};
+  const rest: { field: string; message: string }[] = [];
+  if (!(error instanceof ConsoleError)) return { under, rest };
+  for (const d of error.details) {
+    const field = d.field.split('.')[0] ?? '';
+    if (FORM_FIELDS.has(field) && under[field] === undefined) under[field] = `${d.message.charAt(0).toUpperCase()}${d.message.slice(1)}`;
+    else rest.push(d);
+  }
+  return { under, rest };
+}
+
+function ErrorBox({ error, placed = false }: { error: unknown; placed?: boolean }) {
   if (!error) return null;
   const e = error instanceof ConsoleError ? error : null;
+  // Every detail said under its field: the box has nothing to add.
+  const rest = placed ? splitDetails(error).rest : (e?.details ?? []);
+  if (placed && e && rest.length === 0 && e.details.length > 0) return null;
   return (
     <Alert color="red" variant="light" icon={<IconAlertCircle size={18} />} data-testid="providers-error">
       <Text size="sm">{e ? e.message : 'The console hit an unexpected problem.'}</Text>
-      {e?.details.map((d) => (
+      {rest.map((d) => (
         <Text size="sm" key={`${d.field}:${d.message}`}>
           <Text span ff="monospace" size="sm">
             {d.field}
@@ -99,8 +118,9 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
   // Cleared after each pick, so the same file can be loaded again after it was fixed on disk.
   const resetCaFile = useRef<() => void>(null);
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setF((cur) => ({ ...cur, [k]: v }));
+  const under = splitDetails(error).under;
   const num = (k: keyof Form, label: string) => (
-    <NumberInput label={label} value={f[k] as number} min={0} onChange={(v) => set(k, (typeof v === 'number' ? v : Number(v)) as never)} data-testid={`provider-${k}`} />
+    <NumberInput label={label} value={f[k] as number} min={0} onChange={(v) => set(k, (typeof v === 'number' ? v : Number(v)) as never)} error={under[k]} data-testid={`provider-${k}`} />
   );
 
   async function save() {
@@ -128,11 +148,11 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
 
   return (
     <Stack gap="sm">
-      <TextInput label="Id" value={f.id} disabled={editing !== null} onChange={(e) => set('id', e.currentTarget.value)} data-testid="provider-id" />
+      <TextInput label="Id" value={f.id} disabled={editing !== null} onChange={(e) => set('id', e.currentTarget.value)} error={under['id']} data-testid="provider-id" />
       <Select label="Adapter" data={[...PROVIDER_ADAPTERS]} value={f.adapter} allowDeselect={false} onChange={(v) => v && set('adapter', v as Form['adapter'])} data-testid="provider-adapter" />
       {f.adapter !== 'stand-in' && (
         <>
-          <TextInput label="Base URL" placeholder="https://upstream.example.com" value={f.baseUrl} onChange={(e) => set('baseUrl', e.currentTarget.value)} data-testid="provider-base-url" />
+          <TextInput label="Base URL" placeholder="https://upstream.example.com" value={f.baseUrl} onChange={(e) => set('baseUrl', e.currentTarget.value)} error={under['baseUrl']} data-testid="provider-base-url" />
           <Select label="Authentication" data-testid="provider-auth" data={[{ value: 'bearer', label: 'Authorization: Bearer' }, { value: 'api-key', label: 'X-API-Key header' }]} value={f.authScheme} allowDeselect={false} onChange={(v) => v && set('authScheme', v as Form['authScheme'])} />
           <PasswordInput
             label="Credential"
@@ -140,6 +160,7 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
             value={f.secret}
             autoComplete="new-password"
             onChange={(e) => set('secret', e.currentTarget.value)}
+            error={under['secret']}
             data-testid="provider-secret"
           />
           <Textarea
@@ -156,6 +177,7 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
             styles={{ input: { fontFamily: 'monospace', fontSize: 12 } }}
             value={f.caCert}
             onChange={(e) => set('caCert', e.currentTarget.value)}
+            error={under['caCert']}
             data-testid="provider-ca"
           />
           <Group gap="sm">
@@ -179,7 +201,7 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
           </Group>
         </>
       )}
-      <TagsInput label="Routes" description="kind:CC or kind:* — e.g. account:GB, account:DE, phone:*" value={f.routes} onChange={(v) => set('routes', v)} data-testid="provider-routes" />
+      <TagsInput label="Routes" description="kind:CC or kind:* — e.g. account:GB, account:DE, phone:*" value={f.routes} onChange={(v) => set('routes', v)} error={under['routes']} data-testid="provider-routes" />
       <Group grow>
         {num('timeoutMs', 'Request timeout (ms)')}
         {num('deadlineMs', 'Overall deadline (ms)')}
@@ -191,7 +213,7 @@ function ProviderForm({ initial, editing, onClose, onSaved }: { initial: Form; e
         {num('breakerThreshold', 'Breaker: failures')}
         {num('breakerCooldownMs', 'Breaker: cool-down (ms)')}
       </Group>
-      <ErrorBox error={error} />
+      <ErrorBox error={error} placed />
       <Group justify="flex-end">
         <Button variant="default" onClick={onClose}>
           Cancel
