@@ -12,6 +12,9 @@ test('onboarding: set up → both keys once → guided first check → dashboard
   // Step 1: the organization and its owner; a bad email is refused on the field before anything is sent.
   await expect(page.getByTestId('setup')).toHaveAttribute('data-step', '0');
   await page.getByTestId('setup-org').fill('Acme Compliance');
+  // Empty: asked for, not called invalid.
+  await page.getByTestId('setup-submit').click();
+  await expect(page.getByText('Enter the owner’s email address.')).toBeVisible();
   await page.getByTestId('setup-email').fill('not-an-email');
   await page.getByTestId('setup-password').fill('correct horse battery');
   await page.getByTestId('setup-submit').click();

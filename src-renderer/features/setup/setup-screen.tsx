@@ -44,7 +44,8 @@ export function SetupScreen({ onDone }: { onDone: () => void }) {
     const { organizationName, email, password } = values;
     const next: Partial<Record<Fields, string>> = {};
     // The service's own schema decides; the form only words its verdicts.
-    if (!BootstrapInputSchema.shape.email.safeParse(email).success) next.email = 'Enter a valid email address.';
+    if (!email.trim()) next.email = 'Enter the owner’s email address.';
+    else if (!BootstrapInputSchema.shape.email.safeParse(email).success) next.email = 'Enter a valid email address.';
     if (password.length < PASSWORD_MIN) next.password = `Use at least ${PASSWORD_MIN} characters.`;
     if (organizationName.trim().length > ORGANIZATION_NAME_MAX) next.organizationName = `Use at most ${ORGANIZATION_NAME_MAX} characters.`;
     setErrors(next);
