@@ -228,3 +228,32 @@ test('a dropped delivery that Retry now delivers reads delivered, in the drawer 
     await new Promise((r) => receiver.server.close(r));
   }
 });
+
+test('the webhook list keeps its page in the address: reload, a selection and Back return to it', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  const { sandboxKey: key } = await setUpOrganization(page);
+  const api = keyedApi(served.apiUrl, key);
+  // 22 webhooks: two pages of 20.
+  for (let i = 0; i < 22; i++) {
+    const r = await api('/client/webhooks', { method: 'POST', body: { url: `https://hooks.example.com/page/${i}`, events: ['verification.completed'] } });
+    expect(r.status).toBe(201);
+  }
+  await page.getByTestId('nav-webhooks').click();
+  const statuses = page.locator('[data-testid^="webhook-status-"]');
+  await expect(statuses).toHaveCount(20);
+  await page.getByRole('button', { name: '2', exact: true }).click();
+  await expect(page).toHaveURL(/#\/webhooks\?page=2$/);
+  await expect(statuses).toHaveCount(2);
+  const second = ((await statuses.first().getAttribute('data-testid')) ?? '').replace('webhook-status-', '');
+  // Reload: still page 2.
+  await page.reload();
+  await expect(statuses).toHaveCount(2);
+  await expect(page.getByTestId(`webhook-status-${second}`)).toBeVisible();
+  // A webhook of page 2 selected keeps the page beside it; Back returns to the list's page 2.
+  await page.getByTestId(`webhook-status-${second}`).click();
+  await expect(page).toHaveURL(new RegExp(`#/webhooks/${second}\\?page=2$`));
+  await expect(statuses).toHaveCount(2);
+  await page.goBack();
+  await expect(page).toHaveURL(/#\/webhooks\?page=2$/);
+  await expect(statuses).toHaveCount(2);
+});

@@ -27,7 +27,16 @@ const enc = encodeURIComponent;
 export interface WebhookListFilter {
   status?: string | null;
   event?: string | null;
+  /** The list's page (1 is left out of the address). */
+  page?: number | null;
 }
+
+/** The list's page as the address says it: digits only, 1 when absent or anything else. */
+export function listPageOf(raw: string | null): number {
+  return raw !== null && /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : 1;
+}
+
+const pageParam = (page: number | null | undefined): string | undefined => (page && page > 1 ? String(page) : undefined);
 
 /** The router state of a navigation from the sections menu (console-shell.tsx): isMenuNavigation reads it. */
 export const MENU_NAVIGATION = { menu: true } as const;
@@ -42,13 +51,13 @@ export const paths = {
   verify: (kind: PrefillKind = 'account'): string => `/verify/${kind}`,
   history: (filter: HistoryUrlFilter = {}): string => `/history${query(Object.fromEntries(HISTORY_FILTER_KEYS.map((k) => [k, filter[k]])))}`,
   verification: (id: string, filter: HistoryUrlFilter = {}): string => `/history/${enc(id)}${paths.history(filter).slice('/history'.length)}`,
-  webhooks: (filter: WebhookListFilter = {}): string => `/webhooks${query({ status: filter.status, event: filter.event })}`,
-  // A selected webhook (and its open delivery) keeps the list's filters, so the list stays filtered beside it and
-  // closing the selection returns to the filtered list.
+  webhooks: (filter: WebhookListFilter = {}): string => `/webhooks${query({ status: filter.status, event: filter.event, page: pageParam(filter.page) })}`,
+  // A selected webhook (and its open delivery) keeps the list's filters and page, so the list stays as it was beside
+  // it and closing the selection returns to it.
   webhook: (id: string, deliveries?: DeliveryFilter | null, list: WebhookListFilter = {}): string =>
-    `/webhooks/${enc(id)}${query({ status: list.status, event: list.event, deliveries })}`,
+    `/webhooks/${enc(id)}${query({ status: list.status, event: list.event, page: pageParam(list.page), deliveries })}`,
   delivery: (webhookId: string, deliveryId: string, deliveries?: DeliveryFilter | null, list: WebhookListFilter = {}): string =>
-    `/webhooks/${enc(webhookId)}/deliveries/${enc(deliveryId)}${query({ status: list.status, event: list.event, deliveries })}`,
+    `/webhooks/${enc(webhookId)}/deliveries/${enc(deliveryId)}${query({ status: list.status, event: list.event, page: pageParam(list.page), deliveries })}`,
   routing: (tab: RoutingTab = 'check'): string => `/routing/${tab}`,
   batchJob: (jobId: string): string => `/routing/batch/${enc(jobId)}`,
 };

@@ -16,7 +16,7 @@ import { formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
 import { useConsole } from '../../app/store';
-import { deliveryFilterOf, paths } from '../../app/routes';
+import { deliveryFilterOf, listPageOf, paths } from '../../app/routes';
 import { DeliveriesPanel } from './deliveries-panel';
 import { DeliveryDrawer } from './delivery-drawer';
 import { ForwardCard } from './forward-card';
@@ -56,7 +56,8 @@ export function WebhooksPage() {
   const event = search.get('event');
   /** The selected webhook when it is not on the shown page of the list (a link to it, or a later page). */
   const [pinned, setPinned] = useState<Webhook | null>(null);
-  const [page, setPage] = useState(1);
+  // The list's page is in the address too (a reload or Back after paging kept only page 1).
+  const page = listPageOf(search.get('page'));
   const [rows, setRows] = useState<Webhook[] | null>(null);
   const [total, setTotal] = useState(0);
   const [loading, setLoading] = useState(false);
@@ -76,19 +77,30 @@ export function WebhooksPage() {
   const [forwardUrl, setForwardUrl] = useState<string | null>(null);
   const [deliveriesKey, setDeliveriesKey] = useState(0);
   const setSelectedId = useCallback(
-    (id: string | null) => void navigate(id ? paths.webhook(id, null, { status, event }) : paths.webhooks({ status, event })),
-    [navigate, status, event],
+    (id: string | null) => void navigate(id ? paths.webhook(id, null, { status, event, page }) : paths.webhooks({ status, event, page })),
+    [navigate, status, event, page],
   );
   const setOpenDelivery = useCallback(
     (id: string | null) => {
       if (!selectedId) return;
-      void navigate(id ? paths.delivery(selectedId, id, deliveriesFilter, { status, event }) : paths.webhook(selectedId, deliveriesFilter, { status, event }));
+      void navigate(id ? paths.delivery(selectedId, id, deliveriesFilter, { status, event, page }) : paths.webhook(selectedId, deliveriesFilter, { status, event, page }));
     },
-    [navigate, selectedId, deliveriesFilter, status, event],
+    [navigate, selectedId, deliveriesFilter, status, event, page],
+  );
+  // Paging replaces the entry (like the filters while nothing is selected), keeping the selection and its drawer.
+  const setPage = useCallback(
+    (n: number) => {
+      const next = new URLSearchParams(search);
+      if (n > 1) next.set('page', String(n));
+      else next.delete('page');
+      const q = next.toString();
+      void navigate({ pathname: location.pathname, search: q ? `?${q}` : '' }, { replace: true });
+    },
+    [navigate, search, location.pathname],
   );
   const closeDrawer = useCallback(() => setOpenDelivery(null), [setOpenDelivery]);
   const setFilters = (f: { status: string | null; event: string | null }) => {
-    setPage(1);
+    // New filters start the list over at its first page (paths.webhooks leaves the page out).
     void navigate(paths.webhooks(f), { replace: selectedId === null && location.pathname === '/webhooks' });
   };
   const filtered = status !== null || event !== null;

@@ -1,6 +1,6 @@
 // Every screen's address (issue 13 §2): the builders and parsers the links, the palette and the pages share.
 import { describe, expect, it } from 'vitest';
-import { deliveryFilterOf, historyFilterOf, isRoutingTab, isVerifyKind, paths, sectionOf } from '../../../src-renderer/app/routes';
+import { deliveryFilterOf, historyFilterOf, isRoutingTab, isVerifyKind, listPageOf, paths, sectionOf } from '../../../src-renderer/app/routes';
 import { SECTIONS } from '../../../src-renderer/app/store';
 
 describe('addresses', () => {
@@ -25,6 +25,12 @@ describe('addresses', () => {
     // A selected webhook keeps the list's filters (report #7).
     expect(paths.webhook('wh_1', null, { status: 'active', event: 'verification.failed' })).toBe('/webhooks/wh_1?status=active&event=verification.failed');
     expect(paths.delivery('wh_1', 'del_2', 'failed', { status: 'active' })).toBe('/webhooks/wh_1/deliveries/del_2?status=active&deliveries=failed');
+    // The list's page, beyond the first, is in the address too, also beside a selection.
+    expect(paths.webhooks({ status: 'failed', page: 2 })).toBe('/webhooks?status=failed&page=2');
+    expect(paths.webhooks({ page: 1 })).toBe('/webhooks');
+    expect(paths.webhook('wh_1', null, { page: 3 })).toBe('/webhooks/wh_1?page=3');
+    expect(paths.delivery('wh_1', 'del_2', null, { page: 3 })).toBe('/webhooks/wh_1/deliveries/del_2?page=3');
+    expect([listPageOf('2'), listPageOf(null), listPageOf('0'), listPageOf('-1'), listPageOf('2x'), listPageOf('1e3')]).toEqual([2, 1, 1, 1, 1, 1]);
     expect(paths.batchJob('job_9')).toBe('/routing/batch/job_9');
     expect(deliveryFilterOf('failed')).toBe('failed');
     expect(deliveryFilterOf('bogus')).toBeNull();
