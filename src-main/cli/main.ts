@@ -137,25 +137,14 @@ export async function ownerPrincipal(core: Core, environment: 'sandbox' | 'live'
   return { kind: 'console', organizationId, environment, role: 'OWNER', door: 'cli' };
 }
 
-class AlreadySetUp extends Error {}
-
 async function bootstrapCmd(args: string[]): Promise<number> {
   const { values } = parse(args, { email: { type: 'string' }, password: { type: 'string' }, org: { type: 'string' } });
   const email = need(values, 'email');
   const password = need(values, 'password');
-  const result = await withCore(values, async (core) => {
-    // One organization per installation, as the console's set-up says: a second one could be managed from nowhere
-    // (every command and the console act for the first).
-    if (await firstOrganizationId(core.deps)) throw new AlreadySetUp();
-    return bootstrap(core.deps, { email, password, ...(typeof values['org'] === 'string' ? { organizationName: values['org'] } : {}) });
-  }).catch((e: unknown) => {
-    if (e instanceof AlreadySetUp) return null;
-    throw e;
-  });
-  if (result === null) {
-    process.stderr.write('vconsole: This installation is already set up. Add people with `vconsole users create`, keys with `vconsole keys create`.\n');
-    return 1;
-  }
+  // One organization per installation: refused in the core when one exists (exit 1, its message), as in the console.
+  const result = await withCore(values, (core) =>
+    bootstrap(core.deps, { email, password, ...(typeof values['org'] === 'string' ? { organizationName: values['org'] } : {}) }, { firstOnly: true }),
+  );
   print(
     values,
     { organizationId: result.organizationId, owner: result.owner, keys: { sandbox: result.keys.sandbox.key, live: result.keys.live.key } },

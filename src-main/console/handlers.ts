@@ -117,10 +117,7 @@ function baseHandlers(ctx: ConsoleContext): Partial<Handlers> {
         user: user ? { id: user.userId, email: user.email, role: user.role } : null,
       };
     },
-    'setup:bootstrap': async (input) => {
-      if (await firstOrganizationId(rt.deps)) throw new AppError('FORBIDDEN', { message: 'This installation is already set up.' });
-      return bootstrap(rt.deps, input);
-    },
+    'setup:bootstrap': async (input) => bootstrap(rt.deps, input, { firstOnly: true }),
     'sandbox:fixtures': async () => listPublicFixtures(rt),
     'keys:list': async () => (await listKeys(rt.deps, (await owner(ctx)).organizationId, { limit: 100, offset: 0 })).data,
     'keys:create': async (input) => createKey(rt.deps, await owner(ctx), input),

@@ -36,9 +36,18 @@ function validateEmail(email: string): string {
 
 export { firstOrganizationId } from './first-organization';
 
+/** What setting up an installation that is set up already is told, by every door (the console's set-up, the CLI). */
+export const ALREADY_SET_UP = 'This installation is already set up. Add people with `vconsole users create` or Settings › Users, keys with `vconsole keys create` or API keys.';
+
+/**
+ * Creates an organization, its owner and a sandbox and a live key. `firstOnly` (the doors' set-up: one organization
+ * per installation, since every command and the console act for the first) refuses when one exists, checked in the
+ * transaction that inserts, so two set-ups at once cannot both pass it.
+ */
 export async function bootstrap(
   deps: CoreDeps,
   input: { email: string; password: string; organizationName?: string },
+  o: { firstOnly?: boolean } = {},
 ): Promise<BootstrapResult> {
   const email = validateEmail(input.email);
   validatePassword(input.password);
@@ -49,6 +58,7 @@ export async function bootstrap(
   const now = iso(deps.clock.now());
   return deps.sql.transaction(async (tx) => {
     const inTx = { ...deps, sql: tx };
+    if (o.firstOnly && (await tx.get('SELECT 1 FROM organizations LIMIT 1'))) throw new AppError('FORBIDDEN', { message: ALREADY_SET_UP });
     // Checked in the transaction that inserts, so two bootstraps with one email cannot both pass it.
     await refuseTakenEmail(tx, email);
     await tx.run('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)', [orgId, input.organizationName ?? 'My organization', now]);

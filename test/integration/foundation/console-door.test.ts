@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { dispatch } from '../../../src-main/console/handlers';
+import { ALREADY_SET_UP } from '../../../src-main/core/orgs/organizations';
 import { mergeChannels } from '../../../src-shared/channels';
 import { api, NG_OK, startTestService, type TestService } from '../../helpers/harness';
 import { enableService, setPrice, topUp } from '../../../src-main/core/billing/billing';
@@ -86,6 +87,12 @@ describe('dispatch() over the service handlers', () => {
     // The HTTP body is unchanged: the API's client gets the catalogue's action.
     const http = await api(ts.url, 'POST', '/verify/account', { key: ts.liveKey, idem: 'door-live-1', body: NG_OK });
     expect([http.status, http.body.code, http.body.action?.type, 'remedy' in http.body]).toEqual([403, 'SERVICE_NOT_ENABLED', 'CONTACT_ADMIN', false]);
+  });
+
+  it('set-up refuses a second organization, in the core (the CLI gets the same refusal)', async () => {
+    const r = await dispatch(ts.service.handlers, 'setup:bootstrap', { email: 'second@example.test', password: 'second password 1' });
+    expect(r).toMatchObject({ ok: false, error: { code: 'FORBIDDEN', message: ALREADY_SET_UP } });
+    expect((await ts.service.deps.sql.all('SELECT id FROM organizations')).length).toBe(1);
   });
 
   it('answers an unknown channel and invalid input as values', async () => {
