@@ -29,6 +29,7 @@ import { call, ConsoleError } from '../../client/bridge';
 import { notifySuccess } from '../../app/notify';
 import { PageTitle } from '../../app/page-title';
 import { CACHE_TTL_MAX_SECONDS, readCacheTtl } from './cache-ttl';
+import { placeDetails } from '../../app/field-errors';
 
 const CIRCUIT_COLOR = { closed: 'green', 'half-open': 'yellow', open: 'red' } as const;
 
@@ -75,20 +76,9 @@ function fromView(p: ProviderView): Form {
 }
 
 /** The form's fields a refusal can name (`routes.3` is the Routes field). */
-const FORM_FIELDS = new Set(['id', 'baseUrl', 'secret', 'caCert', 'routes', 'timeoutMs', 'deadlineMs', 'retries', 'maxConcurrency', 'maxQueue', 'breakerThreshold', 'breakerCooldownMs']);
+const FORM_FIELDS: ReadonlySet<string> = new Set(['id', 'baseUrl', 'secret', 'caCert', 'routes', 'timeoutMs', 'deadlineMs', 'retries', 'maxConcurrency', 'maxQueue', 'breakerThreshold', 'breakerCooldownMs']);
 
-/** A refusal's details split: those of a field the form shows (said under it, in words), and the rest. */
-function splitDetails(error: unknown): { under: Record<string, string>; rest: { field: string; message: string }[] } {
-  const under: Record<string, string> = {};
-  const rest: { field: string; message: string }[] = [];
-  if (!(error instanceof ConsoleError)) return { under, rest };
-  for (const d of error.details) {
-    const field = d.field.split('.')[0] ?? '';
-    if (FORM_FIELDS.has(field) && under[field] === undefined) under[field] = `${d.message.charAt(0).toUpperCase()}${d.message.slice(1)}`;
-    else rest.push(d);
-  }
-  return { under, rest };
-}
+const splitDetails = (error: unknown) => placeDetails(error, FORM_FIELDS);
 
 function ErrorBox({ error, placed = false }: { error: unknown; placed?: boolean }) {
   if (!error) return null;

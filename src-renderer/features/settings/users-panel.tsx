@@ -6,7 +6,8 @@ import { IconDots, IconUserPlus } from '@tabler/icons-react';
 import type { Role } from '../../../src-shared/schemas/auth';
 import { PASSWORD_MIN } from '../../../src-shared/schemas/auth';
 import { CreateUserInputSchema, type ManagedUser } from '../../../src-shared/schemas/settings';
-import { call, ConsoleError } from '../../client/bridge';
+import { call } from '../../client/bridge';
+import { placeDetails } from '../../app/field-errors';
 import { formatTime } from '../../app/format';
 import { notifyError, notifySuccess } from '../../app/notify';
 import { ErrorAlert } from './error-alert';
@@ -18,11 +19,7 @@ const ROLES: { value: Role; label: string }[] = [
 ];
 const ROLE_COLOR: Record<Role, string> = { OWNER: 'grape', ADMIN: 'blue', DEVELOPER: 'gray' };
 
-/** The service's detail as the form's sentence: "a user with this email already exists" → "A user … exists." */
-function sentence(message: string): string {
-  const t = message.trim();
-  return t ? `${t[0]!.toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}` : t;
-}
+const USER_FIELDS: ReadonlySet<string> = new Set(['email', 'password']);
 
 function CreateUserModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (u: ManagedUser) => void }) {
   const [email, setEmail] = useState('');
@@ -54,10 +51,9 @@ function CreateUserModal({ opened, onClose, onCreated }: { opened: boolean; onCl
     } catch (e) {
       // A refusal of a field the form shows (an email already used) is said under that field, in words; the alert
       // is for the rest.
-      const fields = e instanceof ConsoleError ? e.details.filter((d) => d.field === 'email' || d.field === 'password') : [];
-      if (fields.length > 0 && e instanceof ConsoleError && fields.length === e.details.length) {
-        setErrors(Object.fromEntries(fields.map((d) => [d.field, sentence(d.message)])));
-      } else setError(e);
+      const placed = placeDetails(e, USER_FIELDS);
+      if (Object.keys(placed.under).length > 0 && placed.rest.length === 0) setErrors(placed.under);
+      else setError(e);
     } finally {
       setBusy(false);
     }
