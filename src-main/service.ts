@@ -306,7 +306,12 @@ async function assemble(
   // Its key is checked against the store's record before anything is sealed or opened: a data folder without the key
   // the store's secrets are sealed with refuses to start (docs/team-server.md, "The data key"); the first start on a
   // store makes the key (when missing) and records it.
-  const keyCheck = await checkSecretKey(sql, cfg.dataDir, { replace: cfg.replaceSecretKey === true });
+  // A serving team instance holds the serving lock from before its check until it stops, so a `--replace-secret-key`
+  // elsewhere is refused while it runs; the replacing instance takes it after its own replacement.
+  const replace = cfg.replaceSecretKey === true;
+  if (!replace) await store.notifications?.holdServingLock?.();
+  const keyCheck = await checkSecretKey(sql, cfg.dataDir, { replace });
+  if (replace) await store.notifications?.holdServingLock?.();
   if (keyCheck.warning) log.warn(keyCheck.warning);
   if (keyCheck.outcome === 'replaced') {
     log.warn('secret.key replaced (--replace-secret-key): webhook secrets and provider credentials sealed with the previous key no longer open; rotate them or enter them again, and copy this secret.key to every other instance');

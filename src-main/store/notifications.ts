@@ -14,6 +14,14 @@ export const SETTINGS_CHANNEL = 'vc_settings';
  * the commit), a cost the writes pay only while a console somewhere is watching. A holder that dies releases it.
  */
 export const LIVE_DEMAND_LOCK = [0x7663, 3] as const;
+/**
+ * The advisory lock ("vc", 5) every serving instance holds in shared mode on its LISTEN connection, from before its
+ * data-key check until it stops (a holder that dies releases it). `serve --replace-secret-key` takes it exclusively,
+ * without waiting, in the transaction that records the new key: so it is refused while another instance serves (which
+ * would go on sealing with the old key), and an instance starting meanwhile waits for that commit and then checks its
+ * key against the new record (docs/team-server.md, "The data key").
+ */
+export const SERVING_LOCK = [0x7663, 5] as const;
 
 export interface ChannelListener {
   /** One notification's payload. Called outside any transaction; must not throw. */
@@ -36,4 +44,9 @@ export interface NotificationSource {
    * the database knows (or at once when it cannot be told: the connection is down, and takes it when back).
    */
   demandLiveEvents?(on: boolean): Promise<void>;
+  /**
+   * Holds SERVING_LOCK in shared mode from now until the store closes (taken again by a new LISTEN connection).
+   * Resolves once held: it waits while a `--replace-secret-key` transaction holds it exclusively.
+   */
+  holdServingLock?(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { StoreError } from '../../store/database';
+import { SERVING_LOCK } from '../../store/notifications';
 import type { SqlQueries } from '../../store/sql-port';
 import { createNodeSecretBox, keyFingerprint, type SecretBox } from './secret-box';
 
@@ -27,6 +28,9 @@ export class SecretKeyMismatchError extends StoreError {
 
 const FIX =
   'Copy secret.key from the data folder of an instance that works (or restore it from a backup made with the key) into this data folder, then start again. Only if the key is lost for good: `vconsole serve --replace-secret-key` makes this folder\'s key the store\'s, and every secret sealed with the old one must then be rotated or entered again.';
+
+const OTHERS_SERVING =
+  'Another instance is serving this database, so its data key was not replaced: stop every other instance (each seals new secrets with the key it started with), then start this one with --replace-secret-key again, and copy its secret.key to the others before they start. The database was not changed.';
 
 function missingKey(keyPath: string, why: string): SecretKeyMismatchError {
   return new SecretKeyMismatchError(`The data key ${keyPath} is missing, but ${why}. ${FIX}`);
@@ -183,6 +187,12 @@ async function replaceKey(sql: SqlQueries, dataDir: string, keyPath: string, pre
   const mine = keyFingerprint(key);
   if (recorded !== mine) {
     await sql.transaction(async (tx) => {
+      // A team server: not while another instance serves (it holds SERVING_LOCK shared until it stops, and would go
+      // on sealing new secrets with the old key). Instances starting meanwhile wait for this commit, then check.
+      if (sql.engine === 'postgres') {
+        const free = await tx.get<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS ok', [...SERVING_LOCK]);
+        if (!free?.ok) throw new SecretKeyMismatchError(OTHERS_SERVING);
+      }
       await tx.run(UPSERT, [KEY_FINGERPRINT_SETTING, mine]);
       await tx.run(UPSERT, [KEY_ORIGIN_SETTING, origin(dataDir)]);
     });

@@ -17,7 +17,7 @@
 //   events and settings changes, PostgreSQL migration 18) for whoever asked (`listenTo`); one connection per instance.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { LIVE_DEMAND_LOCK, type ChannelListener, type NotificationSource } from '../notifications';
+import { LIVE_DEMAND_LOCK, SERVING_LOCK, type ChannelListener, type NotificationSource } from '../notifications';
 import type { SqlQueries, TransactionOptions } from '../sql-port';
 import { announceWorkThrough, deliverWork, type WorkTopic } from '../work-signals';
 import { outsideTransaction } from '../tx-context';
@@ -64,6 +64,8 @@ export class PgServicePort extends PgPort implements NotificationSource {
   private liveDemand = false;
   private demandHeldBy: pg.Client | null = null;
   private demandChain: Promise<void> = Promise.resolve();
+  /** This instance serves (holdServingLock): every LISTEN connection holds SERVING_LOCK in shared mode. */
+  private serving = false;
 
   constructor(
     private readonly url: string,
@@ -156,6 +158,15 @@ export class PgServicePort extends PgPort implements NotificationSource {
     return c ? this.applyDemand(c) : Promise.resolve();
   }
 
+  /** Holds SERVING_LOCK in shared mode on the LISTEN connection, and on every new one (notifications.ts). */
+  async holdServingLock(): Promise<void> {
+    if (this.o.listen === false) throw new Error('a store that does not listen cannot hold the serving lock');
+    this.serving = true;
+    if (this.connecting) await this.connecting;
+    // Taken twice when the connection made meanwhile took it already: a shared lock counts, and goes with the connection.
+    await this.listener?.query('SELECT pg_advisory_lock_shared($1, $2)', [...SERVING_LOCK]);
+  }
+
   /** Makes the connection's hold of the demand lock match `liveDemand`, one change at a time. */
   private applyDemand(c: pg.Client): Promise<void> {
     this.demandChain = this.demandChain.then(async () => {
@@ -206,6 +217,7 @@ export class PgServicePort extends PgPort implements NotificationSource {
     try {
       await client.connect();
       await client.query(`LISTEN ${WORK_CHANNEL}`);
+      if (this.serving) await client.query('SELECT pg_advisory_lock_shared($1, $2)', [...SERVING_LOCK]);
       const channels = [...this.channels.keys()];
       if (channels.length > 0) await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));
       // From here on listenTo() issues its own LISTEN on this connection.

@@ -116,6 +116,49 @@ describe('the data key on a team server', () => {
     await until(async () => (await deliveryRows(b, hook.id))[0]?.status === 'success', 'the delivery recorded as sent');
   }, 90_000);
 
+  it('--replace-secret-key is refused while another instance serves the database; once it stopped, the key is replaced and the old one refused', async () => {
+    const other = await freshDatabase();
+    try {
+      const common = { databaseUrl: other.url };
+      const aDir = emptyDir();
+      const a = await startTestService({ ...common, dataDir: aDir });
+      running.push(a);
+      const before = await recordedFingerprint(a);
+
+      // Another folder (its key lost, say) asks to replace the key while A serves: refused, the record unchanged.
+      const bDir = emptyDir();
+      const refused = await startTestService({ ...common, dataDir: bDir, bootstrap: false, replaceSecretKey: true }).then(
+        (t) => {
+          running.push(t);
+          return null;
+        },
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(SecretKeyMismatchError);
+      expect((refused as Error).message).toContain('Another instance is serving this database');
+      expect(await recordedFingerprint(a)).toBe(before);
+      // The same through `vconsole serve`: exit 1 with the message.
+      const cli = await serveCli(['--database', other.url, '--data-dir', bDir, '--port', '0', '--no-console', '--replace-secret-key']);
+      expect(cli.code).toBe(1);
+      expect(cli.err).toContain('stop every other instance');
+      expect(await recordedFingerprint(a)).toBe(before);
+
+      // A stopped: the replacement goes through, and A's key is refused from then on.
+      await a.stop({ keepDir: true });
+      running.splice(running.indexOf(a), 1);
+      const b = await startTestService({ ...common, dataDir: bDir, bootstrap: false, replaceSecretKey: true });
+      running.push(b);
+      expect(await recordedFingerprint(b)).toBe(keyFingerprint(readFileSync(join(bDir, 'secret.key'))));
+      await expect(startTestService({ ...common, dataDir: aDir, bootstrap: false })).rejects.toThrow(/is not the key this store's secrets are sealed with/);
+      // B serves and holds the lock too: a second replacement elsewhere is refused while it runs.
+      await expect(startTestService({ ...common, dataDir: emptyDir(), bootstrap: false, replaceSecretKey: true })).rejects.toThrow(/Another instance is serving this database/);
+      await b.stop({ keepDir: true });
+      running.splice(running.indexOf(b), 1);
+    } finally {
+      await other.drop();
+    }
+  }, 90_000);
+
   it('a store from before the check (sealed secrets, no fingerprint): a folder without the key is refused, one with it records it', async () => {
     const other = await freshDatabase();
     try {
