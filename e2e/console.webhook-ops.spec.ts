@@ -256,4 +256,9 @@ test('the webhook list keeps its page in the address: reload, a selection and Ba
   await page.goBack();
   await expect(page).toHaveURL(/#\/webhooks\?page=2$/);
   await expect(statuses).toHaveCount(2);
+  // A link that names no page (the dashboard's, the palette's) opens the page that holds the webhook, its row marked.
+  await page.goto(`${new URL(page.url()).origin}${new URL(page.url()).pathname}#/webhooks/${second}`);
+  await expect(page).toHaveURL(new RegExp(`#/webhooks/${second}\\?page=2$`));
+  await expect(statuses).toHaveCount(2);
+  await expect(page.getByTestId(`webhook-status-${second}`)).toBeVisible();
 });

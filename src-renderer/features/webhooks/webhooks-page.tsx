@@ -31,12 +31,15 @@ const PAGE_SIZE = 20;
 /** How many webhooks a link scans for its target when it is not on the first page (the list's own limit is 100). */
 const FOCUS_SCAN_PAGES = 10;
 
-/** Finds a webhook by id through the list channel (there is no single-webhook channel), whatever page it is on. */
-async function findWebhook(environment: Environment, id: string): Promise<Webhook | null> {
+/**
+ * Finds a webhook by id through the list channel (there is no single-webhook channel), whatever page it is on, with
+ * its place in the unfiltered list.
+ */
+async function findWebhook(environment: Environment, id: string): Promise<{ webhook: Webhook; index: number } | null> {
   for (let p = 0; p < FOCUS_SCAN_PAGES; p++) {
     const res = await call('webhooks:list', { environment, query: { limit: 100, offset: p * 100 } });
-    const hit = res.data.find((w) => w.id === id);
-    if (hit) return hit;
+    const at = res.data.findIndex((w) => w.id === id);
+    if (at >= 0) return { webhook: res.data[at]!, index: p * 100 + at };
     if (!res.pagination.hasMore) return null;
   }
   return null;
@@ -148,11 +151,20 @@ export function WebhooksPage() {
   useEffect(() => {
     if (!selectedId || onPage || rows === null || pinned?.id === selectedId) return;
     let live = true;
+    // A link that names no page or filter (from the dashboard, the palette, an alert) opens the list's page that holds
+    // the webhook, so its row is shown and marked; otherwise the panel shows it beside the page asked for.
+    const unpaged = !search.has('page') && !status && !event;
     findWebhook(environment, selectedId)
-      .then((w) => {
+      .then((found) => {
         if (!live) return;
-        if (w) setPinned(w);
-        else notifyError('It may have been deleted, or it belongs to the other environment.', 'That webhook is not in this list');
+        if (found) {
+          setPinned(found.webhook);
+          const holding = Math.floor(found.index / PAGE_SIZE) + 1;
+          if (unpaged && holding !== page) {
+            const q = { status, event, page: holding };
+            void navigate(openDelivery ? paths.delivery(selectedId, openDelivery, deliveriesFilter, q) : paths.webhook(selectedId, deliveriesFilter, q), { replace: true });
+          }
+        } else notifyError('It may have been deleted, or it belongs to the other environment.', 'That webhook is not in this list');
       })
       .catch((e: unknown) => notifyError(e, 'Could not open the webhook'));
     return () => {
