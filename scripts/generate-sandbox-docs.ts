@@ -62,6 +62,8 @@ const lines: string[] = [
   '(bank code, sort code, BSB, ABA routing number, IFSC) answers `failed` · `ACCOUNT_NOT_FOUND` with the message',
   '"This account number is not held at this bank: the sandbox test data lists it at another bank code." — the',
   '"right account, wrong bank" fixtures below. (PH, a format-check corridor, checks no bank and still answers `success`.)',
+  'Likewise a listed phone number sent with another network code than its fixture\'s answers `failed` ·',
+  '`VERIFICATION_FAILED` "The number is registered with another network." — the "right number, wrong network" fixtures.',
   '',
   'Matching ignores spaces, dashes and letter case in identifiers. For name-match corridors a listed account answers',
   '`success` when `accountName` matches the holder (case, accents and punctuation ignored) and `failed` ·',

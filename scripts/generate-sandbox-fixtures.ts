@@ -5,10 +5,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accountFormatFailure, accountRequestIssues, CORRIDORS, type Corridor } from '../src-shared/corridors';
 import { FACE_MATCH_MESSAGES, VERIFICATION_ERRORS } from '../src-shared/errors';
-import { identityFormatFailure, identityRequestIssues } from '../src-shared/identity-rules';
+import { faceFormatFailure, identityFormatFailure, identityRequestIssues } from '../src-shared/identity-rules';
 import { normalizePhone, PHONE_MARKETS, phoneFormatFailure, phoneRequestIssues } from '../src-shared/phone-markets';
 import { nubanCheckDigit } from '../src-shared/validators/nuban';
-import { norm, WRONG_BANK_MESSAGE } from '../src-main/providers/sandbox/fixtures';
+import { norm, OTHER_NETWORK_MESSAGE, WRONG_BANK_MESSAGE } from '../src-main/providers/sandbox/fixtures';
 
 type Kind = 'account' | 'phone' | 'identity' | 'face' | 'address';
 interface Fixture {
@@ -69,7 +69,8 @@ for (const c of CORRIDORS) {
     } else {
       const what = c.checkType === 'NAME_MATCH' ? 'the name matches the account holder' : c.checkType === 'ACCOUNT_EXISTENCE' ? 'the account exists' : 'the account number is well formed';
       add({ kind: 'account', country: c.country, description: `Success: ${what}`, request: base,
-        expected: { status: 'success', fields: { accountName: c.sample.accountName, bankName: bankName(c) } } });
+        // Only a name match confirms (echoes) the name given; an existence or format check compares none.
+        expected: { status: 'success', fields: { ...(c.checkType === 'NAME_MATCH' ? { accountName: c.sample.accountName } : {}), bankName: bankName(c) } } });
     }
   }
   if (c.checkType === 'NAME_MATCH') {
@@ -78,7 +79,8 @@ for (const c of CORRIDORS) {
   }
   // Name-match corridors already have their failed fixture; checksummed formats (IBAN, CLABE, UnionPay...) make a
   // made-up second number awkward, and any unknown number answers ACCOUNT_NOT_FOUND anyway (docs/sandbox.md).
-  if (c.country !== 'NG' && (c.checkType !== 'NAME_MATCH' || ['digits', 'gb8', 'generic'].includes(c.accountNumber.format))) {
+  // A format-check corridor (PH) checks no bank: a well-formed number is never "not found" there.
+  if (c.country !== 'NG' && c.checkType !== 'FORMAT_CHECK' && (c.checkType !== 'NAME_MATCH' || ['digits', 'gb8', 'generic'].includes(c.accountNumber.format))) {
     add({ kind: 'account', country: c.country, description: 'Account not found at the bank (charged in live)',
       request: { ...base, accountNumber: otherAccount(c) }, expected: { status: 'failed', errorCode: 'ACCOUNT_NOT_FOUND' } });
   }
@@ -110,7 +112,10 @@ const et = (accountNumber: string, description: string, expected: Fixture['expec
 et('1000111111111', 'Account closed, dormant or blocked (charged in live)', { status: 'failed', errorCode: 'ACCOUNT_INACTIVE' });
 et('1000555555555', 'The bank did not answer: INCONCLUSIVE (not charged)', { status: 'error', errorCode: 'INCONCLUSIVE' });
 
-// Format failures of other corridors (checksums count as format, decisions §2).
+// Format failures of other corridors (checksums count as format, decisions §2). PH, a format-check corridor, fails
+// only on format: its failed fixture is one.
+add({ kind: 'account', country: 'PH', description: 'Account number of 5 digits: format failure, never charged',
+  request: { country: 'PH', accountNumber: '12345', bankCode: 'BOPIPHMM', accountName: 'Jane Doe' }, expected: { status: 'failed', errorCode: 'INVALID_ACCOUNT_NUMBER' } });
 add({ kind: 'account', country: 'GB', description: 'Sort code of 5 digits: format failure, never charged',
   request: { country: 'GB', accountNumber: '31926819', bankCode: '60161', accountName: 'Jane Doe' }, expected: { status: 'failed', errorCode: 'INVALID_BANK_CODE' } });
 add({ kind: 'account', country: 'GB', description: 'Account number of 7 digits: format failure, never charged',
@@ -182,7 +187,16 @@ add({ kind: 'phone', country: 'GH', description: 'Unknown Ghana network code: fo
 {
   const [n] = phoneVariants('GH', '023 123 4567', 1, used);
   add({ kind: 'phone', country: 'GH', description: 'Number registered with another network than the one given (charged in live)',
-    request: { country: 'GH', phoneNumber: n, networkCode: 'Vodafone' }, expected: { status: 'failed', errorCode: 'VERIFICATION_FAILED', fields: { message: 'The number is registered with another network.' } } });
+    request: { country: 'GH', phoneNumber: n, networkCode: 'Vodafone' }, expected: { status: 'failed', errorCode: 'VERIFICATION_FAILED', fields: { message: OTHER_NETWORK_MESSAGE } } });
+}
+// Right number, wrong network: a fixture matches on its network code too, so a registered subscriber's number sent with
+// another (well-formed) network is not that subscriber (charged in live, like any definitive answer).
+const WRONG_NETWORK: Record<string, string> = { GH: 'Vodafone', CI: 'MTN' };
+for (const [country, networkCode] of Object.entries(WRONG_NETWORK)) {
+  const m = PHONE_MARKETS.find((x) => x.country === country)!;
+  if (norm(m.sample.networkCode) === norm(networkCode)) throw new Error(`${country}: the wrong network must differ from the fixture's`);
+  add({ kind: 'phone', country, description: `Right number, wrong network: registered with ${m.sample.networkCode}, sent with ${networkCode} (charged in live)`,
+    request: { country, ...m.sample, networkCode }, expected: { status: 'failed', errorCode: 'VERIFICATION_FAILED', fields: { message: OTHER_NETWORK_MESSAGE } } });
 }
 {
   const numbers = phoneVariants('NG', '0802 123 4567', NON_ANSWERS.length, used);
@@ -222,7 +236,7 @@ face('GHA-123456789-0', 'Selfie matches the card holder', { status: 'success' })
 FACE_MATCH_MESSAGES.forEach((message, i) =>
   face(`GHA-10000000${i + 1}-${i + 1}`, `FACE_MATCH_FAILED: ${message} (charged in live)`, { status: 'failed', errorCode: 'FACE_MATCH_FAILED', fields: { message } }));
 NON_ANSWERS.forEach(([code, description], i) => face(`GHA-99999999${i + 1}-0`, description, { status: 'error', errorCode: code }));
-face('GHA-12345-0', 'Ghana Card number in the wrong format: format failure, never charged', { status: 'failed', errorCode: 'VERIFICATION_FAILED' });
+face('GHA-12345-0', 'Ghana Card number in the wrong format: format failure, never charged', { status: 'failed', errorCode: 'FACE_MATCH_FAILED', fields: { message: FACE_MATCH_MESSAGES[5] } });
 
 // ---------- address (always async: the API answers 202 pending; `expected` is the final record) ----------
 const addr = (request: Record<string, unknown>, description: string, expected: Fixture['expected']) =>
@@ -249,7 +263,7 @@ for (const f of out) {
   const layer2 =
     f.kind === 'account' ? accountFormatFailure(r) : f.kind === 'phone' ? phoneFormatFailure(r)
       : f.kind === 'identity' ? identityFormatFailure(r)
-        : f.kind === 'face' ? identityFormatFailure({ country: 'GH', idType: 'ghana_card', idNumber: (f.request as { idNumber: string }).idNumber }) : null;
+        : f.kind === 'face' ? faceFormatFailure((f.request as { idNumber: string }).idNumber) : null;
   const wantsFormat = FORMAT_CODES.has(f.expected.errorCode ?? '') || /format failure/.test(f.description);
   if (wantsFormat && layer2?.code !== f.expected.errorCode) throw new Error(`expected format failure ${f.expected.errorCode}: ${f.country} ${f.description}`);
   if (!wantsFormat && layer2) throw new Error(`unexpected format failure ${layer2.code} (${layer2.message}): ${f.country} ${f.description}`);

@@ -1,6 +1,7 @@
 // Identity document types (interface §2.5, decisions §4) as data, with the request checks of decisions §2.
 // Pure: shared by the service and the console.
 import type { FieldIssue } from './corridors';
+import { FACE_MATCH_MESSAGES } from './errors';
 
 export type IdType = 'national_id' | 'passport' | 'drivers_license' | 'ghana_card';
 export type IdentityVerificationType = 'KE_NATIONAL_ID' | 'KE_PASSPORT' | 'KE_DRIVERS_LICENSE' | 'GH_CARD';
@@ -143,4 +144,13 @@ export function identityFormatFailure(req: IdentityRequestLike): { code: 'VERIFI
     return { code: 'VERIFICATION_FAILED', message: `The ${type.label} number is not in the expected format: ${type.hint}` };
   }
   return null;
+}
+
+/**
+ * Layer 2 of a facial check: a Ghana Card number that is not well formed. Every failed facial check is
+ * `FACE_MATCH_FAILED` with one of the six messages of interface §7.3 rule 4 (decisions §4), so this one is "check could
+ * not complete" (never charged); the console names the card number's format under its field before sending.
+ */
+export function faceFormatFailure(idNumber: string): { code: 'FACE_MATCH_FAILED'; message: string } | null {
+  return identityFormatFailure({ country: 'GH', idType: 'ghana_card', idNumber }) ? { code: 'FACE_MATCH_FAILED', message: FACE_MATCH_MESSAGES[5] } : null;
 }

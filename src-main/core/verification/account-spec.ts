@@ -28,9 +28,10 @@ export const accountSpec: KindSpec<AccountRequest> = {
     if (corridor?.checkType === 'BANK_LOOKUP') {
       // A bank lookup returns the holder's name on record.
       if (a.outcome === 'success' && a.fields?.accountName) out.accountName = a.fields.accountName;
-    } else if (a.outcome === 'success' && r.accountName) {
+    } else if (corridor?.checkType === 'NAME_MATCH' && a.outcome === 'success' && r.accountName) {
       // Name checks echo the submitted name only when it matched (interface §2.3 for GB and CN; applied to every
-      // name-check corridor so no check discloses a holder's name to a caller who did not already know it).
+      // name-check corridor so no check discloses a holder's name to a caller who did not already know it). An
+      // account-existence (TH) or format (PH) check compares no name, so it confirms none: the name is not echoed.
       out.accountName = r.accountName;
     }
     return out;

@@ -2,7 +2,7 @@
 // the card holder's photo. Every failed check is FACE_MATCH_FAILED with one of six messages (interface §7.3 rule 4).
 import { createHash } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
-import { identityFormatFailure, normalizeIdNumber } from '../../../src-shared/identity-rules';
+import { faceFormatFailure, normalizeIdNumber } from '../../../src-shared/identity-rules';
 import { MAX_SELFIE_BYTES, MAX_SELFIE_LABEL, type FaceRequest } from '../../../src-shared/schemas/verification-more';
 import type { KindSpecExtras } from './engine';
 import type { FieldIssue, KindSpec } from './types';
@@ -47,7 +47,7 @@ export const faceSpec: KindSpec<FaceRequest> & KindSpecExtras<FaceRequest> = {
   // The selfie is not kept (see storedRequest), so there is nothing for a queued job to send later.
   asyncAllowed: () => false,
   issues: (r) => selfieIssues(r.selfieImage),
-  formatFailure: (r) => identityFormatFailure({ country: 'GH', idType: 'ghana_card', idNumber: r.idNumber }),
+  formatFailure: (r) => faceFormatFailure(r.idNumber),
   serviceKey: () => serviceKey.face,
   baseFields: () => ({}),
   answerFields: () => ({}),

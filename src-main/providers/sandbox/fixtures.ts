@@ -30,6 +30,12 @@ export function loadFixtures(resourcesDir: string): Fixture[] {
  */
 export const WRONG_BANK_MESSAGE = 'This account number is not held at this bank: the sandbox test data lists it at another bank code.';
 
+/**
+ * The answer to a listed phone number sent with another network code than its fixture's: a fixture matches on the
+ * network too. Documented by the "right number, wrong network" fixtures and by the GH number registered elsewhere.
+ */
+export const OTHER_NETWORK_MESSAGE = 'The number is registered with another network.';
+
 /** Normalises an identifier so spacing and letter case do not change which fixture answers. */
 export function norm(v: unknown): string {
   return typeof v === 'string' ? v.replace(/[\s-]/g, '').toUpperCase() : '';

@@ -5,7 +5,7 @@ import { getCorridor } from '../../../src-shared/corridors';
 import { normalizePhone } from '../../../src-shared/phone-markets';
 import type { ProviderAnswer, ProviderContext, VerificationKind } from '../../core/verification/types';
 import type { ProviderRegistry } from '../../core/verification/engine';
-import { loadFixtures, norm, normName, WRONG_BANK_MESSAGE, type Fixture } from './fixtures';
+import { loadFixtures, norm, normName, OTHER_NETWORK_MESSAGE, WRONG_BANK_MESSAGE, type Fixture } from './fixtures';
 
 type Req = Record<string, unknown>;
 
@@ -91,7 +91,13 @@ function identityMismatch(req: Req, fields: Record<string, unknown>): string | n
 export function answerByKey(fixtures: Fixture[], kind: Exclude<VerificationKind, 'account'>, req: Req): ProviderAnswer {
   const keyOf = KEY_OF[kind];
   const key = keyOf(req);
-  const hit = fixtures.find((f) => f.kind === kind && keyOf(f.request) === key);
+  const listed = fixtures.filter((f) => f.kind === kind && keyOf(f.request) === key);
+  // A phone fixture matches on its network too, when both it and the request name one: a subscriber's number sent with
+  // another network is not that subscriber (a number no carrier has, listed as not found, is not found on any).
+  const network = kind === 'phone' ? norm(req['networkCode']) : '';
+  const hit = listed.find((f) => !network || !f.request['networkCode'] || norm(f.request['networkCode']) === network);
+  if (!hit && listed.some((f) => f.expected.errorCode !== 'SUBSCRIBER_NOT_FOUND')) return { outcome: 'failed', errorCode: 'VERIFICATION_FAILED', message: OTHER_NETWORK_MESSAGE };
+  if (!hit && listed[0]) return failedAnswer(listed[0]);
   if (!hit) return { outcome: 'failed', errorCode: NOT_FOUND[kind].code, message: NOT_FOUND[kind].message };
   if (hit.expected.status !== 'success') return failedAnswer(hit);
   const fields = fieldsOf(hit) ?? {};
