@@ -109,6 +109,16 @@ describe('the served OpenAPI document', () => {
     );
   });
 
+  it('each verification POST documents only the answers it gives: face is synchronous only (no 202), address always pending (no 200)', () => {
+    const answers = (k: string) => {
+      const op = operations().find((o) => o.path === `/api/v1/verify/${k}` && o.method === 'post')!.op;
+      return ['200', '202'].filter((s) => (op['responses'] as Record<string, Json>)[s] !== undefined);
+    };
+    expect(answers('face')).toEqual(['200']);
+    expect(answers('address')).toEqual(['202']);
+    for (const k of ['account', 'phone', 'identity']) expect(answers(k), k).toEqual(['200', '202']);
+  });
+
   it('documents the statuses and headers every operation can meet beyond its own: 503, 429, X-Environment, Retry-After, Idempotent-Replayed', () => {
     for (const { path, method, op } of operations()) {
       const where = `${method.toUpperCase()} ${path}`;

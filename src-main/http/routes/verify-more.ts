@@ -22,10 +22,12 @@ export function registerVerifyMoreRoutes(door: HttpDoor): void {
   submitRoute(door, 'address', AddressRequestSchema, 'Create an address verification job (always async: 202)', {
     operationId: 'verifyAddress',
     description: 'Starts an address check; it always answers 202 with a pending record and finishes in the background.',
+    answers: 'pending',
   });
   submitRoute(door, 'face', FaceRequestSchema, 'Ghana Card facial verification', {
     bodyLimit: FACE_BODY_LIMIT,
     operationId: 'verifyFace',
-    description: 'Compares a selfie (base64 JPEG or PNG, up to 2 MB decoded) with the photo of a Ghana Card holder.',
+    description: 'Compares a selfie (base64 JPEG or PNG, up to 2 MB decoded) with the photo of a Ghana Card holder. Synchronous only: `mode: async` is refused (`ASYNC_NOT_SUPPORTED`).',
+    answers: 'finished',
   });
 }

@@ -68,9 +68,18 @@ export function submitRoute(
   kind: VerificationKind,
   body: z.ZodType,
   summary: string,
-  opts: { bodyLimit?: number; operationId: string; description: string },
+  opts: {
+    bodyLimit?: number;
+    operationId: string;
+    description: string;
+    /** Which answers the kind gives (OpenAPI lists only those): a finished record (200), a pending one (202), or both. */
+    answers?: 'finished' | 'pending' | 'both';
+  },
 ) {
   const { app, rt } = door;
+  const answers = opts.answers ?? 'both';
+  const finished = answers !== 'pending';
+  const pending = answers !== 'finished';
   app.withTypeProvider<ZodTypeProvider>().post(
     `/verify/${kind}`,
     {
@@ -82,16 +91,16 @@ export function submitRoute(
         operationId: opts.operationId,
         description: `${opts.description} Idempotent: the \`Idempotency-Key\` header is required, and a retry with the same key and body replays the first answer (\`Idempotent-Replayed: true\`). Billed in live when the check gives an answer; never in the sandbox.`,
         responseDescriptions: {
-          200: 'The finished verification (status success, failed or error).',
-          202: 'Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event.',
+          ...(finished ? { 200: 'The finished verification (status success, failed or error).' } : {}),
+          ...(pending ? { 202: 'Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event.' } : {}),
         },
         tags: ['verification'],
         security: [{ apiKey: [] }],
         headers: IdemHeaders,
         body,
         response: {
-          200: VerificationRecordSchema,
-          202: VerificationRecordSchema.partial(),
+          ...(finished ? { 200: VerificationRecordSchema } : {}),
+          ...(pending ? { 202: VerificationRecordSchema.partial() } : {}),
           402: ErrorBodySchema,
           403: ErrorBodySchema,
           ...(opts.bodyLimit ? { 413: ErrorBodySchema } : {}),

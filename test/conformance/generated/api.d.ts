@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Ghana Card facial verification
-         * @description Compares a selfie (base64 JPEG or PNG, up to 2 MB decoded) with the photo of a Ghana Card holder. Idempotent: the `Idempotency-Key` header is required, and a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`). Billed in live when the check gives an answer; never in the sandbox.
+         * @description Compares a selfie (base64 JPEG or PNG, up to 2 MB decoded) with the photo of a Ghana Card holder. Synchronous only: `mode: async` is refused (`ASYNC_NOT_SUPPORTED`). Idempotent: the `Idempotency-Key` header is required, and a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`). Billed in live when the check gives an answer; never in the sandbox.
          */
         post: operations["verifyFace"];
         delete?: never;
@@ -2791,17 +2791,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The finished verification (status success, failed or error). */
-            200: {
-                headers: {
-                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Verification"];
-                };
-            };
             /** @description Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event. */
             202: {
                 headers: {
@@ -2999,64 +2988,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Verification"];
-                };
-            };
-            /** @description Accepted for asynchronous processing: a pending record; poll `GET /verify/{id}` or wait for the webhook event. */
-            202: {
-                headers: {
-                    /** @description Present (`true`) when this answer is the stored answer of an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id?: string;
-                        /** @enum {string} */
-                        status?: "pending" | "success" | "failed" | "error";
-                        verified?: boolean;
-                        /** @enum {string} */
-                        verificationType?: "ACCOUNT_NUMBER" | "PHONE_NUMBER" | "KE_NATIONAL_ID" | "KE_DRIVERS_LICENSE" | "KE_PASSPORT" | "GH_CARD" | "GH_CARD_FACE" | "ADDRESS";
-                        identifier?: string;
-                        country?: string;
-                        /** @enum {string} */
-                        checkType?: "BANK_LOOKUP" | "NAME_MATCH" | "ACCOUNT_EXISTENCE" | "FORMAT_CHECK";
-                        accountNumber?: string;
-                        accountName?: string;
-                        bankCode?: string;
-                        bankName?: string;
-                        fullName?: string;
-                        firstName?: string;
-                        lastName?: string;
-                        middleName?: string;
-                        dateOfBirth?: string;
-                        phoneNumber?: string;
-                        networkCode?: string;
-                        address?: {
-                            [key: string]: unknown;
-                        };
-                        error?: {
-                            code: string;
-                            message: string;
-                        };
-                        /** @enum {string} */
-                        source?: "live" | "cache";
-                        /** @enum {string} */
-                        environment?: "sandbox" | "live";
-                        /** @enum {string} */
-                        mode?: "sync" | "async";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        createdAt?: string;
-                        completedAt?: string | null;
-                        charge?: {
-                            amount: number;
-                            currency: string;
-                            /** @enum {string} */
-                            status: "charged" | "not_charged" | "reversed";
-                        };
-                    };
                 };
             };
             /** @description The body is not valid JSON, or the request is malformed. Codes: `INVALID_JSON`. */
