@@ -153,6 +153,17 @@ export async function topUp(deps: CoreDeps, organizationId: string, amount: numb
           details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; top up in ${row.currency}` }],
         });
       }
+      // Nor may a charge in the old currency still be refunded: a live check charged and not finished would be
+      // reversed into the new currency at the old amount (a 0.50 USD charge refunded as 50 JPY).
+      const open = await tx.get<{ currency: string }>(
+        "SELECT l.currency FROM verifications v JOIN ledger_entries l ON l.verification_id = v.id AND l.kind = 'charge' WHERE v.organization_id = ? AND v.environment = 'live' AND v.status = 'pending' AND v.charge_status = 'charged' LIMIT 1",
+        [organizationId],
+      );
+      if (open) {
+        throw new AppError('VALIDATION_ERROR', {
+          details: [{ field: 'currency', message: `a live check charged in ${open.currency} is still in progress, and a refund of it would be in ${open.currency}: change the currency once no live check is pending` }],
+        });
+      }
       await tx.run('UPDATE wallets SET currency = ? WHERE organization_id = ?', [cur, organizationId]);
     }
     if (!row) {

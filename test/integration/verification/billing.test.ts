@@ -205,6 +205,35 @@ describe('async and recovery', () => {
     expect(events.n).toBe(1);
   });
 
+  it('the currency of an empty wallet does not change while a live check charged in the old one may still be refunded', async () => {
+    // Found by the money review: the refund of a 1.00 USD charge landed as 100 JPY in a wallet switched to JPY meanwhile.
+    await fund('account:NG', 100, 100);
+    let answer: (a: unknown) => void = () => {};
+    const original = service.rt.verification.providers;
+    service.rt.verification.providers = { ask: () => new Promise((resolve) => (answer = resolve)) } as never;
+    const r = await post('/verify/account', { ...NG_OK, accountNumber: '0999999995', mode: 'async' });
+    expect(r.status).toBe(202);
+    let asked = false;
+    for (let i = 0; i < 300 && !asked; i++) {
+      await new Promise((res) => setTimeout(res, 10));
+      asked = answer.length === 1;
+    }
+    expect(asked).toBe(true);
+    expect((await getWallet(service.deps, org)).balance).toBe(0);
+    await expect(topUp(service.deps, org, 1000, 'JPY')).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'currency', message: expect.stringContaining('a live check charged in USD is still in progress') }],
+    });
+    service.rt.verification.providers = original;
+    answer({ outcome: 'error', errorCode: 'INCONCLUSIVE' });
+    await service.worker.drain();
+    const done = (await get(`/verify/${r.body['id']}`)).body;
+    expect([done['status'], done['charge'].status]).toEqual(['error', 'reversed']);
+    const w = await getWallet(service.deps, org);
+    expect([w.balance, w.currency]).toEqual([100, 'USD']);
+    expect(await ledgerSum(service.deps, org)).toBe(100);
+  });
+
   it('address: always 202 pending, charged, final result after processing', async () => {
     await fund('address', 70, 70);
     const r = await post('/verify/address', { country: 'GB', addressLine1: '10 Downing Street', city: 'London', postalCode: 'SW1A 2AA' });
