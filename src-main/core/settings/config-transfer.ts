@@ -18,7 +18,8 @@ import {
 } from '../../../src-shared/schemas/settings';
 import type { WebhookStatus } from '../../../src-shared/schemas/webhooks';
 import { isServiceKey } from '../../../src-shared/services';
-import { getWallet } from '../billing/billing';
+import { enableService, getWallet, setPrice } from '../billing/billing';
+import { isListedCurrency } from '../../../src-shared/money';
 import type { SqlQueries } from '../../store/sql-port';
 import { iso } from '../clock';
 import { newId } from '../ids';
@@ -230,6 +231,9 @@ async function validateFile(rt: CoreRuntime, organizationId: string, file: Confi
     priceSeen.add(p.service);
     if (wallet.balance > 0 && wallet.currency !== p.currency) {
       details.push({ field: `prices.${i}.currency`, message: `the wallet is held in ${wallet.currency}; prices must be in ${wallet.currency}` });
+    } else if (p.currency !== wallet.currency && !isListedCurrency(p.currency)) {
+      // The rule `prices set` keeps (setPrice): a currency ISO 4217 lists, or the wallet's own.
+      details.push({ field: `prices.${i}.currency`, message: `${p.currency} is not an ISO 4217 currency code` });
     }
   }
   for (const [i, s] of file.services.entries()) {
@@ -251,11 +255,12 @@ async function applyOps(rt: CoreRuntime, tx: SqlQueries, organizationId: string,
       case 'webhook:create': {
         // A new secret, sealed like every webhook secret (docs/webhooks.md); the owner sees it by rotating.
         const secret = generateWebhookSecret();
+        const id = newId('whk');
         await tx.run(
           `INSERT INTO webhooks (id, organization_id, environment, url, events, status, description, secret, secret_prefix, active_since_ms, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
-            newId('whk'),
+            id,
             organizationId,
             op.hook.environment,
             op.hook.url,
@@ -269,6 +274,7 @@ async function applyOps(rt: CoreRuntime, tx: SqlQueries, organizationId: string,
             now,
           ],
         );
+        await appendAudit(deps, organizationId, { action: 'webhook.created', target: { type: 'webhook', id }, detail: { url: op.hook.url, environment: op.hook.environment, events: op.hook.events } });
         break;
       }
       case 'webhook:update': {
@@ -287,20 +293,22 @@ async function applyOps(rt: CoreRuntime, tx: SqlQueries, organizationId: string,
             op.id,
           ],
         );
+        await appendAudit(deps, organizationId, {
+          action: 'webhook.updated',
+          target: { type: 'webhook', id: op.id },
+          detail: { events: op.hook.events, description: op.hook.description ?? null, status: op.hook.status },
+        });
         if (op.hook.status !== 'active') await cancelPendingDeliveries(deps, op.id, 'webhook paused by a configuration import', 'webhook_paused');
         if (reEnabled && op.wasStatus === 'failed') await resolveWebhookFailure(deps, op.id, 'reenabled');
         break;
       }
+      // Prices and services through the core's own calls (a savepoint each in the import's transaction): the same
+      // rules as `prices set` and `services enable`, and each change its own audit entry beside config.imported.
       case 'price':
-        await tx.run(
-          `INSERT INTO prices (organization_id, service, amount, currency, updated_at) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (organization_id, service) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
-             updated_at = excluded.updated_at`,
-          [organizationId, op.service, op.amount, op.currency, now],
-        );
+        await setPrice(deps, organizationId, op.service, op.amount, op.currency);
         break;
       case 'service':
-        await tx.run('INSERT INTO enabled_services (organization_id, service, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [organizationId, op.service, now]);
+        await enableService(deps, organizationId, op.service);
         break;
       case 'settings':
         await writePersistedSettings(tx, op.patch);

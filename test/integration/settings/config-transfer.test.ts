@@ -171,6 +171,35 @@ describe('configuration export and import', () => {
     expect(await dispatch(ts.service.handlers, 'config:preview', { file: withSecret })).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } });
   });
 
+  it('an import keeps the rules of prices set and services enable, and each change it makes has its own audit entry', async () => {
+    // Found by the money review: a price in `UDS` (refused by `prices set`) was imported, and only config.imported was audited.
+    const ts = await svc();
+    const org = ts.org!.organizationId;
+    const base: ConfigFile = { format: 'verification-console-config', version: 1, exportedAt: new Date().toISOString(), webhooks: [], prices: [], services: [], settings: {} };
+    const bad = await dispatch(ts.service.handlers, 'config:import', { file: { ...base, prices: [{ service: 'face', amount: 100, currency: 'UDS' }, { service: 'account:NG', amount: 25, currency: 'XYZ' }] } });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } });
+    expect((bad as { error: { details: { field: string; message: string }[] } }).error.details).toEqual([
+      { field: 'prices.0.currency', message: 'UDS is not an ISO 4217 currency code' },
+      { field: 'prices.1.currency', message: 'XYZ is not an ISO 4217 currency code' },
+    ]);
+    expect((await exportConfig(ts.service.rt, org)).prices).toEqual([]);
+
+    const before = (await ts.service.deps.sql.get<{ n: number }>('SELECT max(seq) AS n FROM audit_events WHERE organization_id = ?', [org]))!.n;
+    const ok = await dispatch(ts.service.handlers, 'config:import', {
+      file: {
+        ...base,
+        webhooks: [{ environment: 'sandbox', url: HOOK_A, events: ['verification.completed'], description: null, status: 'active' }],
+        prices: [{ service: 'face', amount: 100, currency: 'USD' }],
+        services: ['face'],
+      },
+    });
+    expect(ok.ok).toBe(true);
+    const actions = (await ts.service.deps.sql.all<{ action: string; target_id: string | null }>('SELECT action, target_id FROM audit_events WHERE organization_id = ? AND seq > ? ORDER BY seq', [org, before])).map((r) => `${r.action} ${r.target_id ?? ''}`.trim());
+    expect(actions.map((a) => a.split(' ')[0])).toEqual(['webhook.created', 'price.set', 'service.enabled', 'config.imported']);
+    expect(actions).toContain('price.set face');
+    expect(actions).toContain('service.enabled face');
+  });
+
   // The demo loader works on the SQLite store only (docs/demo.md). Its webhook points at the loader's own receiver on
   // 127.0.0.1, allowed only while the loader ran: exported, it made a file this same service refused to import.
   sqliteOnly.it('demo data is not configuration: its webhook is left out of the export, and re-importing the file changes nothing', async () => {
