@@ -2,8 +2,15 @@
 // so 19.99 never becomes 1998 by way of a binary float. Shared by the console and the CLI.
 import currencyCodes from 'currency-codes';
 
-/** Decimal places of a currency's minor unit as Intl knows them (ISO 4217: USD 2, JPY 0, KWD 3); 2 if unknown. */
+/**
+ * Decimal places of a currency's minor unit as ISO 4217 lists them (USD 2, JPY 0, KWD 3, IDR 2, IQD 3): the API's
+ * amounts are integers of that unit (decisions.md), so the console and the CLI convert with the same exponent. Intl's
+ * own digits are the ones shown in shops and differ for fifteen listed currencies (IDR, PKR, COP, HUF, IQD, …: 0 where
+ * ISO says 2 or 3), so they serve only a code outside the list (an older wallet's); 2 if unknown.
+ */
 export function currencyDigits(currency: string): number {
+  const listed = LISTED_DIGITS.get(currency);
+  if (listed !== undefined) return listed;
   try {
     return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
@@ -33,6 +40,11 @@ export function isListedCurrency(code: string): boolean {
  */
 const LISTED_SINCE = ['XCG'];
 const ISO_4217: ReadonlySet<string> = new Set([...currencyCodes.codes(), ...LISTED_SINCE]);
+/** ISO 4217's minor-unit exponent of each listed code (XCG: 2); codes without one (XAU, XDR, …) are left out. */
+const LISTED_DIGITS: ReadonlyMap<string, number> = new Map([
+  ...currencyCodes.data.filter((c) => Number.isInteger(c.digits)).map((c) => [c.code, c.digits] as const),
+  ['XCG', 2] as const,
+]);
 
 export type ParsedAmount = { ok: true; minor: number } | { ok: false; message: string };
 

@@ -1,4 +1,5 @@
 // Small display helpers shared by the pages.
+import { currencyDigits } from '../../src-shared/money';
 export function formatTime(iso: string | null | undefined, empty = '—'): string {
   if (!iso) return empty;
   const d = new Date(iso);
@@ -8,9 +9,10 @@ export function formatTime(iso: string | null | undefined, empty = '—'): strin
 
 export function formatMoney(amount: number, currency: string): string {
   try {
-    const fmt = new Intl.NumberFormat(undefined, { style: 'currency', currency });
-    // Minor units differ by currency (JPY has none), so scale by the currency's own digits.
-    const digits = fmt.resolvedOptions().maximumFractionDigits ?? 2;
+    // Minor units differ by currency (JPY has none, KWD three): scale by ISO 4217's exponent, the API's, and show every
+    // digit of it (Intl alone shows IDR without decimals, which would round 10.50 to 11).
+    const digits = currencyDigits(currency);
+    const fmt = new Intl.NumberFormat(undefined, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
     return fmt.format(amount / 10 ** digits);
   } catch {
     return `${(amount / 100).toFixed(2)} ${currency}`;

@@ -12,6 +12,15 @@ describe('currencyDigits', () => {
     expect(currencyDigits('KWD')).toBe(3);
     expect(currencyDigits('BHD')).toBe(3);
   });
+
+  it('is ISO 4217\'s exponent where Intl shows fewer digits (found by the money review: IDR 1000 was stored as 1000 minor units, Rp 10.00 to a client)', () => {
+    for (const [code, digits] of [['IDR', 2], ['PKR', 2], ['COP', 2], ['HUF', 2], ['IQD', 3], ['XCG', 2]] as const) expect(currencyDigits(code), code).toBe(digits);
+    expect(parseMajorAmount('1000.50', 'IDR')).toEqual({ ok: true, minor: 100050 });
+    expect(parseMajorAmount('1', 'IQD')).toEqual({ ok: true, minor: 1000 });
+    expect(minorToMajor(100050, 'IDR')).toBe('1000.50');
+    // A code outside the list (an older wallet's) keeps Intl's digits.
+    expect(currencyDigits('HRK')).toBe(2);
+  });
 });
 
 describe('parseMajorAmount', () => {
