@@ -127,6 +127,48 @@ export function normalizePhone(req: PhoneRequestLike): string {
   return parsed?.number ?? (req.phoneNumber ?? '').trim();
 }
 
+/**
+ * The other spellings a phone-number prefix may have been stored under, for History's search: a check keeps the number
+ * as it was typed (its identifier), local (`0802 123 4567`) or international (`+234 802 123 4567`), and the record
+ * shows it in E.164. An international prefix (`+234802`, `00234802`) also reads as the local forms of each market whose
+ * calling code it starts with (the national number, and with the trunk prefix 0 where the market dials one). Not the
+ * other way round: a local prefix (`0802`) would read as a dozen international ones (every market's), a search's
+ * cost many times over for what is most often an account number. A local spelling holds only for the market it is
+ * local to (`country`): `+234 0231…` is not Ghana's `0231…`. Digits only, without the one given; empty for anything else.
+ */
+export function phonePrefixSpellings(raw: string): { digits: string; country?: string }[] {
+  const international = /^(\+|00)\d/.test(raw.trim());
+  const typed = raw.replace(/\D/g, '');
+  // 00 is the international prefix dialled from most countries: the number itself follows it.
+  const digits = international && raw.trim().startsWith('00') ? typed.slice(2) : typed;
+  const out: { digits: string; country?: string }[] = [];
+  if (international) {
+    if (digits !== typed) out.push({ digits });
+    for (const m of dialling()) {
+      if (!digits.startsWith(m.cc) || digits.length <= m.cc.length) continue;
+      const national = digits.slice(m.cc.length);
+      out.push({ digits: national, country: m.country });
+      if (m.trunk) out.push({ digits: `0${national}`, country: m.country });
+    }
+  }
+  return out;
+}
+
+/**
+ * Each market's calling code, and whether its local numbers carry a trunk prefix 0 the international form drops.
+ * Worked out on first use: libphonenumber-js loads lazily in the service (docs/performance.md, "Cold start").
+ */
+let dialIn: readonly { country: string; cc: string; trunk: boolean }[] | null = null;
+function dialling(): readonly { country: string; cc: string; trunk: boolean }[] {
+  dialIn ??= PHONE_MARKETS.map((m) => {
+    const cc = getCountryCallingCode(m.country as CountryCode);
+    const national = normalizePhone({ country: m.country, phoneNumber: m.sample.phoneNumber }).replace(/^\+/, '').slice(cc.length);
+    const trunk = !national.startsWith('0') && normalizePhone({ country: m.country, phoneNumber: `0${national}` }) === `+${cc}${national}`;
+    return { country: m.country, cc, trunk };
+  });
+  return dialIn;
+}
+
 /** The canonical spelling of a network code as listed for the market (e.g. 'mtn' → 'MTN'), or null. */
 export function canonicalNetworkCode(country: string, networkCode: string): string | null {
   const market = getPhoneMarket(country);

@@ -53,7 +53,11 @@ export function parseSearch(text: string): ParsedSearch {
   // Every name piece is a prefix. An exact term (a country) streams from the index; a prefix has to gather every
   // term it covers, so the cheap reading goes where it is the likely one.
   const parts = terms.map((t) =>
-    t.kind === 'ident' ? `ident:${lit(t.text)}*` : t.kind === 'country' ? `country:${lit(t.text.toLowerCase())}` : `(${t.words.map((w) => `names:${lit(w)}*`).join(' AND ')})`,
+    t.kind === 'ident'
+      ? t.also.length === 0
+        ? `ident:${lit(t.text)}*`
+        : `(${[`ident:${lit(t.text)}*`, ...t.also.map((a) => (a.country ? `(ident:${lit(a.digits)}* AND country:${lit(a.country.toLowerCase())})` : `ident:${lit(a.digits)}*`))].join(' OR ')})`
+      : t.kind === 'country' ? `country:${lit(t.text.toLowerCase())}` : `(${t.words.map((w) => `names:${lit(w)}*`).join(' AND ')})`,
   );
   return { ids, match: parts.length > 0 ? parts.join(' AND ') : null };
 }

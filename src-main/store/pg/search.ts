@@ -32,7 +32,7 @@ export async function pgSearchQuery(q: SqlQueries, text: string, organizationId:
   const { ids, terms } = searchTerms(text);
   if (ids.length > 0 || terms.length === 0) return { ids, tsquery: null };
   // One round trip normalises every piece of text, in order.
-  const pieces = terms.flatMap((t) => (t.kind === 'names' ? t.words : [t.text]));
+  const pieces = terms.flatMap((t) => (t.kind === 'names' ? t.words : t.kind === 'ident' ? [t.text, ...t.also.flatMap((a) => (a.country ? [a.digits, a.country] : [a.digits]))] : [t.text]));
   const normal = (await q.all<{ i: number; w: string }>('SELECT t.i, w FROM json_array_elements_text(?::json) WITH ORDINALITY AS t(x, i), unnest(vc_search_words(t.x)) WITH ORDINALITY AS u(w, k) ORDER BY t.i, u.k', [JSON.stringify(pieces)])).reduce(
     (m, r) => m.set(r.i, [...(m.get(r.i) ?? []), r.w]),
     new Map<number, string[]>(),
@@ -41,7 +41,13 @@ export async function pgSearchQuery(q: SqlQueries, text: string, organizationId:
   const next = () => normal.get(++at) ?? [];
   const parts: string[] = [tsLexeme(`s${scopeToken(organizationId, environment)}`, false)];
   for (const t of terms) {
-    if (t.kind === 'ident') parts.push(...next().map((w) => tsLexeme(`i${w}`, true)));
+    if (t.kind === 'ident') {
+      // The identifier as typed, or any other spelling of it (a phone number local or international): one of them.
+      const lexemes = (kind: string, prefix: boolean) => next().map((w) => tsLexeme(`${kind}${w}`, prefix)).join(' & ');
+      const spellings = [lexemes('i', true), ...t.also.map((a) => [lexemes('i', true), ...(a.country ? [lexemes('c', false)] : [])].filter(Boolean).join(' & '))].filter(Boolean);
+      if (spellings.length === 1) parts.push(spellings[0]!);
+      else if (spellings.length > 1) parts.push(`(${spellings.map((s) => `(${s})`).join(' | ')})`);
+    }
     else if (t.kind === 'country') parts.push(...next().map((w) => tsLexeme(`c${w}`, false)));
     else {
       const names = t.words.flatMap(() => next().map((w) => tsLexeme(`n${w}`, true)));

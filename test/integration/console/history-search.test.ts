@@ -33,6 +33,7 @@ beforeAll(async () => {
   };
   ids['ng'] = await post('/verify/account', NG_OK); // ADAEZE OKAFOR
   ids['ke'] = await post('/verify/identity', { country: 'KE', idType: 'national_id', idNumber: '12345678' }); // WANJIRU AKINYI KAMAU
+  ids['phone'] = await post('/verify/phone', { country: 'GH', phoneNumber: '023 123 4567', networkCode: 'MTN' }); // typed local, shown +233231234567
   ids['ngConsole'] = (await call<{ id: string }>('verify:account', { environment: 'sandbox', request: { country: 'NG', accountNumber: '0690000031', bankCode: '044' } })).id;
   // Another organization's check with the same identifier must never be found.
   const other = await bootstrap(ts.service.deps, { email: `b-${randomUUID().slice(0, 8)}@example.com`, password: TEST_PASSWORD });
@@ -49,6 +50,16 @@ describe('History search', () => {
     expect(await search('0123-456')).toEqual([ids['ng']]);
     expect(await search('1234')).toEqual([ids['ke']]);
     expect(await search('069')).toEqual([ids['ngConsole']]);
+  });
+
+  it('finds a phone number typed locally by its international form, whole or in groups (found by the console review)', async () => {
+    expect(await search('+233231234567')).toEqual([ids['phone']]);
+    expect(await search('+233 23 123')).toEqual([ids['phone']]);
+    expect(await search('+233 231')).toEqual([ids['phone']]);
+    expect(await search('00233231')).toEqual([ids['phone']]);
+    expect(await search('0231')).toEqual([ids['phone']]);
+    // Another market's calling code does not reach it.
+    expect(await search('+234231')).toEqual([]);
   });
 
   it('finds by the names returned and by their start, accents and case ignored', async () => {

@@ -6,7 +6,8 @@ import { parseSearch, scopeToken } from '../../../src-main/core/verification/sea
 describe('parseSearch', () => {
   it('reads ids, identifier prefixes, country codes and names', () => {
     expect(parseSearch('ver_AB12')).toEqual({ ids: ['ver_ab12'], match: null });
-    expect(parseSearch('+234 801-23')).toEqual({ ids: [], match: 'ident:"234"* AND ident:"80123"*' });
+    // An international number typed in groups is one identifier, found in either spelling (below).
+    expect(parseSearch('+234 801-23')).toEqual({ ids: [], match: '(ident:"23480123"* OR (ident:"80123"* AND country:"ng") OR (ident:"080123"* AND country:"ng"))' });
     expect(parseSearch('NG')).toEqual({ ids: [], match: 'country:"ng"' });
     expect(parseSearch('  Okafor  ')).toEqual({ ids: [], match: '(names:"Okafor"*)' });
     expect(parseSearch("O'Neil-Smith")).toEqual({ ids: [], match: '(names:"O"* AND names:"Neil"* AND names:"Smith"*)' });
@@ -22,5 +23,18 @@ describe('parseSearch', () => {
   });
   it('builds the same scope token as the index (letters and digits of the organization id, then the environment)', () => {
     expect(scopeToken('org_AB12-cd', 'live')).toBe('orgab12cdxlive');
+  });
+});
+
+describe('a phone number searched in its international form', () => {
+  // Found by the console review: a check typed as 0802 123 4567 shows +2348021234567, and searching that found nothing.
+  it('also matches the local spellings of the market whose calling code it starts with, in that market only', () => {
+    expect(parseSearch('+2348021234567')).toEqual({ ids: [], match: '(ident:"2348021234567"* OR (ident:"8021234567"* AND country:"ng") OR (ident:"08021234567"* AND country:"ng"))' });
+    expect(parseSearch('00234802')).toEqual({ ids: [], match: '(ident:"00234802"* OR ident:"234802"* OR (ident:"802"* AND country:"ng") OR (ident:"0802"* AND country:"ng"))' });
+    // Côte d'Ivoire dials no trunk prefix: its national number is the local form.
+    expect(parseSearch('+2250123')).toEqual({ ids: [], match: '(ident:"2250123"* OR (ident:"0123"* AND country:"ci"))' });
+    // A local prefix stays one term (most often an account number); so does a code alone.
+    expect(parseSearch('0802')).toEqual({ ids: [], match: 'ident:"0802"*' });
+    expect(parseSearch('+234')).toEqual({ ids: [], match: 'ident:"234"*' });
   });
 });
