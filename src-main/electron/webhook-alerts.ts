@@ -31,6 +31,16 @@ export interface NotificationClass {
   isSupported(): boolean;
 }
 
+type ShownNotification = Pick<ElectronNotification, 'show' | 'on'>;
+// A notification nothing refers to may be garbage-collected while it is still on screen, and then its click does
+// nothing. Each shown one is held here until it is clicked, closed or fails to show.
+const shown = new Set<ShownNotification>();
+
+/** How many notifications are held (shown, not yet clicked, closed or failed); for tests. */
+export function heldNotificationCount(): number {
+  return shown.size;
+}
+
 export interface WebhookAlertsOptions {
   /** The running service's dependencies (RunningService.deps). */
   deps: CoreDeps;
@@ -96,7 +106,14 @@ export function startWebhookAlerts(o: WebhookAlertsOptions): WebhookAlerts {
     refreshInBackground();
     if (!o.Notification.isSupported()) return;
     const n = new o.Notification({ ...notificationText(e), urgency: 'critical' });
-    n.on('click', () => o.openWebhook(e.webhookId, e.environment));
+    const release = () => void shown.delete(n);
+    n.on('click', () => {
+      release();
+      o.openWebhook(e.webhookId, e.environment);
+    });
+    n.on('close', release);
+    n.on('failed', release);
+    shown.add(n);
     n.show();
   });
   const timer = o.refreshMs === 0 ? null : setInterval(refreshInBackground, o.refreshMs ?? 15_000);
