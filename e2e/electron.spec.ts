@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname as dirOf, join, resolve } from 'node:path';
 import { fileURLToPath as toPath } from 'node:url';
+import { buildConsoleBridge } from '../src-main/electron/preload-api';
 import { keysAndCheckScenario } from './scenarios';
 
 const here = dirOf(toPath(import.meta.url));
@@ -107,7 +108,11 @@ test.describe('Electron app', () => {
         const g = globalThis as any;
         return { require: typeof g.require, process: typeof g.process, vc: Object.keys(g.vc).sort(), opened: g.open('https://evil.example/') === null };
       });
-      expect(page).toEqual({ require: 'undefined', process: 'undefined', vc: ['invoke', 'pathForFile'], opened: true });
+      // The surface is the one preload-api.ts builds (invoke, pathForFile, subscribe), taken from it so the two
+      // cannot drift: a key more or less in the page is a preload that exposes something else.
+      const bridgeKeys = Object.keys(buildConsoleBridge({ invoke: async () => null, on: () => null, removeListener: () => null }, { getPathForFile: () => '' }, [])).sort();
+      expect(bridgeKeys).toEqual(['invoke', 'pathForFile', 'subscribe']);
+      expect(page).toEqual({ require: 'undefined', process: 'undefined', vc: bridgeKeys, opened: true });
       expect(await a.page.evaluate(() => (globalThis as any).vc.invoke('not-a-channel', {}))).toMatchObject({ ok: false });
 
       // A navigation attempt is refused: the page stays on the app scheme.
