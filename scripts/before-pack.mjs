@@ -5,8 +5,31 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-// builder-util's Arch enum, by value.
-const ARCH_NAMES = ['ia32', 'x64', 'armv7l', 'arm64', 'universal'];
+// builder-util's Arch enum, by value, as Node names the architecture (process.arch, which the build stamp records:
+// scripts/lib/electron-binding.mjs). electron-builder's `armv7l` is Node's `arm`; `universal` has no Node name.
+const NODE_ARCH_BY_BUILDER_ARCH = ['ia32', 'x64', 'arm', 'arm64', null];
+const UNIVERSAL = 4;
+
+/** Node's name for an architecture named by electron-builder (its Arch enum value or name); null for universal. */
+export function nodeArch(arch) {
+  if (typeof arch === 'number') return arch === UNIVERSAL ? null : (NODE_ARCH_BY_BUILDER_ARCH[arch] ?? String(arch));
+  if (arch === 'universal') return null;
+  return arch === 'armv7l' ? 'arm' : arch;
+}
+
+const UNIVERSAL_REFUSED =
+  'a universal macOS app holds an x64 and an arm64 app, and each needs a better-sqlite3 binding built for its own ' +
+  'architecture; build/native/electron/ holds one binding, for one architecture. Package one architecture at a ' +
+  'time instead, each with its own binding: `npm_config_arch=arm64 npm run package -- --arm64`, then ' +
+  '`npm_config_arch=x64 npm run package -- --x64` (the rebuild step builds the binding for npm_config_arch).';
+
+/**
+ * Is this pack part of a universal macOS build? electron-builder packs the x64 and the arm64 app first (calling this
+ * hook for each, into `<appOutDir>-x64-temp` / `-arm64-temp`), then merges them; the hook never sees `universal` there.
+ */
+function universalPart(context) {
+  return context.arch === UNIVERSAL || (context.electronPlatformName === 'darwin' && /-(?:x64|arm64)-temp$/.test(String(context.appOutDir ?? '')));
+}
 
 /** null when the binding in `dir` fits; else the reason, with the fix. */
 export function bindingProblem(dir, want) {
@@ -19,17 +42,19 @@ export function bindingProblem(dir, want) {
     return `${join(dir, 'better_sqlite3.json')} (the build stamp) is missing or unreadable. ${fix}`;
   }
   for (const k of ['electron', 'platform', 'arch']) {
-    if (stamp[k] !== want[k]) return `the better-sqlite3 binding was built for ${k} ${stamp[k]}, the package is for ${want[k]}. ${fix}`;
+    const built = k === 'arch' ? nodeArch(stamp[k]) : stamp[k];
+    if (built !== want[k]) return `the better-sqlite3 binding was built for ${k} ${stamp[k]}, the package is for ${want[k]}. ${fix}`;
   }
   return null;
 }
 
 export async function beforePack(context) {
+  if (universalPart(context)) throw new Error(`Not packaging: ${UNIVERSAL_REFUSED}`);
   const root = context.packager.projectDir;
   const want = {
     electron: context.packager.config.electronVersion,
     platform: context.electronPlatformName,
-    arch: ARCH_NAMES[context.arch] ?? String(context.arch),
+    arch: nodeArch(context.arch),
   };
   const problem = bindingProblem(join(root, 'build', 'native', 'electron'), want);
   if (problem) throw new Error(`Not packaging: ${problem}`);

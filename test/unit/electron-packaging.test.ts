@@ -1,6 +1,6 @@
 // The electron-builder configuration is complete and checked even where packaging itself cannot run (no Electron
 // download here): electron-builder's own schema validation, the targets per OS, files/asar, and every file it names.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -88,6 +88,34 @@ describe('electron-builder.yml', () => {
       // As electron-builder calls it: the project's own build/native/electron, for the packaged Electron version.
       const ctx = (projectDir: string) => ({ packager: { projectDir, config: { electronVersion: '41.10.0' } }, electronPlatformName: 'linux', arch: 1 });
       await expect(hook(ctx(dir))).rejects.toThrow(/^Not packaging: .*better_sqlite3\.node is missing/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('beforePack names the architecture as the build stamp does (Node’s process.arch), and refuses universal with why', async () => {
+    const mod = (await import(join(root, 'scripts/before-pack.mjs'))) as { beforePack(ctx: unknown): Promise<void>; nodeArch(a: number | string): string | null };
+    const dir = mkdtempSync(join(tmpdir(), 'vc-before-pack-'));
+    try {
+      mkdirSync(join(dir, 'build/native/electron'), { recursive: true });
+      writeFileSync(join(dir, 'build/native/electron/better_sqlite3.node'), 'x');
+      const stamp = (platform: string, arch: string) => writeFileSync(join(dir, 'build/native/electron/better_sqlite3.json'), JSON.stringify({ electron: '41.10.0', platform, arch }));
+      const ctx = (platform: string, arch: number, appOutDir = join(dir, 'dist/linux-unpacked')) => ({ packager: { projectDir: dir, config: { electronVersion: '41.10.0' } }, electronPlatformName: platform, arch, appOutDir });
+      // A 32-bit ARM build: rebuild-electron-sqlite stamps process.arch, `arm`; electron-builder packs `armv7l` (2).
+      stamp('linux', 'arm');
+      await expect(mod.beforePack(ctx('linux', 2))).resolves.toBeUndefined();
+      await expect(mod.beforePack(ctx('linux', 1))).rejects.toThrow(/built for arch arm, the package is for x64/);
+      stamp('linux', 'x64');
+      await expect(mod.beforePack(ctx('linux', 1))).resolves.toBeUndefined();
+      // Universal: refused with the reason and what to build instead, both as the arch itself and as electron-builder
+      // really calls the hook for it (once per architecture, into <appOutDir>-x64-temp / -arm64-temp).
+      stamp('darwin', 'arm64');
+      await expect(mod.beforePack(ctx('darwin', 4))).rejects.toThrow(/^Not packaging: a universal macOS app .* one binding, for one architecture.*npm_config_arch=x64 npm run package -- --x64/);
+      await expect(mod.beforePack(ctx('darwin', 3, join(dir, 'dist/mac-universal-arm64-temp')))).rejects.toThrow(/a universal macOS app/);
+      await expect(mod.beforePack(ctx('darwin', 3, join(dir, 'dist/mac-arm64')))).resolves.toBeUndefined();
+      // builder-util's Arch enum: ia32 0, x64 1, armv7l 2, arm64 3, universal 4.
+      expect([0, 1, 2, 3, 4].map(mod.nodeArch)).toEqual(['ia32', 'x64', 'arm', 'arm64', null]);
+      expect(mod.nodeArch('armv7l')).toBe('arm');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
