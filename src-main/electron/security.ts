@@ -33,7 +33,10 @@ export function secureWebPreferences(preloadPath: string): NonNullable<BrowserWi
   };
 }
 
-/** Hosts whose http(s) links the console may open in the user's browser (documentation only). */
+/**
+ * Hosts whose https links the console may open in the user's browser (public documentation only). Plain http is
+ * refused: every host here serves https, and an http link could be rewritten on the way.
+ */
 export const EXTERNAL_HOSTS: readonly string[] = ['github.com', 'www.standardwebhooks.com', 'standardwebhooks.com', 'www.electronjs.org'];
 
 export function isAllowedExternal(url: string, hosts: readonly string[] = EXTERNAL_HOSTS): boolean {
@@ -43,7 +46,7 @@ export function isAllowedExternal(url: string, hosts: readonly string[] = EXTERN
   } catch {
     return false;
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return false;
+  if (u.protocol !== 'https:') return false;
   // Credentials in a link are a classic way to make `https://github.com@evil.example` look trusted.
   if (u.username || u.password) return false;
   return hosts.includes(u.hostname.toLowerCase());

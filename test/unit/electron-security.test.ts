@@ -66,9 +66,12 @@ describe('content security policy', () => {
 });
 
 describe('openExternal allow-list', () => {
-  it('opens http(s) links to allow-listed hosts only', () => {
+  it('opens https links to allow-listed hosts only', () => {
     expect(isAllowedExternal('https://github.com/org/repo')).toBe(true);
-    expect(isAllowedExternal('http://github.com/org/repo')).toBe(true);
+    // Every allow-listed host is a public documentation site served over https; a plain-http link to one would open
+    // a page anyone on the network path can rewrite, so it is refused like any other scheme.
+    expect(isAllowedExternal('http://github.com/org/repo')).toBe(false);
+    expect(isAllowedExternal('http://www.electronjs.org/docs')).toBe(false);
     expect(isAllowedExternal('https://GITHUB.com/x')).toBe(true);
     expect(EXTERNAL_HOSTS.length).toBeGreaterThan(0);
   });
