@@ -133,6 +133,30 @@ describe('electron-builder.yml', () => {
     }
   });
 
+  it('Linux: the launcher and the window have one name (desktopName), so the desktop links the window to its entry', async () => {
+    const c = await load();
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; productName?: string; description: string; desktopName?: string };
+    // Electron takes the window's WM_CLASS (X11) and app_id (Wayland) from package.json's desktopName.
+    expect(pkg.desktopName).toBe('verification-console.desktop');
+    // The .desktop entry electron-builder writes into the deb and the AppImage, by its own code, and where it goes.
+    const { LinuxTargetHelper } = require('app-builder-lib/out/targets/LinuxTargetHelper.js') as {
+      LinuxTargetHelper: new (p: unknown) => { computeDesktopEntry(o: unknown): Promise<string>; getDesktopFileName(): string };
+    };
+    const packager = {
+      info: { metadata: pkg },
+      appInfo: { productName: c['productName'], sanitizedProductName: c['productName'], description: pkg.description },
+      executableName: c['linux'].executableName,
+      platformSpecificBuildOptions: c['linux'],
+      fileAssociations: [],
+      config: c,
+    };
+    const helper = new LinuxTargetHelper(packager);
+    const entry = await helper.computeDesktopEntry(c['linux']);
+    expect(entry).toMatch(/^StartupWMClass=verification-console$/m);
+    expect(entry).toMatch(/^Name=Verification Console$/m);
+    expect(helper.getDesktopFileName()).toBe('verification-console');
+  });
+
   it('Linux: deb first (the recommended package: it installs an AppArmor profile), AppImage second', async () => {
     const c = await load();
     expect(targets(c, 'linux')).toEqual(['deb', 'AppImage']);
