@@ -1,7 +1,7 @@
 // Electron main process: starts the same service as `vconsole serve` on the same data folder, opens one hardened
 // window on the built renderer (app:// scheme), wires the console channel map to ipcMain with sender checks, and
 // shows the API listener's state in the tray and menu. The only module tree that imports electron.
-import { app, BrowserWindow, dialog, ipcMain, nativeImage, Notification, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, nativeImage, Notification, powerMonitor, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHANNEL_NAMES } from '../../src-shared/channels';
@@ -16,6 +16,7 @@ import { StoreError } from '../store/database';
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { answerAppDownload } from './app-downloads';
 import { createDesktopLogger, type DesktopLogger } from './desktop-logger';
+import { createInFlight } from './in-flight';
 import { loadElectronBinding } from './native-binding';
 import { appIconPng } from './png';
 import { createSafeStorageBox } from './safe-storage-box';
@@ -53,10 +54,16 @@ let webhookAlerts: WebhookAlerts | null = null;
 let listener: ListenerState = { kind: 'not-listening', reason: 'error', message: 'Starting…' };
 let desktopLog: DesktopLogger | null = null;
 let saveWindowState: (() => void) | null = null;
-// starting → running → stopping → stopped. A second instance and IPC are served only while running; a quit asked
-// for while starting waits for the start to finish, then stops gracefully like any other.
+let stopLiveEvents: (() => void) | null = null;
+// starting → running → stopping → stopped. A second instance, IPC and windows are served only while running; a quit
+// asked for while starting waits for the start to finish, then stops gracefully like any other, opening no window.
 let phase: 'starting' | 'running' | 'stopping' | 'stopped' = 'starting';
 let quitWhenStarted = false;
+// A second launch while this one stops (or was asked to quit while starting): start again once stopped.
+let relaunchWhenStopped = false;
+// The OS is ending the session (shut down, restart, log out): the stop is short and no quit is held.
+let osEnding = false;
+const ipcCalls = createInFlight();
 
 const openExternal = (url: string) => void shell.openExternal(url);
 
@@ -75,7 +82,8 @@ function registerIpc(s: RunningService): void {
       if (!isOurWindow(event)) {
         return { ok: false, error: { code: 'FORBIDDEN', message: 'IPC from an untrusted sender was refused.' } };
       }
-      return dispatch(s.handlers, channel, input, s.deps.log);
+      // Counted, so the stop lets it finish before the store closes.
+      return ipcCalls.track(dispatch(s.handlers, channel, input, s.deps.log));
     });
   }
 }
@@ -88,6 +96,8 @@ function hardenContents(contents: WebContents): void {
 }
 
 function createWindow(): void {
+  // Never during start-up or a stop: a window then would show a console whose IPC is refused.
+  if (phase !== 'running' || quitWhenStarted || win) return;
   const restored = restoreWindowState(readWindowState(windowStateFile), screen.getAllDisplays());
   win = new BrowserWindow({
     ...restored.bounds,
@@ -110,6 +120,8 @@ function createWindow(): void {
   });
   saveWindowState = trackWindowState(win, windowStateFile, screen).saveNow;
   win.once('ready-to-show', () => {
+    // A quit may have begun while the page loaded: the window stays hidden.
+    if (phase !== 'running') return;
     if (restored.maximized) win?.maximize();
     win?.show();
     if (listener.kind === 'not-listening') listenerErrorDialog(win, listener);
@@ -117,16 +129,22 @@ function createWindow(): void {
   win.on('closed', () => {
     win = null;
   });
+  // Windows tells each top-level window that the session ends (shut down, restart, sign out).
+  win.on('query-session-end', () => osSessionEnding());
+  win.on('session-end', () => osSessionEnding());
   void win.loadURL(APP_ENTRY_URL);
 }
 
 /** Shows the window on one webhook's page (the console's address for it: app/routes.ts). */
 function showWebhook(webhookId: string, environment: 'sandbox' | 'live'): void {
+  if (phase !== 'running') return;
   showWindow();
   void win?.loadURL(`${APP_ENTRY_URL}#/webhooks/${encodeURIComponent(webhookId)}?env=${environment}`);
 }
 
+/** Tray, menu, notification and second launch: only while running (never during a stop). */
 function showWindow(): void {
+  if (phase !== 'running') return;
   if (!win) return createWindow();
   if (win.isMinimized()) win.restore();
   win.show();
@@ -193,12 +211,21 @@ async function boot(): Promise<void> {
     app.exit(0);
     return;
   }
-  // A second launch while this one is still starting would get a second window: ignored until running.
+  // A second launch while this one is still starting would get a second window: ignored until running (the window
+  // opens then). One while this one is quitting is not dropped: the app starts again once the stop is done.
   app.on('second-instance', () => {
-    if (phase === 'running') showWindow();
+    if (phase === 'running') return showWindow();
+    if (!osEnding && (phase === 'stopping' || (phase === 'starting' && quitWhenStarted))) relaunchWhenStopped = true;
   });
 
   await app.whenReady();
+  // macOS and Linux say the session ends through powerMonitor (usable only once ready); Windows through the window.
+  powerMonitor.on('shutdown', (e?: { preventDefault(): void }) => {
+    // Linux: asks logind to wait for the short stop (a delay lock, itself bounded by logind). Not on macOS, where only
+    // a prompt exit keeps the log-out going.
+    if (process.platform === 'linux') e?.preventDefault();
+    osSessionEnding();
+  });
   desktopLog = createDesktopLogger(dataDir, process.env['LOG_LEVEL'] ?? 'warn');
   // Never open the store with a binding that cannot load: say what is wrong and what fixes it, then quit.
   const binding = loadElectronBinding({ resourcesPath: process.resourcesPath, projectRoot: projectRoot(), abi: process.versions.modules, packaged: app.isPackaged });
@@ -223,7 +250,7 @@ async function boot(): Promise<void> {
     throw err;
   }
   registerIpc(service);
-  forwardLiveEvents(service, () => win?.webContents ?? null);
+  stopLiveEvents = forwardLiveEvents(service, () => win?.webContents ?? null);
   menus = createShellMenus(
     listener,
     {
@@ -237,8 +264,9 @@ async function boot(): Promise<void> {
   // A webhook turning `failed`: an OS notification and the tray's state (docs/webhooks.md "When an endpoint fails").
   webhookAlerts = startWebhookAlerts({ deps: service.deps, Notification, setTrayState: (s) => menus?.setWebhooks(s), openWebhook: showWebhook });
   phase = 'running';
+  // A quit asked for during start-up: stop now, without opening a window first.
+  if (quitWhenStarted) return void app.quit();
   createWindow();
-  if (quitWhenStarted) app.quit();
 }
 
 app.on('web-contents-created', (_e, contents) => hardenContents(contents));
@@ -246,40 +274,93 @@ app.on('web-contents-created', (_e, contents) => hardenContents(contents));
 app.on('window-all-closed', () => app.quit());
 
 const STOP_TIMEOUT_MS = 15_000;
+/** How long a stop waits for the console's IPC calls in flight before it closes the store anyway. */
+const IPC_DRAIN_MS = 5_000;
+/** When the OS ends the session: the whole stop, and its IPC wait, at most (then the quit goes on). */
+const OS_STOP_TIMEOUT_MS = 3_000;
+const OS_IPC_DRAIN_MS = 1_000;
+
 app.on('before-quit', (e) => {
   if (phase === 'stopped') return;
-  // Every quit is held until the graceful stop has finished — a second one (tray Quit, then closing the window)
-  // included, so nothing exits in the middle of stop().
+  if (osEnding) {
+    // The OS is ending the session: never refuse the quit — macOS takes a held quit as the app refusing and aborts
+    // the log-out or shut-down. The short stop begun when the OS said so goes on while the process lives; the store
+    // is crash-safe (WAL, durable commits), so a cut-short stop loses nothing acknowledged.
+    beginStop(OS_STOP_TIMEOUT_MS, OS_IPC_DRAIN_MS);
+    return;
+  }
+  // Every other quit is held until the graceful stop has finished — a second one (tray Quit, then closing the
+  // window) included, so nothing exits in the middle of stop().
   e.preventDefault();
   if (phase === 'starting') {
     quitWhenStarted = true;
     return;
   }
-  if (phase === 'stopping' || !service) return;
-  // Graceful shutdown: stop accepting, let in-flight jobs and deliveries finish (service.stop awaits the worker and
-  // the dispatcher), close the store, then quit. Queued jobs are durable and resume at the next start. The window
-  // goes away at once (its state saved first, which also covers the forced exit below); IPC is refused from now on.
+  beginStop(STOP_TIMEOUT_MS, IPC_DRAIN_MS);
+});
+
+/** The OS ends the session: a short stop now, and the quit goes on within OS_STOP_TIMEOUT_MS whatever happens. */
+function osSessionEnding(): void {
+  if (osEnding) return;
+  osEnding = true;
+  relaunchWhenStopped = false;
+  if (phase === 'starting') quitWhenStarted = true;
+  else if (phase === 'running') beginStop(OS_STOP_TIMEOUT_MS, OS_IPC_DRAIN_MS);
+  else if (phase === 'stopping') {
+    // A stop already under way (allowed 15 s): the OS does not wait that long.
+    setTimeout(() => endQuit(), OS_STOP_TIMEOUT_MS).unref?.();
+  }
+}
+
+/** The stop is over (or out of time): start again if a second launch asked for it, and let the quit go on. */
+function endQuit(code?: number): void {
+  if (phase === 'stopped') return;
+  phase = 'stopped';
+  menus?.destroy();
+  if (relaunchWhenStopped && !osEnding) app.relaunch();
+  if (code === undefined) app.quit();
+  else app.exit(code);
+}
+
+/**
+ * Graceful shutdown: first what reads the store on its own (the webhook alerts' timer and failure listener, the
+ * live-event forwarding), then the console's IPC calls in flight are let finish (new ones are refused from now on),
+ * then the service stops accepting, lets in-flight jobs and deliveries finish (service.stop awaits the worker and the
+ * dispatcher), closes the store, and the log is flushed. Queued jobs are durable and resume at the next start. The
+ * window goes away at once (its state saved first, which also covers a forced exit).
+ */
+function beginStop(timeoutMs: number, ipcDrainMs: number): void {
+  if (phase !== 'running' || !service) return;
   phase = 'stopping';
   saveWindowState?.();
   win?.hide();
+  webhookAlerts?.stop();
+  webhookAlerts = null;
+  stopLiveEvents?.();
+  stopLiveEvents = null;
   const s = service;
   const timer = setTimeout(() => {
-    logError(`Shutdown took longer than ${STOP_TIMEOUT_MS} ms; exiting (the store is transactional, nothing is lost).`);
-    app.exit(1);
-  }, STOP_TIMEOUT_MS);
-  void s
-    .stop()
+    if (osEnding) {
+      logError(`The OS is ending the session; quitting before the stop finished (${timeoutMs} ms; the store is crash-safe).`);
+      return endQuit();
+    }
+    logError(`Shutdown took longer than ${timeoutMs} ms; exiting (the store is transactional, nothing is lost).`);
+    endQuit(1);
+  }, timeoutMs);
+  void ipcCalls
+    .settled(ipcDrainMs)
+    .then((drained) => {
+      if (!drained) logError(`${ipcCalls.size} console call(s) still running after ${ipcDrainMs} ms; stopping the service anyway.`);
+      return s.stop();
+    })
     .catch((err: unknown) => logError('Error while stopping the service:', err))
     .then(() => desktopLog?.close())
     .finally(() => {
       clearTimeout(timer);
-      webhookAlerts?.stop();
-      menus?.destroy();
       service = null;
-      phase = 'stopped';
-      app.quit();
+      endQuit();
     });
-});
+}
 
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => app.quit());
 

@@ -52,7 +52,9 @@ export function createElectronStandIn(opts: { singleInstance?: boolean; packaged
   const menus: unknown[] = [];
   const notifications: { title?: string; body?: string }[] = [];
   const paths = new Map<string, string>();
-  const state = { exitCode: null as number | null, quitCompleted: false, ready: false, messageBoxResponse: opts.messageBoxResponse ?? 0 };
+  const state = { exitCode: null as number | null, quitCompleted: false, ready: false, messageBoxResponse: opts.messageBoxResponse ?? 0, relaunched: 0 };
+  const trays: { menu: unknown; destroyed: boolean }[] = [];
+  const powerMonitor = new EventEmitter();
   let resolveReady: () => void = () => {};
   const readyPromise = new Promise<void>((r) => (resolveReady = r));
 
@@ -87,6 +89,10 @@ export function createElectronStandIn(opts: { singleInstance?: boolean; packaged
       this.emit('will-quit', new StandInEvent());
       state.quitCompleted = true;
       this.emit('quit');
+    }
+    /** Electron: the app starts again once this process has ended (by quit or exit). */
+    relaunch(): void {
+      state.relaunched++;
     }
     /** Electron: ends at once with the code; no events. */
     exit(code = 0): void {
@@ -222,6 +228,7 @@ export function createElectronStandIn(opts: { singleInstance?: boolean; packaged
       destroyed = false;
       constructor(image: unknown) {
         this.image = image;
+        trays.push(this);
       }
       setImage(i: unknown) {
         this.image = i;
@@ -238,6 +245,7 @@ export function createElectronStandIn(opts: { singleInstance?: boolean; packaged
     },
     nativeImage: { createFromBuffer: image },
     clipboard: { writeText: () => {} },
+    powerMonitor,
     Notification: class extends EventEmitter {
       static isSupported(): boolean {
         return true;
@@ -261,8 +269,24 @@ export function createElectronStandIn(opts: { singleInstance?: boolean; packaged
     menus,
     notifications,
     protocolHandlers,
+    trays,
+    powerMonitor,
     session: sessionRecord,
     state,
+    /** The OS ends the session as macOS and Linux say it (powerMonitor 'shutdown'); returns the event. */
+    osShutdown(): StandInEvent {
+      const e = new StandInEvent();
+      powerMonitor.emit('shutdown', e);
+      return e;
+    },
+    /** Clicks the tray menu item with this label (the tray's current menu). */
+    clickTray(label: string): void {
+      const tray = trays.at(-1);
+      const items = ((tray?.menu as { template?: { label?: string; click?: () => void }[] } | null)?.template ?? []);
+      const item = items.find((i) => i.label === label);
+      if (!item?.click) throw new Error(`No tray item "${label}" (items: ${items.map((i) => i.label).join(', ')})`);
+      item.click();
+    },
     /** Fires 'ready' (whenReady resolves). */
     ready(): void {
       state.ready = true;

@@ -1,13 +1,16 @@
 // The real Electron main process (src-main/electron/main.ts) on the Electron module stand-in, with the real service
 // on a temporary data folder: binding problems end in a dialog and exit 1 before the store is opened; a data folder
 // held by another service ends in a dialog offering its console and exit 1; a taken port keeps the one service of
-// the folder (console only); quit is graceful however often it is asked; a second launch during start-up is ignored.
+// the folder (console only); quit is graceful however often it is asked; a second launch during start-up is ignored,
+// one during the stop starts the app again afterwards; nothing opens a window during a stop; console calls in flight
+// finish before the store closes; an OS shut-down / log-out gets a short stop and its quit is never held.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import type { LiveEventHub } from '../../src-main/core/events/live-events';
 import { acquireDataFolderLock, readLockHolder } from '../../src-main/store/data-folder-lock';
 import { createElectronStandIn, useElectronStandIn, type ElectronStandIn } from '../helpers/electron-stand-in';
 
@@ -31,7 +34,7 @@ type Binding = 'loadable' | 'stale' | 'unloadable';
  * Starts main.ts as Electron would: `resources/native/` holds the binding (a loadable one is a copy of the Node build
  * of better-sqlite3, stamped with this runtime's ABI — it is what this process can load), then 'ready' fires.
  */
-async function launch(o: { binding?: Binding; port?: number; packaged?: boolean; messageBoxResponse?: number; beforeReady?: (e: ElectronStandIn) => void } = {}) {
+async function launch(o: { binding?: Binding; port?: number; packaged?: boolean; messageBoxResponse?: number; beforeReady?: (e: ElectronStandIn) => unknown } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'vc-electron-data-'));
   const resources = mkdtempSync(join(tmpdir(), 'vc-electron-res-'));
   cleanups.push(() => rmSync(resources, { recursive: true, force: true }));
@@ -58,7 +61,7 @@ async function launch(o: { binding?: Binding; port?: number; packaged?: boolean;
     }
     for (const sig of ['SIGINT', 'SIGTERM'] as const) for (const l of process.listeners(sig)) if (!signals[sig].includes(l)) process.off(sig, l);
   });
-  o.beforeReady?.(e);
+  await o.beforeReady?.(e);
   e.ready();
   return { e, dataDir };
 }
@@ -214,12 +217,104 @@ describe('running', () => {
     expect(e.windows).toHaveLength(1);
   });
 
-  it('a quit asked for during start-up waits for the start, then stops gracefully', async () => {
+  it('a quit asked for during start-up waits for the start, then stops gracefully without opening a window', async () => {
     const { e, dataDir } = await launch({ beforeReady: (s) => s.app.quit() });
     expect(e.ended).toBeNull();
     await ended(e);
     expect(e.ended).toBe(0);
+    expect(e.windows).toHaveLength(0);
+    expect(e.state.relaunched).toBe(0);
     acquireDataFolderLock(dataDir, 'test').release();
+  });
+
+  it('during the stop nothing opens the window again; a second launch then is not dropped: the app starts again once stopped', async () => {
+    const { e } = await launch();
+    await running(e);
+    const win = e.windows[0]!;
+    await vi.waitFor(() => expect(win.isVisible()).toBe(true));
+    e.app.quit();
+    expect(win.isVisible()).toBe(false);
+    e.clickTray('Open console');
+    e.app.emit('second-instance', {}, [], '/');
+    expect(win.isVisible()).toBe(false);
+    expect(e.windows).toHaveLength(1);
+    expect(e.state.relaunched).toBe(0);
+    await ended(e);
+    expect(e.ended).toBe(0);
+    expect(e.state.relaunched).toBe(1);
+  });
+
+  it('a second launch while a quit asked for during start-up waits: no window, and the app starts again once stopped', async () => {
+    const { e } = await launch({
+      beforeReady: (s) => {
+        s.app.quit();
+        s.app.emit('second-instance', {}, [], '/');
+      },
+    });
+    await ended(e);
+    expect(e.windows).toHaveLength(0);
+    expect(e.state.relaunched).toBe(1);
+  });
+
+  it('a console call in flight when the quit comes is answered before the store closes; live events stop first', async () => {
+    // The hub class main.ts uses (the module registry is fresh for each launch): its subscribe is watched.
+    let subscribe: MockInstance<LiveEventHub['subscribe']> | null = null;
+    const { e } = await launch({
+      beforeReady: async () => {
+        const { LiveEventHub: Hub } = await import('../../src-main/core/events/live-events');
+        subscribe = vi.spyOn(Hub.prototype, 'subscribe');
+      },
+    });
+    cleanups.push(() => subscribe?.mockRestore());
+    await running(e);
+    expect(subscribe!).toHaveBeenCalled();
+    const hub = subscribe!.mock.contexts[0] as LiveEventHub;
+    expect(hub.subscribers).toBe(1);
+    // Setting up hashes a password (tens of milliseconds) and writes the organization: still running when the quit comes.
+    const call = e.invoke('setup:bootstrap', { email: 'owner@example.com', password: 'correct horse battery staple' });
+    e.app.quit();
+    expect(await e.invoke('app:info', {})).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } });
+    expect(await call).toMatchObject({ ok: true });
+    await ended(e);
+    expect(e.ended).toBe(0);
+    expect(hub.subscribers).toBe(0);
+  });
+
+  it('OS shut-down / log-out (macOS, Linux: powerMonitor): a short stop at once, the OS quit is never held, then the app quits by itself', async () => {
+    const { e, dataDir } = await launch();
+    await running(e);
+    const win = e.windows[0]!;
+    await vi.waitFor(() => expect(win.isVisible()).toBe(true));
+    const shutdown = e.osShutdown();
+    // Linux: logind is asked to wait for the short stop; macOS: nothing that could read as a refusal.
+    expect(shutdown.defaultPrevented).toBe(process.platform === 'linux');
+    expect(win.isVisible()).toBe(false);
+    expect(await e.invoke('app:info', {})).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } });
+    e.app.emit('second-instance', {}, [], '/');
+    // No OS quit came: the app quits by itself once the stop is done (well within the OS bound), and does not restart.
+    await vi.waitFor(() => expect(e.ended).toBe(0), { timeout: 5_000 });
+    expect(e.state.relaunched).toBe(0);
+    acquireDataFolderLock(dataDir, 'test').release();
+  });
+
+  it('OS session end on Windows (query-session-end): the quit the OS then asks for goes through at once; the stop still finishes', async () => {
+    const { e, dataDir } = await launch();
+    await running(e);
+    const win = e.windows[0]!;
+    const query = new (class {
+      defaultPrevented = false;
+      reasons = ['shutdown'];
+      preventDefault() {
+        this.defaultPrevented = true;
+      }
+    })();
+    win.emit('query-session-end', query);
+    expect(query.defaultPrevented).toBe(false);
+    expect(win.isVisible()).toBe(false);
+    e.app.quit();
+    expect(e.ended).toBe(0);
+    // The store closes and the data folder is free shortly after (the process would be gone by then on Windows).
+    await vi.waitFor(() => acquireDataFolderLock(dataDir, 'test').release(), { timeout: 5_000 });
   });
 
   it('IPC from another window or frame is refused', async () => {
