@@ -14,6 +14,7 @@ import type {
   RoutingResult,
 } from '../../../src-shared/schemas/routing';
 import { isCurrencyCode } from '../../../src-shared/money';
+import { VERIFICATION_ERRORS } from '../../../src-shared/errors';
 
 export interface RoutingContext {
   /** In sandbox, null means the bundled sandbox fixtures. In live, null means no directory has been imported. */
@@ -65,6 +66,21 @@ function notInDirectory(what: string, dir: RoutingDirectory, ctx: RoutingContext
         fields: { status: 'success' as const, valid: false, directoryMatch: false, reasons: [`${what} is not in the routing directory "${dir.name}".`] },
         codes: ['NOT_IN_DIRECTORY'] as ReasonCode[],
       };
+}
+
+/**
+ * Live mode without the directory a check needs: nothing could be looked up, so the answer is a non-answer —
+ * `failed` with `INCONCLUSIVE` (not a negative result, never charged, retryable once a directory is imported;
+ * interface §1.6 and §7.3), `valid: false` so it never counts as valid, and `reasons` saying what to import.
+ */
+function noDirectory(reason: string) {
+  return {
+    status: 'failed' as const,
+    valid: false,
+    directoryMatch: null,
+    reasons: [reason],
+    error: { code: 'INCONCLUSIVE', message: VERIFICATION_ERRORS.INCONCLUSIVE.message },
+  };
 }
 
 function normaliseBic(value: string): string {
@@ -261,8 +277,13 @@ export function evaluateCorrespondents(
   const dir = directoryOf(ctx);
   if (!dir) {
     return {
-      result: { status: 'success', valid: true, ...base, bankName: null, correspondents: [], directoryMatch: null },
-      codes: [],
+      result: {
+        ...base,
+        bankName: null,
+        correspondents: [],
+        ...noDirectory('No correspondents directory is imported, so correspondent banks cannot be looked up.'),
+      },
+      codes: ['NO_ROUTING_DIRECTORY'],
     };
   }
   const entry = dir.findBic(norm);
@@ -381,14 +402,7 @@ export function evaluateRoute(fromBic: string, toBic: string, currency: string, 
   const dir = directoryOf(ctx);
   if (!dir) {
     return {
-      result: {
-        status: 'success',
-        valid: false,
-        ...base,
-        ...noRoute,
-        directoryMatch: null,
-        reasons: ['No routing directory is imported, so correspondent routes cannot be checked.'],
-      },
+      result: { ...base, ...noRoute, ...noDirectory('No routing directory is imported, so correspondent routes cannot be checked.') },
       codes: ['NO_ROUTING_DIRECTORY'],
     };
   }

@@ -80,12 +80,14 @@ export async function answerRoutingNumber(deps: CoreDeps, p: Principal, body: { 
   return answer;
 }
 
-const STRUCTURAL = new Set(['BIC_MALFORMED', 'CURRENCY_MALFORMED']);
-
 /**
  * Billed in live (service `correspondents`, decisions §9) unless the input is structurally invalid (format errors
- * are never charged, decisions §2). The billing gates and the debit run in the transaction that records the answer.
+ * are never charged, decisions §2) or nothing could be looked up (no correspondents directory imported: an
+ * INCONCLUSIVE non-answer, never charged, interface §1.6). Only a look-up that ran is billed, found or not.
+ * The billing gates and the debit run in the transaction that records the answer.
  */
+const NOT_BILLED = new Set(['BIC_MALFORMED', 'CURRENCY_MALFORMED', 'NO_ROUTING_DIRECTORY']);
+
 /**
  * Correspondents, exactly once per idempotency key (the API's Idempotency-Key; a fresh key for the console).
  * In live the charge, the routing record and the stored response commit in one transaction, so a retry after a
@@ -103,7 +105,7 @@ export function correspondentsOnce(
     const { ctx, directory } = await contextFor(deps, p, 'correspondents', rows);
     const { result, codes } = await evaluateOverStore(rows, () => evaluateCorrespondents(body.bic, body.currency, ctx));
     const m = meta(deps, p, directory);
-    const billable = p.environment === 'live' && !codes.some((c) => STRUCTURAL.has(c));
+    const billable = p.environment === 'live' && !codes.some((c) => NOT_BILLED.has(c));
     const answer: CorrespondentsAnswer = { ...result, ...m, charge: { amount: 0, currency: (await getWallet(deps, p.organizationId)).currency, status: 'not_charged' } };
     return {
       statusCode: 200,

@@ -157,9 +157,36 @@ describe('live', () => {
     expect(aba.body).toMatchObject({ status: 'success', valid: true, checksumValid: true, federalReserveDistrict: 7, bankName: null, directoryMatch: null });
     const route = await post('batch', { items: [{ type: 'route', fromBic: 'DEUTDEFF', toBic: 'CHASUS33', currency: 'USD' }] }, ts.liveKey);
     expect(route.body.summary).toEqual({ total: 1, valid: 0, invalid: 1 });
+    expect(route.body.results[0]).toMatchObject({ status: 'failed', valid: false, directoryMatch: null, error: { code: 'INCONCLUSIVE' } });
+  });
+
+  it('without a correspondents directory answers correspondents INCONCLUSIVE, as a route item, and never charges', async () => {
+    const live = await startTestService();
+    try {
+      await enableLive(live, 'correspondents', { price: 40, balance: 1000 });
+      const orgId = live.org!.organizationId;
+      const inconclusive = { status: 'failed', valid: false, correspondents: [], directoryMatch: null, error: { code: 'INCONCLUSIVE' } };
+      const corr = await api(live.url, 'POST', '/verifications/correspondents', { key: live.liveKey, body: { bic: 'DEUTDEFF', currency: 'USD' }, idem: newKey() });
+      expect(corr.status).toBe(200);
+      expect(corr.body).toMatchObject({ ...inconclusive, charge: { amount: 0, status: 'not_charged' } });
+      expect(corr.body.reasons[0]).toContain('No correspondents directory is imported');
+      const batch = await api(live.url, 'POST', '/verifications/batch', {
+        key: live.liveKey,
+        body: { items: [{ type: 'route', fromBic: 'DEUTDEFF', toBic: 'CHASUS33', currency: 'USD' }] },
+      });
+      expect(batch.body.results[0]).toMatchObject({ status: 'failed', valid: false, directoryMatch: null, error: corr.body.error });
+      expect((await getWallet(live.service.deps, orgId)).balance).toBe(1000);
+      const charges = await live.service.deps.sql.all("SELECT id FROM ledger_entries WHERE kind = 'charge' AND organization_id = ?", [orgId]);
+      expect(charges).toEqual([]);
+    } finally {
+      await live.stop();
+    }
   });
 
   it('bills correspondents: refused while the service is not enabled, charged once enabled, not charged on a replay', async () => {
+    // A look-up needs a correspondents directory (without one the answer is INCONCLUSIVE and free, test above).
+    const h = ts.service.handlers as unknown as Record<string, (i: unknown) => Promise<any>>;
+    await h['routing:import']!({ path: join(process.cwd(), 'resources/routing/sample-correspondents.csv') });
     const key = newKey();
     const refused = await post('correspondents', { bic: 'DEUTDEFF' }, ts.liveKey, key);
     expect(refused.status).toBe(403);
@@ -209,7 +236,8 @@ describe('live', () => {
     expect(corr.body.correspondents.map((c: { bic: string }) => c.bic)).toEqual(['CHASUS33', 'CITIUS33']);
     expect(corr.body.directory.name).toBe('sample-correspondents.csv');
     const dirs = await h['routing:directories']!({});
-    expect(dirs.map((d: { kind: string; current: boolean }) => `${d.kind}:${d.current}`).sort()).toEqual(['aba:true', 'bic:true', 'correspondents:true']);
+    // The billing test imported the correspondents file once before: that import is kept, no longer current.
+    expect(dirs.map((d: { kind: string; current: boolean }) => `${d.kind}:${d.current}`).sort()).toEqual(['aba:true', 'bic:true', 'correspondents:false', 'correspondents:true']);
 
     // The sandbox still answers from its own test set.
     const sandbox = await post('bic', { bic: 'UNKNGB2L' });

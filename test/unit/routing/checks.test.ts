@@ -164,7 +164,8 @@ describe('findCorrespondents', () => {
   });
 
   it('live: without a directory nothing is known; with one the imported relationships answer', () => {
-    expect(findCorrespondents('DEUTDEFF', 'USD', liveBare)).toMatchObject({ valid: true, correspondents: [], directoryMatch: null });
+    // Nothing could be looked up: a non-answer (INCONCLUSIVE, never charged), not an empty list of correspondents.
+    expect(findCorrespondents('DEUTDEFF', 'USD', liveBare)).toMatchObject({ status: 'failed', valid: false, correspondents: [], directoryMatch: null, error: { code: 'INCONCLUSIVE' } });
     expect(findCorrespondents('DEUTDEFF', 'USD', liveDir).correspondents.map((c) => c.bic)).toEqual(['CHASUS33']);
     expect(findCorrespondents('BNPAFRPP', 'USD', liveDir)).toMatchObject({ valid: false, directoryMatch: false });
   });
@@ -199,7 +200,7 @@ describe('checkRoute', () => {
   });
 
   it('cannot judge a route in live without a directory', () => {
-    expect(checkRoute('DEUTDEFF', 'CHASUS33', 'USD', liveBare)).toMatchObject({ status: 'success', valid: false, directoryMatch: null });
+    expect(checkRoute('DEUTDEFF', 'CHASUS33', 'USD', liveBare)).toMatchObject({ status: 'failed', valid: false, directoryMatch: null, error: { code: 'INCONCLUSIVE' } });
     expect(checkRoute('DEUTDEFF', 'CHASUS33', 'USD', liveDir)).toMatchObject({ valid: true, directoryMatch: true });
   });
 });
