@@ -138,7 +138,7 @@ export type BatchResultItem = z.infer<typeof BatchResultItemSchema>;
 export type BatchResult = z.infer<typeof BatchResultSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
-// What the HTTP door answers: the check's result plus its `rte_` id and the directory consulted.
+// What the HTTP door answers: the check's result plus its `rte_` id (a batch's: `bat_`) and the directory consulted.
 
 /** The directory an answer came from: the import the user made (live), `sandbox`, or null when none exists. */
 export const DirectoryRefSchema = z
@@ -165,6 +165,7 @@ export const CorrespondentsAnswerSchema = CorrespondentsResultSchema.extend({ ..
 });
 export const BatchAnswerSchema = BatchResultSchema.extend({
   ...answer,
+  id: z.string().meta({ description: 'bat_ id of the recorded batch (decisions §1)' }),
   status: z.literal('success'),
 }).meta({ id: 'RoutingBatchAnswer' });
 

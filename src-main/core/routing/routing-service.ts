@@ -1,5 +1,5 @@
 // Answers the four routing checks for a principal (decisions §5): picks the sandbox or the imported live directory,
-// records each answer with an `rte_` id, and bills live correspondent look-ups. Shared by the HTTP and console doors.
+// records each answer with an `rte_` id (a batch: `bat_`), and bills live correspondent look-ups. Shared by the HTTP and console doors.
 import type {
   BatchAnswer,
   BatchItem,
@@ -56,8 +56,9 @@ function recordAlone(deps: CoreDeps, p: Principal, kind: CheckKind, request: unk
   return deps.sql.transaction((tx) => record(tx, p, kind, request, result, id, createdAt));
 }
 
-function meta(deps: CoreDeps, p: Principal, directory: DirectoryRef | null) {
-  return { id: newId('rte'), environment: p.environment, directory, createdAt: iso(deps.clock.now()) };
+/** An answer's id is `rte_` for a single check and `bat_` for a batch (decisions §1). */
+function meta(deps: CoreDeps, p: Principal, directory: DirectoryRef | null, prefix: 'rte' | 'bat' = 'rte') {
+  return { id: newId(prefix), environment: p.environment, directory, createdAt: iso(deps.clock.now()) };
 }
 
 export async function answerBic(deps: CoreDeps, p: Principal, body: { bic: string }): Promise<BicAnswer> {
@@ -139,7 +140,7 @@ export async function answerBatch(deps: CoreDeps, p: Principal, body: { items: B
   const valid = results.filter((r) => r.valid).length;
   // A batch may span kinds; it names the directory of its first item's kind, the one a single-kind batch uses.
   const first = body.items[0];
-  const m = meta(deps, p, first ? ctxOf(PART_OF[first.type]).directory : null);
+  const m = meta(deps, p, first ? ctxOf(PART_OF[first.type]).directory : null, 'bat');
   const answer: BatchAnswer = { ...m, status: 'success', results, summary: { total: results.length, valid, invalid: results.length - valid } };
   await recordAlone(deps, p, 'batch', body, answer, m.id, m.createdAt);
   return answer;

@@ -804,7 +804,7 @@ export interface components {
                 valid: number;
                 invalid: number;
             };
-            /** @description rte_ id of the recorded check */
+            /** @description bat_ id of the recorded batch (decisions §1) */
             id: string;
             /** @enum {string} */
             environment: "sandbox" | "live";

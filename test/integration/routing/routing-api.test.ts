@@ -82,6 +82,10 @@ describe('sandbox', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.summary).toEqual({ total: 100, valid: 100, invalid: 0 });
     expect(ok.body.results[99]).toMatchObject({ index: 99, type: 'bic', valid: true });
+    // A batch is a batch (decisions §1: `bat_`), recorded under that id; single checks stay `rte_`.
+    expect(ok.body.id).toMatch(/^bat_[0-9a-f]{24}$/);
+    const stored = await ts.service.deps.sql.all<{ kind: string }>('SELECT kind FROM routing_checks WHERE id = ?', [ok.body.id]);
+    expect(stored).toEqual([{ kind: 'batch' }]);
   });
 
   it('requires an API key', async () => {
