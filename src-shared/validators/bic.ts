@@ -69,13 +69,26 @@ function wellFormed(v: string): boolean {
   return isUpper(v.charCodeAt(4)) && isUpper(v.charCodeAt(5)) && isCountry(v.slice(4, 6));
 }
 
+/**
+ * ISO 9362 reserves an initial 'X' of the branch code for 'XXX' (the primary office): no branch code starts with X
+ * otherwise. Shared with the batch engine's direct path (csv-batch.ts, plainBic) by `isReservedBranchStart`.
+ */
+export function isReservedBranchStart(c0: number, c1: number, c2: number): boolean {
+  return c0 === 88 && !(c1 === 88 && c2 === 88);
+}
+
+function reservedBranchReason(branchCode: string): string {
+  return `Characters 9-11 of a BIC (the branch) may start with X only as XXX (the primary office, ISO 9362); ${branchCode} is not a branch code.`;
+}
+
 export function parseBic(value: string): BicResult {
   const v = (value.length === 8 || value.length === 11) && alnum(value) ? value.toUpperCase() : value.trim().replace(/\s/g, '').toUpperCase();
   const reasons: string[] = [];
   if (v.length !== 8 && v.length !== 11) {
     return { ok: false, reasons: [`A BIC has 8 or 11 characters; this one has ${v.length}.`] };
   }
-  if (wellFormed(v)) {
+  const reservedBranch = v.length === 11 && isReservedBranchStart(v.charCodeAt(8), v.charCodeAt(9), v.charCodeAt(10));
+  if (wellFormed(v) && !reservedBranch) {
     const locationCode = v.slice(6, 8);
     const branchCode = v.length === 11 ? v.slice(8, 11) : 'XXX';
     return {
@@ -101,6 +114,7 @@ export function parseBic(value: string): BicResult {
   }
   if (!/^[A-Z0-9]{2}$/.test(locationCode)) reasons.push('Characters 7-8 of a BIC (the location) must be letters or digits.');
   if (!/^[A-Z0-9]{3}$/.test(branchCode)) reasons.push('Characters 9-11 of a BIC (the branch) must be letters or digits.');
+  else if (reservedBranch) reasons.push(reservedBranchReason(branchCode));
   if (reasons.length > 0) return { ok: false, reasons };
   return {
     ok: true,

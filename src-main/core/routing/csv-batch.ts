@@ -9,7 +9,7 @@ import { addAbortSignal } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { csvText } from '../../../src-shared/csv';
 import { abaChecksumValid, federalReserveDistrict, isNineDigits } from '../../../src-shared/validators/aba';
-import { isBicCountryCodes } from '../../../src-shared/validators/bic';
+import { isBicCountryCodes, isReservedBranchStart } from '../../../src-shared/validators/bic';
 import { directoryOf, evaluateBic, evaluateRoute, evaluateRoutingNumber, type RoutingContext } from './checks';
 import { CsvRecordParser, DEFAULT_MAX_RECORD_CHARS, isBlankRecord, type CsvRecord, type CsvRowError } from './csv-reader';
 import type { RoutingDirectory } from './directory';
@@ -574,6 +574,7 @@ function plainBic(src: Buffer, a: number, b: number): boolean {
     const c = (src[k] as number);
     if (!((c >= 65 && c <= 90) || (c >= 48 && c <= 57))) return false;
   }
+  if (n === 11 && isReservedBranchStart(src[a + 8] as number, src[a + 9] as number, src[a + 10] as number)) return false;
   return isBicCountryCodes((src[a + 4] as number), (src[a + 5] as number));
 }
 

@@ -159,16 +159,18 @@ describe('validateCsvFile direct line path', () => {
   });
 
   it('writes new identifiers in place as evaluateRow words them, in sandbox and in live', async () => {
-    const rows = ['bic,AAAAUS33,,,,,r', 'bic,ZZZZGB2L,,,,,r', 'bic,BARCGB22XYZ,,,,,r', 'routing,,020000077,,,,r', 'routing,,026009593,,,,r', 'route,,,AAAADEFF,CHASUS33,USD,r', 'route,,,AAAADEFF,BBBBDEFF,USD,r'];
+    const rows = ['bic,AAAAUS33,,,,,r', 'bic,ZZZZGB2L,,,,,r', 'bic,BARCGB22LON,,,,,r', 'routing,,020000077,,,,r', 'routing,,026009593,,,,r', 'route,,,AAAADEFF,CHASUS33,USD,r', 'route,,,AAAADEFF,BBBBDEFF,USD,r', 'bic,DEUTDEFFX12,,,,,r'];
     const sandbox = await bothPaths(`${HEADER}\n${rows.join('\n')}\n`, MODES.sandbox!());
     expect(sandbox.lines[1]).toBe('bic,AAAAUS33,,,,,r,false,The BIC AAAAUS33 is not in the sandbox test data. See GET /api/v1/sandbox/fixtures.,AAAA,US,33,XXX,');
     expect(sandbox.lines[7]).toBe('route,,,AAAADEFF,BBBBDEFF,USD,r,false,The BIC AAAADEFF and BBBBDEFF is not in the sandbox test data. See GET /api/v1/sandbox/fixtures.,,,,,');
     const live = await bothPaths(`${HEADER}\n${rows.join('\n')}\n`, MODES.liveQuotedName!());
     expect(live.lines[1]).toBe('bic,AAAAUS33,,,,,r,false,"The BIC AAAAUS33 is not in the routing directory ""my ""dir"", é "".",AAAA,US,33,XXX,');
     expect(live.lines[2]).toBe('bic,ZZZZGB2L,,,,,r,true,,ZZZZ,GB,2L,XXX,Zéd Bank');
-    expect(live.lines[3]).toBe('bic,BARCGB22XYZ,,,,,r,true,,BARC,GB,22,XYZ," Barclays "');
+    expect(live.lines[3]).toBe('bic,BARCGB22LON,,,,,r,true,,BARC,GB,22,LON," Barclays "');
     expect(live.lines[5]).toBe('routing,,026009593,,,,r,true,,,,,,"Bank ""of"" America, N.A."');
-    expect(live.summary.reasons).toEqual({ NOT_IN_DIRECTORY: 2, NO_ROUTE: 2 });
+    // A branch code may start with X only as XXX (ISO 9362): both paths refuse it.
+    expect(live.lines[8]).toMatch(/^bic,DEUTDEFFX12,,,,,r,false,.*may start with X only as XXX/);
+    expect(live.summary.reasons).toEqual({ NOT_IN_DIRECTORY: 2, NO_ROUTE: 2, BIC_MALFORMED: 1 });
   });
 
   it('keeps every row across output buffers, caches and one-off identifiers (a file of several MiB)', async () => {

@@ -105,6 +105,15 @@ describe('BIC', () => {
     expect(z.ok && z.parts.isPrimaryOffice).toBe(true);
     expect(z.ok && z.parts.countryCode).toBe('ZA');
   });
+  it('refuses a branch code that starts with X other than XXX (ISO 9362 reserves X for the primary office)', () => {
+    for (const bic of ['DEUTDEFFX12', 'deutdeffxab', 'BARCGB22XYZ', 'DEUTDEFFXXA']) {
+      const r = parseBic(bic);
+      expect(r.ok, bic).toBe(false);
+      if (!r.ok) expect(r.reasons).toEqual([expect.stringMatching(/may start with X only as XXX/)]);
+    }
+    expect(parseBic('DEUTDEFFXXX').ok).toBe(true);
+    expect(parseBic('DEUTDEFF1X2').ok).toBe(true);
+  });
   it('flags test BICs (second location character 0)', () => {
     const r = parseBic('DEUTDEF0');
     expect(r.ok && r.parts.isTestBic).toBe(true);
