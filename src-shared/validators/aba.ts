@@ -42,6 +42,39 @@ export function federalReserveDistrict(routing: string): number | null {
   return null;
 }
 
+export type AbaProblemCode = 'ROUTING_NUMBER_FORMAT' | 'ROUTING_NUMBER_PREFIX' | 'ROUTING_NUMBER_CHECKSUM';
+
+export interface AbaVerdict {
+  nineDigits: boolean;
+  checksumValid: boolean;
+  /** 1..12, or null (not nine digits, or prefix 00 / 80 / outside the Federal Reserve ranges). */
+  district: number | null;
+  /** Empty when the number is a valid routing number: nine digits, a Federal Reserve prefix, the 3-7-1 checksum. */
+  problems: { code: AbaProblemCode; reason: string }[];
+}
+
+/**
+ * The routing-number rule of the bank routing checks, in one place: the live check (routing/checks.ts) answers
+ * with it, and a directory import (routing/directory-csv.ts) refuses the rows it would refuse. `v` is trimmed.
+ */
+export function judgeAba(v: string): AbaVerdict {
+  const nineDigits = isNineDigits(v);
+  const checksumValid = nineDigits && abaChecksumValid(v);
+  const district = nineDigits ? federalReserveDistrict(v) : null;
+  const problems: AbaVerdict['problems'] = [];
+  if (!nineDigits) {
+    problems.push({ code: 'ROUTING_NUMBER_FORMAT', reason: `A US ABA routing number has exactly 9 digits; "${v}" does not.` });
+  } else {
+    const prefix = v.slice(0, 2);
+    // 00 (government) and 80 (traveller's cheques) are valid prefixes that name no district.
+    if (district === null && prefix !== '00' && prefix !== '80') {
+      problems.push({ code: 'ROUTING_NUMBER_PREFIX', reason: `An ABA routing number cannot start with ${prefix} (not a Federal Reserve range).` });
+    }
+    if (!checksumValid) problems.push({ code: 'ROUTING_NUMBER_CHECKSUM', reason: 'The ABA routing number check digit does not match (3-7-1 checksum).' });
+  }
+  return { nineDigits, checksumValid, district, problems };
+}
+
 export function validateAba(value: string): Check {
   const v = value.trim();
   const problem = exactDigitsProblem(v, 9, 'A US ABA routing number');

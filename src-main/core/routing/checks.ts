@@ -1,6 +1,6 @@
 // The single-item bank routing checks of decisions §5 (BIC, ABA routing number, correspondents, route) and the
 // 100-item batch, pure over a routing directory. Each `evaluate*` also returns stable reason codes for CSV summaries.
-import { abaChecksumValid, federalReserveDistrict, isNineDigits } from '../../../src-shared/validators/aba';
+import { judgeAba } from '../../../src-shared/validators/aba';
 import { parseBic } from '../../../src-shared/validators/bic';
 import type { CorrespondentEntry, RoutingDirectory } from './directory';
 import { sandboxDirectory } from './sandbox-directory';
@@ -170,29 +170,12 @@ export function checkBic(bic: string, ctx: RoutingContext): BicResult {
 
 export function evaluateRoutingNumber(routingNumber: string, ctx: RoutingContext): Evaluation<RoutingResult> {
   const v = routingNumber.trim();
-  const nineDigits = isNineDigits(v);
-  const checksumValid = nineDigits && abaChecksumValid(v);
-  const district = nineDigits ? federalReserveDistrict(v) : null;
-  const prefix = v.slice(0, 2);
-  // 00 (government) and 80 (traveller's cheques) are valid prefixes that name no district.
-  const prefixValid = district !== null || prefix === '00' || prefix === '80';
-  const reasons: string[] = [];
-  const codes: ReasonCode[] = [];
-  if (!nineDigits) {
-    reasons.push(`A US ABA routing number has exactly 9 digits; "${v}" does not.`);
-    codes.push('ROUTING_NUMBER_FORMAT');
-  } else {
-    if (!prefixValid) {
-      reasons.push(`An ABA routing number cannot start with ${prefix} (not a Federal Reserve range).`);
-      codes.push('ROUTING_NUMBER_PREFIX');
-    }
-    if (!checksumValid) {
-      reasons.push('The ABA routing number check digit does not match (3-7-1 checksum).');
-      codes.push('ROUTING_NUMBER_CHECKSUM');
-    }
-  }
+  // The rule is shared with directory imports, which refuse the rows this refuses (validators/aba.ts).
+  const { checksumValid, district, problems } = judgeAba(v);
   // Written out rather than spread (batch files run this for every distinct number); key order as the API's.
-  if (reasons.length > 0) {
+  if (problems.length > 0) {
+    const reasons = problems.map((p) => p.reason);
+    const codes: ReasonCode[] = problems.map((p) => p.code);
     return {
       result: {
         status: 'success',

@@ -1,9 +1,9 @@
 // Parses the three routing-directory CSV kinds a user imports in live mode (BIC directory, ABA list, correspondent
 // relationships) into checked entries plus per-row errors; writing them to the store is the store's job.
-import { abaChecksumValid } from '../../../src-shared/validators/aba';
+import { judgeAba } from '../../../src-shared/validators/aba';
 import { parseBic } from '../../../src-shared/validators/bic';
 import { isBlankRecord, parseCsvText } from './csv-reader';
-import type { AbaEntry, BicEntry, CorrespondentEntry } from './directory';
+import { bic11, type AbaEntry, type BicEntry, type CorrespondentEntry } from './directory';
 import { isCurrencyCode } from '../../../src-shared/money';
 
 export type DirectoryCsvKind = 'bic' | 'aba' | 'correspondents';
@@ -99,9 +99,22 @@ export function parseDirectoryCsv(text: string, kind?: DirectoryCsvKind): Direct
   const bics: BicEntry[] = [];
   const abas: AbaEntry[] = [];
   const corrs: CorrespondentEntry[] = [];
+  // The line of the first row of each entry (the store's keys: an 8-character BIC is its XXX office). A later row
+  // for the same entry is refused and names that line, rather than silently replacing it.
+  const firstLine = new Map<string, number>();
   for (const r of records.slice(1)) {
     const fail = (message: string): void => {
       errors.push({ line: r.line, message });
+    };
+    /** True when `key` is new; otherwise reports the row as repeating `what` of the first line. */
+    const firstOf = (key: string, what: string): boolean => {
+      const line = firstLine.get(key);
+      if (line === undefined) {
+        firstLine.set(key, r.line);
+        return true;
+      }
+      fail(`${what} repeats line ${line}; the first row is kept.`);
+      return false;
     };
     if (r.error !== null) {
       fail(`Malformed CSV row (${r.error}).`);
@@ -115,16 +128,20 @@ export function parseDirectoryCsv(text: string, kind?: DirectoryCsvKind): Direct
       else if (bankName === '') fail('The bank name is empty.');
       else {
         const country = get(c, 'country').toUpperCase() || parsed.parts.countryCode;
+        const bic = normBic(get(c, 'bic'));
         if (!/^[A-Z]{2}$/.test(country)) fail(`The country "${country}" is not an ISO 3166 alpha-2 code.`);
-        else bics.push({ bic: normBic(get(c, 'bic')), bankName, city: get(c, 'city') || null, country });
+        else if (firstOf(bic11(bic), `The BIC ${bic}`)) bics.push({ bic, bankName, city: get(c, 'city') || null, country });
       }
     } else if (detected === 'aba') {
       const routingNumber = get(c, 'routingNumber');
       const bankName = get(c, 'bankName');
-      if (!/^\d{9}$/.test(routingNumber)) fail(`The routing number "${routingNumber}" does not have 9 digits.`);
-      else if (!abaChecksumValid(routingNumber)) fail(`The routing number ${routingNumber} fails the ABA checksum.`);
+      // The live check's rule (length, Federal Reserve prefix, 3-7-1 checksum): a row it would refuse is not imported.
+      const { problems } = judgeAba(routingNumber);
+      if (problems.length > 0) fail(problems.map((p) => p.reason).join(' '));
       else if (bankName === '') fail('The bank name is empty.');
-      else abas.push({ routingNumber, bankName, city: get(c, 'city') || null, state: get(c, 'state') || null });
+      else if (firstOf(routingNumber, `The routing number ${routingNumber}`)) {
+        abas.push({ routingNumber, bankName, city: get(c, 'city') || null, state: get(c, 'state') || null });
+      }
     } else {
       const a = parseBic(get(c, 'bic'));
       const b = parseBic(get(c, 'correspondentBic'));
@@ -137,7 +154,11 @@ export function parseDirectoryCsv(text: string, kind?: DirectoryCsvKind): Direct
       else if (!Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
         fail(`The confidence "${rawConfidence}" is not a number from 0 to 1.`);
       } else {
-        corrs.push({ bic: normBic(get(c, 'bic')), correspondentBic: normBic(get(c, 'correspondentBic')), currency, confidence });
+        const bic = normBic(get(c, 'bic'));
+        const correspondentBic = normBic(get(c, 'correspondentBic'));
+        if (firstOf(`${bic11(bic)}|${correspondentBic}|${currency}`, `The relationship ${bic} holds ${currency} at ${correspondentBic}`)) {
+          corrs.push({ bic, correspondentBic, currency, confidence });
+        }
       }
     }
   }
