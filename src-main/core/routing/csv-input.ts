@@ -4,9 +4,9 @@
 // file that the unchanged engine (csv-batch.ts) reads — or refused with a message that names the problem and the
 // option that fixes it. A plain UTF-8 comma file is read as it is, so the engine's fast path is untouched.
 import { isAscii, isUtf8 } from 'node:buffer';
-import { closeSync, createReadStream, createWriteStream, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, mkdtempSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { TextDecoder } from 'node:util';
@@ -25,6 +25,7 @@ import {
   type ValidateCsvOptions,
 } from './csv-batch';
 import { isBlankRecord, parseCsvText } from './csv-reader';
+import { NotARegularFile, openRegularFile } from './regular-file';
 
 export type CsvEncoding = 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
 export type CsvDelimiter = ',' | ';' | '\t' | '|';
@@ -70,7 +71,7 @@ const FIX: Record<'encoding' | 'column' | 'delimiter', Record<CsvSurface, string
 
 export class CsvInputProblem extends AppError {
   constructor(
-    readonly problem: 'ENCODING_MIXED' | 'NO_IDENTIFIER_COLUMN' | 'UNKNOWN_COLUMN' | 'BAD_OPTION' | 'EMPTY_FILE',
+    readonly problem: 'ENCODING_MIXED' | 'NO_IDENTIFIER_COLUMN' | 'UNKNOWN_COLUMN' | 'BAD_OPTION' | 'EMPTY_FILE' | 'NOT_A_FILE',
     text: string,
   ) {
     super('VALIDATION_ERROR', { message: text, details: [{ field: 'path', message: text }] });
@@ -91,8 +92,15 @@ export function parseEncodingOption(v: string): CsvEncoding {
   return e;
 }
 
+/** The first HEAD_BYTES of the file; a path that is not a regular file (a pipe, a device, a folder) is refused first. */
 function readHead(path: string): Buffer {
-  const fd = openSync(path, 'r');
+  let fd: number;
+  try {
+    ({ fd } = openRegularFile(path));
+  } catch (e) {
+    if (e instanceof NotARegularFile) throw new CsvInputProblem('NOT_A_FILE', `${basename(path)} cannot be checked: ${e.reason}. Give a CSV file.`);
+    throw e;
+  }
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);

@@ -3,7 +3,6 @@
 // themselves are synchronous and pure (checks.ts); the store answers asynchronously, so a check over the store runs
 // through evaluateOverStore(): the rows it looks up are loaded, and it is evaluated again over them.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AppError } from '../../../src-shared/app-error';
 import type { DirectoryImport, DirectoryImportResult, DirectoryKind, DirectoryRef } from '../../../src-shared/schemas/routing';
@@ -22,6 +21,7 @@ import {
 } from './directory';
 import { parseDirectoryCsv } from './directory-csv';
 import { perEngine } from '../../store/pg/dialect';
+import { NotARegularFile, readRegularFile } from './regular-file';
 
 /** Directory files are megabytes; beyond this the import is refused rather than read into memory. */
 export const MAX_DIRECTORY_BYTES = 64 * 1024 * 1024;
@@ -47,16 +47,20 @@ interface DirectoryRow {
 function readSource(src: ImportSource): { text: string; name: string } {
   if (src.text !== undefined) return { text: src.text, name: src.name ?? 'directory.csv' };
   if (!src.path) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'path', message: 'give a CSV file path or its text' }] });
-  let buf: Buffer;
+  const refuse = (message: string): AppError => new AppError('VALIDATION_ERROR', { details: [{ field: 'path', message }] });
+  // Stat'ed before anything is read: a pipe or a device is refused instead of blocking the process, and a file over
+  // the limit is refused by its size instead of being read into memory first (regular-file.ts).
+  let read: ReturnType<typeof readRegularFile>;
   try {
-    buf = readFileSync(src.path);
+    read = readRegularFile(src.path, MAX_DIRECTORY_BYTES);
   } catch (e) {
-    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'path', message: `cannot read the file: ${(e as Error).message}` }] });
+    if (e instanceof NotARegularFile) throw refuse(`cannot import ${basename(src.path)}: ${e.reason}`);
+    throw refuse(`cannot read the file: ${(e as Error).message}`);
   }
-  if (buf.length > MAX_DIRECTORY_BYTES) {
-    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'path', message: `a directory file may hold at most ${MAX_DIRECTORY_BYTES / 1024 / 1024} MiB` }] });
+  if ('tooLarge' in read) {
+    throw refuse(`a directory file may hold at most ${MAX_DIRECTORY_BYTES / 1024 / 1024} MiB; this one has ${(read.tooLarge / 1024 / 1024).toFixed(1)} MiB or more`);
   }
-  return { text: buf.toString('utf8'), name: src.name ?? basename(src.path) };
+  return { text: read.data.toString('utf8'), name: src.name ?? basename(src.path) };
 }
 
 /**
@@ -88,7 +92,7 @@ export async function importDirectoryCsv(deps: CoreDeps, organizationId: string,
     ]);
     if (parsed.kind === 'bic') {
       await tx.run('DELETE FROM routing_bics WHERE organization_id = ?', [organizationId]);
-      // A later row for the same BIC wins, as it would in a spreadsheet read top to bottom.
+      // parseDirectoryCsv refuses a repeated entry (the first row is kept), so no row updates another here.
       const ins = `INSERT INTO routing_bics (organization_id, bic11, bic, bank_name, city, country, directory_id) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (organization_id, bic11) DO UPDATE SET bic = excluded.bic, bank_name = excluded.bank_name, city = excluded.city,
           country = excluded.country, directory_id = excluded.directory_id`;
