@@ -264,7 +264,7 @@ export function evaluateCorrespondents(
         ...base,
         bankName: null,
         correspondents: [],
-        ...noDirectory('No correspondents directory is imported, so correspondent banks cannot be looked up.'),
+        ...noDirectory('No routing directory is imported, so correspondent banks cannot be looked up.'),
       },
       codes: ['NO_ROUTING_DIRECTORY'],
     };

@@ -83,7 +83,7 @@ export async function answerRoutingNumber(deps: CoreDeps, p: Principal, body: { 
 
 /**
  * Billed in live (service `correspondents`, decisions §9) unless the input is structurally invalid (format errors
- * are never charged, decisions §2) or nothing could be looked up (no correspondents directory imported: an
+ * are never charged, decisions §2) or nothing could be looked up (no routing directory imported: an
  * INCONCLUSIVE non-answer, never charged, interface §1.6). Only a look-up that ran is billed, found or not.
  * The billing gates and the debit run in the transaction that records the answer.
  */

@@ -70,7 +70,7 @@ export function registerRoutingRoutes(door: HttpDoor): void {
         summary: 'List the correspondent banks on file for a BIC, best first (billed in live)',
         operationId: 'listCorrespondents',
         description:
-          'The correspondents of a BIC for a currency, best first. Idempotent: the `Idempotency-Key` header is required, and a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`). Billed in live, except a malformed BIC or currency and, with no correspondents directory imported, the `failed` + `INCONCLUSIVE` non-answer.',
+          'The correspondents of a BIC for a currency, best first. Idempotent: the `Idempotency-Key` header is required, and a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`). Billed in live, except a malformed BIC or currency and, with no routing directory imported (neither correspondents nor BICs), the `failed` + `INCONCLUSIVE` non-answer.',
         responseDescriptions: { 200: 'The correspondents on file (possibly none).' },
         headers: IdemHeaders,
         body: CorrespondentsRequestSchema,

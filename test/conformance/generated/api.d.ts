@@ -488,7 +488,7 @@ export interface paths {
         put?: never;
         /**
          * List the correspondent banks on file for a BIC, best first (billed in live)
-         * @description The correspondents of a BIC for a currency, best first. Idempotent: the `Idempotency-Key` header is required, and a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`). Billed in live, except a malformed BIC or currency and, with no correspondents directory imported, the `failed` + `INCONCLUSIVE` non-answer.
+         * @description The correspondents of a BIC for a currency, best first. Idempotent: the `Idempotency-Key` header is required, and a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`). Billed in live, except a malformed BIC or currency and, with no routing directory imported (neither correspondents nor BICs), the `failed` + `INCONCLUSIVE` non-answer.
          */
         post: operations["listCorrespondents"];
         delete?: never;

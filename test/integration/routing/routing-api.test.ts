@@ -173,7 +173,7 @@ describe('live', () => {
       const corr = await api(live.url, 'POST', '/verifications/correspondents', { key: live.liveKey, body: { bic: 'DEUTDEFF', currency: 'USD' }, idem: newKey() });
       expect(corr.status).toBe(200);
       expect(corr.body).toMatchObject({ ...inconclusive, charge: { amount: 0, status: 'not_charged' } });
-      expect(corr.body.reasons[0]).toContain('No correspondents directory is imported');
+      expect(corr.body.reasons).toEqual(['No routing directory is imported, so correspondent banks cannot be looked up.']);
       const batch = await api(live.url, 'POST', '/verifications/batch', {
         key: live.liveKey,
         body: { items: [{ type: 'route', fromBic: 'DEUTDEFF', toBic: 'CHASUS33', currency: 'USD' }] },
