@@ -28,6 +28,8 @@ function describe(r: VerifyResult): string {
   if (bad.id === '(head)') {
     return `Organization ${r.organizationId}: NOT VERIFIED: ${bad.reason} (the export states head #${bad.seq}, its last entry is #${r.head.seq}). The ${r.entries} entries it holds verify.`;
   }
+  // No entry where one should be (an organization with none left): r.entries verified before it.
+  if (bad.id === '(missing)') return `Organization ${r.organizationId}: NOT VERIFIED at entry #${bad.seq} (missing): ${bad.reason}. The ${r.entries} entries before it verify.`;
   return `Organization ${r.organizationId}: NOT VERIFIED at entry #${bad.seq} (${bad.id}): ${bad.reason}. The ${r.entries - 1} entries before it verify.`;
 }
 

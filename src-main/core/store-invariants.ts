@@ -22,7 +22,8 @@ export async function checkStoreInvariants(q: SqlQueries): Promise<StoreInvarian
   const problems: string[] = [];
   const rows = await q.all<AuditRow>('SELECT * FROM audit_events');
   const checkpoints = await q.all<AuditCheckpointRow>('SELECT organization_id, seq, hash FROM audit_checkpoints');
-  const audit = verifyAuditChains(rows, checkpoints);
+  const organizations = (await q.all<{ id: string }>('SELECT id FROM organizations')).map((o) => o.id);
+  const audit = verifyAuditChains(rows, checkpoints, organizations);
   for (const r of audit) if (!r.ok) problems.push(`the audit chain of ${r.organizationId} breaks at entry ${r.firstBad!.seq} (${r.firstBad!.id}): ${r.firstBad!.reason}`);
   const wallets = (
     await q.all<{ organization_id: string; balance: number; total: number | null }>(

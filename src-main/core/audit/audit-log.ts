@@ -277,7 +277,10 @@ export interface VerifyResult {
   firstBad: { seq: number; id: string; reason: string } | null;
 }
 
-/** Walks a chain in seq order from its start (genesis or a retention checkpoint). */
+/**
+ * Walks entries in seq order from `start` (genesis, a retention checkpoint, or the entry before a page): each follows
+ * the one before and matches its hash. Whether the chain may start there at all is verifyChain's.
+ */
 export function verifyEntries(organizationId: string, start: ChainStart, entries: AuditEntry[]): VerifyResult {
   let prev = start;
   let n = 0;
@@ -292,6 +295,50 @@ export function verifyEntries(organizationId: string, start: ChainStart, entries
     prev = { seq: e.seq, hash };
   }
   return { ok: true, organizationId, entries: n, head: prev, firstBad: null };
+}
+
+/** The retention entry a chain's start must match: the newest `audit.pruned` of `entries` (a later prune supersedes). */
+function latestPrune(entries: readonly AuditEntry[], after: AuditEntry | null = null): AuditEntry | null {
+  let last = after;
+  for (const e of entries) if (e.action === 'audit.pruned') last = e;
+  return last;
+}
+
+/**
+ * Why a chain may not start where it does, or null. A chain starts at its genesis (seq 0, the zero hash), and then
+ * holds at least its organization's creation entry; or at a retention checkpoint, which the chain itself must prove:
+ * its newest `audit.pruned` entry (hashed into the chain, so a forged one changes the head) records a prune through
+ * the checkpoint's seq and, in entries written since it was recorded, the checkpoint's hash. A checkpoint row added
+ * after deleting the oldest entries is not enough (docs/audit.md, "Integrity").
+ */
+function startProblem(start: ChainStart, prune: AuditEntry | null, entries: number): string | null {
+  if (start.seq === 0 && start.hash === GENESIS_HASH) {
+    return entries === 0 ? 'the organization has no audit entries, though its chain begins with its creation: its entries were deleted' : null;
+  }
+  const from = `the chain starts from a checkpoint after entry #${start.seq}`;
+  if (!prune) return `${from}, but no audit.pruned entry in it records that prune: its oldest entries were deleted`;
+  const through = prune.detail['throughSeq'];
+  if (through !== start.seq) return `${from}, but its latest audit.pruned entry (#${prune.seq}) records a prune through #${String(through)}: entries were deleted from its start`;
+  const hash = prune.detail['throughHash'];
+  if (hash !== undefined && hash !== start.hash) return `${from}, but its latest audit.pruned entry (#${prune.seq}) gives that entry another hash: the checkpoint was replaced`;
+  return null;
+}
+
+/**
+ * `r` (a walk that verified every entry) unless its start is not justified (startProblem): then the chain is broken at
+ * its first entry (or at the one missing after the start, when there is none).
+ */
+function withStart(r: VerifyResult, start: ChainStart, prune: AuditEntry | null, first: AuditEntry | null): VerifyResult {
+  if (!r.ok) return r;
+  const reason = startProblem(start, prune, r.entries);
+  if (!reason) return r;
+  const firstBad = first ? { seq: first.seq, id: first.id, reason } : { seq: start.seq + 1, id: '(missing)', reason };
+  return { ok: false, organizationId: r.organizationId, entries: first ? 1 : 0, head: start, firstBad };
+}
+
+/** A whole chain from its start: every entry (verifyEntries), and the start itself (startProblem). */
+export function verifyChain(organizationId: string, start: ChainStart, entries: AuditEntry[]): VerifyResult {
+  return withStart(verifyEntries(organizationId, start, entries), start, latestPrune(entries), entries[0] ?? null);
 }
 
 export async function chainStart(q: SqlQueries, organizationId: string): Promise<ChainStart> {
@@ -325,7 +372,7 @@ export interface AuditCheckpointRow {
  * SQLite store, a PostgreSQL copy and `vconsole db copy`'s checks all use it). `rows` in any order; organizations
  * in the order of their ids.
  */
-export function verifyAuditChains(rows: readonly AuditRow[], checkpoints: readonly AuditCheckpointRow[]): VerifyResult[] {
+export function verifyAuditChains(rows: readonly AuditRow[], checkpoints: readonly AuditCheckpointRow[], organizations: readonly string[] = []): VerifyResult[] {
   const byOrg = new Map<string, AuditRow[]>();
   for (const r of rows) {
     const list = byOrg.get(r.organization_id);
@@ -333,10 +380,11 @@ export function verifyAuditChains(rows: readonly AuditRow[], checkpoints: readon
     else byOrg.set(r.organization_id, [r]);
   }
   const starts = new Map(checkpoints.map((c) => [c.organization_id, { seq: c.seq, hash: c.hash }]));
-  const orgs = [...new Set([...byOrg.keys(), ...starts.keys()])].sort();
+  // Every organization has a chain (it starts with its creation entry): one whose entries were all deleted is broken.
+  const orgs = [...new Set([...byOrg.keys(), ...starts.keys(), ...organizations])].sort();
   return orgs.map((id) => {
     const entries = (byOrg.get(id) ?? []).sort((a, b) => a.seq - b.seq).map(auditEntryFromRow);
-    return verifyEntries(id, starts.get(id) ?? { seq: 0, hash: GENESIS_HASH }, entries);
+    return verifyChain(id, starts.get(id) ?? { seq: 0, hash: GENESIS_HASH }, entries);
   });
 }
 
@@ -421,6 +469,9 @@ export async function verifyOrganizationChain(
   let entries = 0;
   let bad: VerifyResult | null = null;
   let headSeq = 0;
+  // What justifies the start (verifyChain): the first entry, and the newest audit.pruned seen.
+  let first: AuditEntry | null = null;
+  let prune: AuditEntry | null = null;
   await walkOrganizationChain(
     q,
     organizationId,
@@ -431,6 +482,7 @@ export async function verifyOrganizationChain(
       headSeq = head;
       entries = 0;
       bad = null;
+      first = prune = null;
     },
     (page) => {
       if (page.length === 0) {
@@ -445,24 +497,30 @@ export async function verifyOrganizationChain(
         return false;
       }
       prev = r.head;
+      first ??= page[0]!;
+      prune = latestPrune(page, prune);
       return true;
     },
   );
-  return { ...(bad ?? { ok: true, organizationId, entries, head: prev, firstBad: null }), start };
+  return { ...(bad ?? withStart({ ok: true, organizationId, entries, head: prev, firstBad: null }, start, prune, first)), start };
 }
 
-/** Every entry and checkpoint of the store, from one snapshot of it (auditSnapshot). */
-export async function readAuditChains(q: SqlQueries): Promise<{ rows: AuditRow[]; checkpoints: AuditCheckpointRow[] }> {
+/** Every entry, checkpoint and organization of the store, from one snapshot of it (auditSnapshot). */
+export async function readAuditChains(q: SqlQueries): Promise<{ rows: AuditRow[]; checkpoints: AuditCheckpointRow[]; organizations: string[] }> {
   return auditSnapshot(q, async (tx) => ({
     rows: await tx.all<AuditRow>('SELECT * FROM audit_events'),
     checkpoints: await tx.all<AuditCheckpointRow>('SELECT organization_id, seq, hash FROM audit_checkpoints'),
+    organizations: (await tx.all<{ id: string }>('SELECT id FROM organizations')).map((o) => o.id),
   }));
 }
 
-/** Verifies every organization's chain in the store (read in one snapshot, hashed after it). */
+/**
+ * Verifies every organization's chain in the store (read in one snapshot, hashed after it): every organization's,
+ * also one that has no entries left.
+ */
 export async function verifyStore(q: SqlQueries): Promise<VerifyResult[]> {
-  const { rows, checkpoints } = await readAuditChains(q);
-  return verifyAuditChains(rows, checkpoints);
+  const { rows, checkpoints, organizations } = await readAuditChains(q);
+  return verifyAuditChains(rows, checkpoints, organizations);
 }
 
 export interface AuditExport {
@@ -537,7 +595,6 @@ export async function exportAudit(q: SqlQueries, organizationId: string, nowMs: 
   return { format: AUDIT_EXPORT_FORMAT, organizationId, exportedAt: iso(nowMs), start, entries, head: last ? { seq: last.seq, hash: last.hash } : start };
 }
 
-/** Verifies an export offline: its chain from its start, and that its stated head is the chain's last entry. */
 /** Thrown by verifyExport for a file that is not an audit export at all (as opposed to one that does not verify). */
 export class NotAnAuditExport extends Error {
   constructor(what: string) {
@@ -571,9 +628,15 @@ function checkExportShape(x: unknown): asserts x is AuditExport {
   });
 }
 
+/**
+ * Verifies an export offline: its chain from its start, that start itself, and that its stated head is the chain's
+ * last entry. An export is always an organization's whole chain, from its genesis or its retention checkpoint to its
+ * head (exportAudit, exportAuditParts): one that starts at a checkpoint holds the audit.pruned entry that justifies it
+ * (verifyChain), so dropping an export's oldest entries and moving its start does not verify.
+ */
 export function verifyExport(x: unknown): VerifyResult {
   checkExportShape(x);
-  const r = verifyEntries(x.organizationId, x.start, x.entries);
+  const r = verifyChain(x.organizationId, x.start, x.entries);
   if (r.ok && (r.head.seq !== x.head.seq || r.head.hash !== x.head.hash)) {
     return { ...r, ok: false, firstBad: { seq: x.head.seq, id: '(head)', reason: 'the stated head does not match the last entry: entries were removed from the end' } };
   }
@@ -629,7 +692,14 @@ export async function pruneAudit(deps: Pick<CoreDeps, 'sql' | 'clock'>, days: nu
         'INSERT INTO audit_checkpoints (organization_id, seq, hash, pruned_at) VALUES (?, ?, ?, ?) ON CONFLICT (organization_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at',
         [o.id, o.seq, last.hash, iso(deps.clock.now())],
       );
-      await appendAudit(inTx, o.id, { action: 'audit.pruned', detail: { removed, throughSeq: o.seq, olderThan: cutoff, retentionDays: days } }, { actor: { type: 'system', id: null, label: 'retention' }, door: 'system' });
+      // The entry proves the checkpoint (verifyChain): the seq and hash of the last entry removed, where the chain now
+      // starts. Entries written before throughHash was recorded carry throughSeq only.
+      await appendAudit(
+        inTx,
+        o.id,
+        { action: 'audit.pruned', detail: { removed, throughSeq: o.seq, throughHash: last.hash, olderThan: cutoff, retentionDays: days } },
+        { actor: { type: 'system', id: null, label: 'retention' }, door: 'system' },
+      );
       out[o.id] = removed;
     }
     return out;

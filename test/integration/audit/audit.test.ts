@@ -13,9 +13,10 @@ import { runWithAudit } from '../../../src-main/core/audit/audit-context';
 import { topUp } from '../../../src-main/core/billing/billing';
 import { createUser } from '../../../src-main/core/orgs/organizations';
 import { dispatch } from '../../../src-main/console/handlers';
-import { allEntries, exportAudit, pruneAudit, verifyStore, type AuditEntry } from '../../../src-main/core/audit/audit-log';
+import { allEntries, exportAudit, pruneAudit, verifyExport, verifyStore, type AuditEntry, type AuditExport } from '../../../src-main/core/audit/audit-log';
+import { iso } from '../../../src-main/core/clock';
 import { createServicePort } from '../../../src-main/store/service-port';
-import { api, enableLive, login, NG_OK, sqliteOnly, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
+import { api, dropTestStore, enableLive, login, NG_OK, sqliteOnly, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 import { prepareDataDir, removeDataDirs, runCli, startChild, type ChildService } from '../../reliability/child-service';
 
 let ts: TestService;
@@ -241,6 +242,157 @@ describe('integrity', () => {
     expect((await verifyStore(ts.service.deps.sql)).every((r) => r.ok)).toBe(true);
     const v = await dispatch(ts.service.handlers, 'audit:verify', {});
     expect(v).toMatchObject({ ok: true, value: { ok: true, checkpoint: { seq: total } } });
+  });
+});
+
+// What a review did to a copy of a real store: the oldest entries deleted (the prune guard lets the DELETE through, as
+// in retention's own transaction) and a checkpoint row put where they were, so the rest still walks from it to the
+// same head. Through the SQL port, so on either engine; each case on its own service, since the store is left broken.
+describe('a chain that does not start at its genesis verifies only where its own audit.pruned entry proves the prune', () => {
+  const DAY = 86_400_000;
+  const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+  const started: TestService[] = [];
+  afterAll(async () => {
+    for (const t of started) await t.stop();
+  });
+
+  /** A service with its setup's entries (4) and `n` top-ups after them, on a clock the test moves. */
+  async function withEntries(n: number): Promise<{ t: TestService; c: ManualClock; org: string }> {
+    const c = new ManualClock(T0);
+    const t = await startTestService({ clock: c });
+    started.push(t);
+    const org = t.org!.organizationId;
+    for (let i = 0; i < n; i++) await topUp(t.service.deps, org, 100 + i, 'USD');
+    return { t, c, org };
+  }
+
+  /** Deletes the entries up to `through` and, unless `checkpoint` is false, records a checkpoint at the last of them. */
+  async function deleteOldest(t: TestService, through: number, checkpoint = true): Promise<void> {
+    const org = t.org!.organizationId;
+    await t.service.deps.sql.transaction(async (tx) => {
+      const last = await tx.get<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_events WHERE organization_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1', [org, through]);
+      await tx.run('INSERT INTO audit_prune_guard (active) VALUES (1)');
+      await tx.run('DELETE FROM audit_events WHERE organization_id = ? AND seq <= ?', [org, through]);
+      await tx.run('DELETE FROM audit_prune_guard');
+      if (checkpoint && last) {
+        await tx.run(
+          'INSERT INTO audit_checkpoints (organization_id, seq, hash, pruned_at) VALUES (?, ?, ?, ?) ON CONFLICT (organization_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
+          [org, last.seq, last.hash, iso(T0)],
+        );
+      }
+    });
+  }
+
+  /** `vconsole audit verify` on the service's store, the service stopped first (its folder and database then removed). */
+  async function cliVerify(t: TestService) {
+    await t.stop({ keepDir: true });
+    started.splice(started.indexOf(t), 1);
+    try {
+      return await runCli(['audit', 'verify', '--data-dir', t.dataDir], { env: t.databaseUrl ? { VCONSOLE_DATABASE_URL: t.databaseUrl } : {} });
+    } finally {
+      await dropTestStore(t.dataDir);
+      rmSync(t.dataDir, { recursive: true, force: true });
+    }
+  }
+
+  const storeVerdict = async (t: TestService) => (await verifyStore(t.service.deps.sql)).find((r) => r.organizationId === t.org!.organizationId);
+  const consoleVerdict = async (t: TestService) => ((await dispatch(t.service.handlers, 'audit:verify', {})) as { value: { ok: boolean; firstBad: unknown; head: unknown } }).value;
+
+  it('the oldest entries deleted and a checkpoint added for them: broken at the first entry left, in the store, the console and an export', async () => {
+    const { t, org } = await withEntries(25);
+    const head = (await allEntries(t.service.deps.sql, org)).at(-1)!;
+    expect(head.seq).toBe(29);
+    await deleteOldest(t, 20);
+    const broken = { ok: false, firstBad: { seq: 21, reason: expect.stringMatching(/checkpoint after entry #20, but no audit\.pruned entry/) } };
+    expect(await storeVerdict(t)).toMatchObject(broken);
+    expect(await consoleVerdict(t)).toMatchObject(broken);
+    // The console's export of it holds the same 9 entries from the same start: it does not verify offline either.
+    const x = await exportAudit(t.service.deps.sql, org, T0);
+    expect(x).toMatchObject({ start: { seq: 20 }, head: { seq: head.seq, hash: head.hash } });
+    expect(verifyExport(x)).toMatchObject(broken);
+    // Where the review saw "9 entries verified. Head: #29 …" and exit 0.
+    const cli = await cliVerify(t);
+    expect(cli.code, cli.stdout + cli.stderr).toBe(1);
+    expect(cli.stdout).toMatch(/NOT VERIFIED at entry #21 .*no audit\.pruned entry/);
+  });
+
+  it("real prunes verify, the newest audit.pruned superseding an earlier one; more entries deleted and the checkpoint moved past the prune's do not", async () => {
+    const { t, c, org } = await withEntries(0);
+    const sql = t.service.deps.sql;
+    c.advance(30 * DAY);
+    for (let i = 0; i < 10; i++) await topUp(t.service.deps, org, 200 + i, 'USD'); // #5–#14
+    c.advance(DAY);
+    // The setup's 4 entries are older than 10 days: pruned, and #15 says so.
+    expect((await pruneAudit(t.service.deps, 10))[org]).toBe(4);
+    c.advance(10 * DAY + DAY / 2);
+    // The top-ups (30.5 days ago: older than 11) go; the first prune's own entry (#15, 10.5 days ago) stays.
+    expect((await pruneAudit(t.service.deps, 11))[org]).toBe(10);
+    const left = await allEntries(sql, org);
+    expect(left.map((e) => [e.seq, e.action, e.detail['throughSeq']])).toEqual([
+      [15, 'audit.pruned', 4],
+      [16, 'audit.pruned', 14],
+    ]);
+    // The prune records the checkpoint's hash too: the last entry removed, #14.
+    expect(await sql.get('SELECT seq, hash FROM audit_checkpoints WHERE organization_id = ?', [org])).toEqual({ seq: 14, hash: left[0]!.prevHash });
+    expect(left[1]!.detail['throughHash']).toBe(left[0]!.prevHash);
+    expect(await storeVerdict(t)).toMatchObject({ ok: true, entries: 2, head: { seq: 16 } });
+    expect(await consoleVerdict(t)).toMatchObject({ ok: true, head: { seq: 16 } });
+    expect(verifyExport(await exportAudit(sql, org, c.now()))).toMatchObject({ ok: true, entries: 2 });
+    // The first prune's entry deleted too, the checkpoint moved to it: the newest prune says the chain starts after #14.
+    await deleteOldest(t, 15);
+    const broken = { ok: false, firstBad: { seq: 16, reason: expect.stringMatching(/latest audit\.pruned entry \(#16\) records a prune through #14/) } };
+    expect(await storeVerdict(t)).toMatchObject(broken);
+    expect(await consoleVerdict(t)).toMatchObject(broken);
+    expect(verifyExport(await exportAudit(sql, org, c.now()))).toMatchObject(broken);
+  });
+
+  it("every entry of an organization deleted: broken, with or without a checkpoint, where it was 'The audit trail is empty.'", async () => {
+    for (const checkpoint of [false, true]) {
+      const { t, org } = await withEntries(3);
+      await deleteOldest(t, 7, checkpoint);
+      expect(await allEntries(t.service.deps.sql, org)).toEqual([]);
+      const missing = { ok: false, entries: 0, firstBad: { seq: checkpoint ? 8 : 1, id: '(missing)', reason: checkpoint ? expect.stringMatching(/no audit\.pruned entry/) : expect.stringMatching(/no audit entries/) } };
+      expect(await storeVerdict(t), `checkpoint: ${checkpoint}`).toMatchObject(missing);
+      expect(await consoleVerdict(t), `checkpoint: ${checkpoint}`).toMatchObject(missing);
+      expect(verifyExport(await exportAudit(t.service.deps.sql, org, T0))).toMatchObject(missing);
+      const cli = await cliVerify(t);
+      expect(cli.code, cli.stdout + cli.stderr).toBe(1);
+      expect(cli.stdout).toMatch(checkpoint ? /NOT VERIFIED at entry #8 \(missing\): .*The 0 entries before it verify\./ : /NOT VERIFIED at entry #1 \(missing\): .*no audit entries/);
+    }
+  });
+
+  it('`vconsole audit verify --file`: an export whose first entries were dropped and its start moved to them is refused; a pruned one verifies', async () => {
+    const { t, c, org } = await withEntries(25);
+    const dir = mkdtempSync(join(tmpdir(), 'vc-export-start-'));
+    try {
+      const file = join(dir, 'audit.json');
+      const verify = async (x: AuditExport) => {
+        writeFileSync(file, JSON.stringify(x));
+        return runCli(['audit', 'verify', '--file', file]);
+      };
+      const x = await exportAudit(t.service.deps.sql, org, T0);
+      const dropped = x.entries.splice(0, 20);
+      x.start = { seq: 20, hash: dropped.at(-1)!.hash };
+      const cut = await verify(x);
+      expect(cut.code, cut.stdout).toBe(1);
+      expect(cut.stdout).toMatch(/NOT VERIFIED at entry #21 .*checkpoint after entry #20, but no audit\.pruned entry/);
+      // Pruned by retention (every entry so far), its export verifies; without the prune's entry, from after it, it does not.
+      c.advance(30 * DAY);
+      expect((await pruneAudit(t.service.deps, 10))[org]).toBe(29);
+      const pruned = await exportAudit(t.service.deps.sql, org, c.now());
+      expect(pruned).toMatchObject({ start: { seq: 29 }, entries: [{ seq: 30, action: 'audit.pruned' }] });
+      await topUp(t.service.deps, org, 1, 'USD');
+      const later = await exportAudit(t.service.deps.sql, org, c.now());
+      const good = await verify(later);
+      expect(good.code, good.stdout).toBe(0);
+      const first = later.entries.shift()!;
+      later.start = { seq: first.seq, hash: first.hash };
+      const moved = await verify(later);
+      expect(moved.code, moved.stdout).toBe(1);
+      expect(moved.stdout).toMatch(/NOT VERIFIED at entry #31 .*no audit\.pruned entry/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

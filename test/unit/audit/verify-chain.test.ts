@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src-main/core/clock';
+import { iso, ManualClock } from '../../../src-main/core/clock';
 import type { CoreDeps } from '../../../src-main/core/context';
 import { appendAudit, auditCsv, exportAudit, exportAuditText, listAudit, pruneAudit, verifyExport, verifyOrganizationChain, verifyStore, type AuditExport } from '../../../src-main/core/audit/audit-log';
 import { openDatabase } from '../../../src-main/store/database';
@@ -195,6 +195,42 @@ describe("an organization's audit chain, verified page by page", () => {
       db.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a chain from a retention checkpoint', () => {
+  /** Deletes org_a's entries up to `through` under the prune guard, as retention does, and moves its checkpoint there. */
+  async function cutTo(deps: CoreDeps, through: number, pruned?: Record<string, unknown>): Promise<void> {
+    await deps.sql.transaction(async (tx) => {
+      const last = (await tx.get<{ hash: string }>("SELECT hash FROM audit_events WHERE organization_id = 'org_a' AND seq = ?", [through]))!;
+      await tx.run('INSERT INTO audit_prune_guard (active) VALUES (1)');
+      await tx.run("DELETE FROM audit_events WHERE organization_id = 'org_a' AND seq <= ?", [through]);
+      await tx.run('DELETE FROM audit_prune_guard');
+      await tx.run(
+        "INSERT INTO audit_checkpoints (organization_id, seq, hash, pruned_at) VALUES ('org_a', ?, ?, ?) ON CONFLICT (organization_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+        [through, last.hash, iso(T0)],
+      );
+      if (pruned) await appendAudit({ ...deps, sql: tx }, 'org_a', { action: 'audit.pruned', detail: pruned }, { actor: { type: 'system', id: null, label: 'retention' }, door: 'system' });
+    });
+  }
+
+  it('an audit.pruned written before throughHash was recorded still proves its checkpoint, page by page and exported; a checkpoint moved past it is refused', async () => {
+    const deps = setup();
+    await entries(deps, 'org_a', 30);
+    // What pruneAudit wrote before this change: the entries deleted, the checkpoint, an entry with throughSeq only.
+    await cutTo(deps, 20, { removed: 20, throughSeq: 20, olderThan: iso(T0), retentionDays: 400 });
+    await entries(deps, 'org_a', 25); // the prune's entry (#31) is on the second page of 10, entries after it
+    const whole = (await verifyStore(deps.sql)).find((x) => x.organizationId === 'org_a')!;
+    expect(whole).toMatchObject({ ok: true, entries: 36, head: { seq: 56 } });
+    expect(await verifyOrganizationChain(deps.sql, 'org_a', deps.sql, 10)).toEqual({ ...whole, start: { seq: 20, hash: expect.any(String) } });
+    expect(verifyExport(await exportAudit(deps.sql, 'org_a', T0))).toEqual(whole);
+    // Five more entries deleted and the checkpoint moved after them: the prune's entry says the chain starts after #20.
+    await cutTo(deps, 25);
+    const broken = { ok: false, entries: 1, head: { seq: 25 }, firstBad: { seq: 26, reason: expect.stringContaining('latest audit.pruned entry (#31) records a prune through #20') } };
+    const moved = (await verifyStore(deps.sql)).find((x) => x.organizationId === 'org_a')!;
+    expect(moved).toMatchObject(broken);
+    expect(await verifyOrganizationChain(deps.sql, 'org_a', deps.sql, 10)).toEqual({ ...moved, start: { seq: 25, hash: expect.any(String) } });
+    expect(verifyExport(await exportAudit(deps.sql, 'org_a', T0))).toEqual(moved);
   });
 });
 
