@@ -231,6 +231,20 @@ describe('input rules', () => {
     expect(rows[4]?.slice(0, 3)).toEqual(['BNPAFRPP', 'ok', 'true']);
   });
 
+  it('a stray quote in a semicolon or tab file is STRAY_QUOTE, as in a comma file (was: rows swallowed into a cell marked valid)', async () => {
+    // Found by the console review: a payee name typed "Bad ""quote opened a quote that ran to the next such row.
+    const rows = (d: string) => ['bic' + d + 'payee', 'DEUTDEFF' + d + 'one', 'DEUTDEFF' + d + '"Bad ""quote', 'BNPAFRPP' + d + 'three', 'DEUTDEFF' + d + '"Bad ""quote', 'BNPAFRPP' + d + 'five', 'DEUTDEFF' + d + '"x"y', 'BNPAFRPP' + d + 'a"b'].join('\n') + '\n';
+    const comma = await run(rows(','));
+    for (const d of [';', '\t']) {
+      const other = await run(rows(d));
+      expect(other.summary.rows, JSON.stringify(d)).toBe(comma.summary.rows);
+      expect(other.summary.valid, JSON.stringify(d)).toBe(comma.summary.valid);
+      expect(other.summary.reasons['STRAY_QUOTE'], JSON.stringify(d)).toBe(comma.summary.reasons['STRAY_QUOTE']);
+    }
+    expect(comma.summary.reasons['STRAY_QUOTE']).toBe(3);
+    expect(toCommaCsv('a;"x"y;ab"c;"ok"\n', ';')).toBe('a,"x"y,ab"c,"ok"\n');
+  });
+
   it('re-delimiting keeps commas, quotes and line breaks inside cells', () => {
     expect(toCommaCsv('a;b\n"x;y";"he said ""hi"""\nc,d;"1\n2"\n', ';')).toBe('a,b\n"x;y","he said ""hi"""\n"c,d","1\n2"\n');
   });

@@ -393,7 +393,10 @@ function mixedEncoding(buf: Buffer, offset: number, surface: CsvSurface, base = 
 
 /**
  * Re-delimits CSV text as comma-separated: cells are unquoted and written again with the shared quoting rule
- * (src-shared/csv.ts), so a comma inside a semicolon- or tab-separated cell stays in its cell.
+ * (src-shared/csv.ts), so a comma inside a semicolon- or tab-separated cell stays in its cell. A stray quote (text
+ * after a closing quote, `"abc"def`, or a quote inside an unquoted cell, `ab"c`) is written as it came, so the engine
+ * reports the row's STRAY_QUOTE as it does in a comma file: re-quoted cleanly, a quote opened by mistake swallowed
+ * the hundreds of rows up to the next one into one cell of a row marked valid.
  */
 export function toCommaCsv(text: string, delimiter: CsvDelimiter): string {
   if (delimiter === ',') return text;
@@ -401,11 +404,17 @@ export function toCommaCsv(text: string, delimiter: CsvDelimiter): string {
   let cell = '';
   let quoted = false;
   let inQuotes = false;
+  /** Where the quoted part of the cell ended (its closing quote), and whether anything stray came after or inside. */
+  let closedAt = -1;
+  let stray = false;
   let row: string[] = [];
   const endCell = () => {
-    row.push(quoted || /[",\r\n]/.test(cell) || cell.startsWith(' ') || cell.endsWith(' ') ? `"${cell.replaceAll('"', '""')}"` : cell);
+    if (stray) row.push(quoted ? `"${cell.slice(0, closedAt).replaceAll('"', '""')}"${cell.slice(closedAt)}` : cell);
+    else row.push(quoted || /[",\r\n]/.test(cell) || cell.startsWith(' ') || cell.endsWith(' ') ? `"${cell.replaceAll('"', '""')}"` : cell);
     cell = '';
     quoted = false;
+    closedAt = -1;
+    stray = false;
   };
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
@@ -414,7 +423,10 @@ export function toCommaCsv(text: string, delimiter: CsvDelimiter): string {
         if (text[i + 1] === '"') {
           cell += '"';
           i++;
-        } else inQuotes = false;
+        } else {
+          inQuotes = false;
+          closedAt = cell.length;
+        }
       } else cell += ch;
       continue;
     }
@@ -427,7 +439,11 @@ export function toCommaCsv(text: string, delimiter: CsvDelimiter): string {
       out.push(row.join(','), '\n');
       row = [];
     } else if (ch === '\r' && text[i + 1] === '\n') continue;
-    else cell += ch;
+    else {
+      // After its closing quote a cell may end only here; a quote inside an unquoted cell is stray too.
+      if (quoted || ch === '"') stray = true;
+      cell += ch;
+    }
   }
   if (cell !== '' || row.length > 0 || inQuotes) {
     if (inQuotes) cell = `"${cell}`; // an unclosed quote stays visible: the engine reports the row
