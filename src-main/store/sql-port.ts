@@ -37,6 +37,14 @@ export interface TransactionOptions {
    * Default: the server's (read committed).
    */
   isolation?: IsolationLevel;
+  /**
+   * PostgreSQL only (SQLite runs one writer at a time): top-level transactions given the same `queue` run one after
+   * another, across every instance on the database. The port takes an advisory lock named by it before the
+   * transaction begins and releases it once the transaction has ended, so the transaction's snapshot is taken after
+   * the previous one committed: the hot rows they all read and write (a wallet's balance, the organization's audit
+   * chain head) are waited for instead of met as serialization failures. docs/team-server.md, "The SQL port".
+   */
+  queue?: string;
 }
 
 export interface SqlQueries {

@@ -2,6 +2,7 @@
 // transaction takes one connection for its whole life (BEGIN … COMMIT, savepoints when nested), a statement outside
 // a transaction takes any. Placeholders are rewritten by placeholders.ts; values are read back as the SQLite
 // engine returns them (the type parsers below), so the core sees the same rows on both engines.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AppError } from '../../../src-shared/app-error';
 import { exactNumber, SqlPortError, SqlQueriesBase, type IsolationLevel, type SqlParams, type SqlPort, type SqlQueries, type SqlResult, type SqlRow, type TransactionOptions } from '../sql-port';
@@ -143,6 +144,34 @@ class PgTransaction extends PgQueries {
   }
 }
 
+/**
+ * The first key of a transaction queue's advisory lock (TransactionOptions.queue), ("vq", hash of the queue's name):
+ * a class of its own, never one of the app's ("vc", n) locks nor a sign-in's ("vl", …).
+ */
+export const QUEUE_LOCK_CLASS = 0x7671;
+
+/** The second key of a queue's lock: 32 bits of the SHA-256 of its name (two names may share a lock: they then queue together). */
+export function queueLockKey(queue: string): number {
+  return createHash('sha256').update(queue).digest().readInt32BE(0);
+}
+
+/** A transaction's wait for its queue's lock outlasted `queueWaitMs`: it never began, nothing was written. */
+export class QueueWaitTimeout extends Error {
+  override name = 'QueueWaitTimeout';
+  constructor(
+    readonly queue: string,
+    readonly waitedMs: number,
+    options?: { cause: unknown },
+  ) {
+    super(`waited ${waitedMs} ms for the transaction queue ${queue}`, options);
+  }
+}
+
+export interface PgTransactionOptions extends TransactionOptions {
+  /** How long to wait for the queue's lock (`queue`), in ms; default: as long as it takes. */
+  queueWaitMs?: number;
+}
+
 export interface PgPortOptions {
   /** Connections in the pool (default 10). */
   max?: number;
@@ -209,22 +238,50 @@ export class PgPort extends PgQueries implements SqlPort {
     }
   }
 
-  async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: PgTransactionOptions = {}): Promise<T> {
     this.check('transaction()');
     return this.borrow(async (client, markBroken) => {
-      await client.query(options.isolation ? `BEGIN ISOLATION LEVEL ${ISOLATION[options.isolation]}` : 'BEGIN');
-      const tx = new PgTransaction(client, 1, this);
+      // The queue's lock before BEGIN: a lock taken inside a REPEATABLE READ or SERIALIZABLE transaction is taken
+      // after its snapshot (its first statement takes one), and the row written by the transaction it waited for
+      // would still fail it at its own write. Held by the connection (session level) across COMMIT, released after.
+      const lock = options.queue === undefined ? null : await this.takeQueue(client, options.queue, options.queueWaitMs);
       try {
-        const result = await inTransactionContext(tx, () => fn(tx));
-        await client.query('COMMIT');
-        return result;
-      } catch (e) {
-        await client.query('ROLLBACK').catch((re: Error) => markBroken(re));
-        throw e;
+        await client.query(options.isolation ? `BEGIN ISOLATION LEVEL ${ISOLATION[options.isolation]}` : 'BEGIN');
+        const tx = new PgTransaction(client, 1, this);
+        try {
+          const result = await inTransactionContext(tx, () => fn(tx));
+          await client.query('COMMIT');
+          return result;
+        } catch (e) {
+          await client.query('ROLLBACK').catch((re: Error) => markBroken(re));
+          throw e;
+        } finally {
+          tx.finish();
+        }
       } finally {
-        tx.finish();
+        // A lock that could not be released goes with its connection, which is closed instead of pooled.
+        if (lock !== null) await client.query(`SELECT pg_advisory_unlock(${QUEUE_LOCK_CLASS}, ${lock})`).catch((e: Error) => markBroken(e));
       }
     });
+  }
+
+  /**
+   * Waits for the queue's lock on `client` (at most `waitMs` when given: QueueWaitTimeout) and returns its key. One
+   * round trip: the wait's lock_timeout is set LOCAL to the statements' implicit transaction, so it ends with them
+   * (the session lock does not).
+   */
+  private async takeQueue(client: pg.PoolClient, queue: string, waitMs: number | undefined): Promise<number> {
+    const key = queueLockKey(queue);
+    const timeout = waitMs === undefined ? 0 : Math.max(1, Math.ceil(waitMs));
+    const started = Date.now();
+    try {
+      await client.query(`SET LOCAL lock_timeout = ${timeout}; SELECT pg_advisory_lock(${QUEUE_LOCK_CLASS}, ${key})`);
+    } catch (e) {
+      // 55P03: lock_not_available (the lock_timeout).
+      if (pgErrorCode(e) === '55P03') throw new QueueWaitTimeout(queue, Date.now() - started, { cause: e });
+      throw e;
+    }
+    return key;
   }
 
   async close(): Promise<void> {

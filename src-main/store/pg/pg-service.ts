@@ -2,11 +2,16 @@
 // given `--database postgres://…`, shared by any number of instances.
 //
 // - Every top-level transaction is SERIALIZABLE and is run again when PostgreSQL reports a serialization failure or
-//   a deadlock (40001, 40P01), a bounded number of times with a jittered pause. SQLite's transactions are
+//   a deadlock (40001, 40P01), with a jittered pause, for as long as its time budget (RETRY_BUDGET_MS) lasts; then
+//   it fails with 503 STORAGE_UNAVAILABLE and Retry-After, never a bare database error. SQLite's transactions are
 //   serializable (one writer at a time), so the core's read-then-write transactions (a wallet's balance before a
 //   charge, a refresh token before its rotation, an idempotency key before its execution) keep the meaning they
 //   have on SQLite without a lock written into each of them. A transaction body may therefore run more than once:
 //   it does nothing but the store's statements (the port's rule, docs/team-server.md "The SQL port").
+// - Transactions that all write the same rows (an organization's live charges: its wallet and its audit chain's
+//   head) name a queue (TransactionOptions.queue) and wait for each other on its lock before they begin, instead of
+//   failing one another at their writes and running again: retries alone let the last of 60 concurrent charges lose
+//   every round until its tries ran out (a 500).
 // - Work signals (store/work-signals.ts) become `pg_notify('vc_work', topic)` sent once the raising transaction has
 //   committed (never for a rollback), to every instance — and one LISTEN connection per instance calls the local
 //   listeners. Not inside the transaction: PostgreSQL serialises the commits of every transaction that sent a NOTIFY
@@ -17,18 +22,28 @@
 //   events and settings changes, PostgreSQL migration 18) for whoever asked (`listenTo`); one connection per instance.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { AppError } from '../../../src-shared/app-error';
 import { LIVE_DEMAND_LOCK, SERVING_LOCK, type ChannelListener, type NotificationSource } from '../notifications';
 import type { SqlQueries, TransactionOptions } from '../sql-port';
 import { announceWorkThrough, deliverWork, type WorkTopic } from '../work-signals';
 import { outsideTransaction } from '../tx-context';
-import { isRetryableTransactionError, PgPort, type PgPortOptions } from './pg-port';
+import { isRetryableTransactionError, PgPort, QueueWaitTimeout, type PgPortOptions } from './pg-port';
 
 export const WORK_CHANNEL = 'vc_work';
 const TOPICS: readonly WorkTopic[] = ['outbox', 'jobs'];
 
+/**
+ * How long one transaction may go on meeting serialization failures (and waiting for its queue) before it gives up
+ * with 503 STORAGE_UNAVAILABLE: the time a request may spend on one write, not a count of tries (a count ran out in
+ * a few hundred ms behind 60 concurrent charges of one wallet).
+ */
+export const RETRY_BUDGET_MS = 10_000;
+/** What a transaction that gave up tells its client to wait (Retry-After), in seconds. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
 export interface PgServiceOptions extends PgPortOptions {
-  /** Attempts of one transaction that meets serialization failures (default 12). */
-  maxAttempts?: number;
+  /** How long one transaction is run again after serialization failures, queue wait included (default RETRY_BUDGET_MS). */
+  retryBudgetMs?: number;
   /** Where the LISTEN connection reports that it was lost (it reconnects by itself). */
   warn?: (message: string) => void;
   /** Listen for other instances' work signals (default true; a CLI command that serves nothing turns it off). */
@@ -49,9 +64,13 @@ export class PgServicePort extends PgPort implements NotificationSource {
   /** Topics whose NOTIFY is due (committed, not yet sent), sent together on the next turn. */
   private dueTopics = new Set<WorkTopic>();
   private sending = false;
-  private readonly maxAttempts: number;
+  private readonly retryBudgetMs: number;
   /** Transactions run again after a serialization failure, since start (for the bench and the logs). */
   retries = 0;
+  /** Transactions that gave up (their budget spent), since start; and how many since the last warning about them. */
+  gaveUp = 0;
+  private gaveUpUnlogged = 0;
+  private gaveUpLoggedAt = -Infinity;
   private listener: pg.Client | null = null;
   private listening = false;
   private reconnect: NodeJS.Timeout | null = null;
@@ -72,7 +91,7 @@ export class PgServicePort extends PgPort implements NotificationSource {
     private readonly o: PgServiceOptions = {},
   ) {
     super(url, o);
-    this.maxAttempts = o.maxAttempts ?? 12;
+    this.retryBudgetMs = o.retryBudgetMs ?? RETRY_BUDGET_MS;
     announceWorkThrough(this, (_handle, topic) => {
       // Only while its transaction runs: work started from a body outlives it (a refill, a listener), and a topic added
       // to a set already sent would never be.
@@ -83,22 +102,55 @@ export class PgServicePort extends PgPort implements NotificationSource {
   }
 
   override async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const started = Date.now();
+    const deadline = started + this.retryBudgetMs;
     for (let attempt = 1; ; attempt++) {
       const raised: RaisedTopics = { open: true, topics: new Set() };
       try {
-        const out = await raisedInTransaction.run(raised, () => super.transaction(fn, { isolation: options.isolation ?? 'serializable' }));
+        const out = await raisedInTransaction.run(raised, () =>
+          super.transaction(fn, {
+            isolation: options.isolation ?? 'serializable',
+            ...(options.queue !== undefined ? { queue: options.queue, queueWaitMs: Math.max(1, deadline - Date.now()) } : {}),
+          }),
+        );
         raised.open = false;
         if (raised.topics.size > 0) this.notifySoon(raised.topics);
         return out;
       } catch (e) {
         raised.open = false;
-        if (!isRetryableTransactionError(e) || attempt >= this.maxAttempts) throw e;
+        if (e instanceof QueueWaitTimeout) throw this.busy(e, started, attempt);
+        if (!isRetryableTransactionError(e)) throw e;
+        const left = deadline - Date.now();
+        if (left <= 0) throw this.busy(e, started, attempt);
         this.retries++;
-        // 1, 2, 4 … 64 ms, with jitter so that the transactions that collided do not collide again.
-        const pause = Math.min(64, 2 ** (attempt - 1)) * (0.5 + Math.random());
+        // 1, 2, 4 … 128 ms, with jitter so that the transactions that collided do not collide again; never past the budget.
+        const pause = Math.min(left, Math.min(128, 2 ** (attempt - 1)) * (0.5 + Math.random()));
         await new Promise((r) => setTimeout(r, pause));
       }
     }
+  }
+
+  /**
+   * The answer of a transaction whose budget ran out: 503 with Retry-After (what a client does with a busy server),
+   * not the database's error, which a door answers 500. Logged at most once a minute, with the count.
+   */
+  private busy(cause: unknown, started: number, attempts: number): AppError {
+    this.gaveUp++;
+    this.gaveUpUnlogged++;
+    const now = Date.now();
+    if (now - this.gaveUpLoggedAt >= 60_000) {
+      this.o.warn?.(
+        `${this.gaveUpUnlogged} transaction(s) gave up after meeting concurrent writes for ${this.retryBudgetMs} ms (the last: ${attempts} attempt(s) in ${now - started} ms; ${(cause as Error).message}); answered 503 STORAGE_UNAVAILABLE.`,
+      );
+      this.gaveUpLoggedAt = now;
+      this.gaveUpUnlogged = 0;
+    }
+    const err = new AppError('STORAGE_UNAVAILABLE', {
+      message: `The database is busy with concurrent writes to the same data and could not take this one within ${this.retryBudgetMs >= 1000 ? `${Math.round(this.retryBudgetMs / 1000)} s` : `${this.retryBudgetMs} ms`}. It was not recorded; retry after the time given by Retry-After.`,
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+    });
+    (err as Error & { cause?: unknown }).cause = cause;
+    return err;
   }
 
   /** Sends the topics' NOTIFY on the next turn, with whatever else became due meanwhile (one statement). */

@@ -1,8 +1,11 @@
 // PostgreSQL as the service's store (store/pg/pg-service.ts): read-then-write transactions racing over two ports
-// (two instances) keep SQLite's serializable meaning through retries; work signals travel between instances only
-// when the transaction that raised them commits; the ports refuse use of themselves inside their transactions.
+// (two instances) keep SQLite's serializable meaning through retries, and those that name one queue wait for each
+// other instead; a transaction whose time budget runs out is a 503 with Retry-After; work signals travel between
+// instances only when the transaction that raised them commits; the ports refuse use of themselves inside their
+// transactions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgServicePort, type PgServicePort } from '../../../src-main/store/pg/pg-service';
+import { AppError } from '../../../src-shared/app-error';
+import { createPgServicePort, type PgServicePort, type PgServiceOptions } from '../../../src-main/store/pg/pg-service';
 import { onWork, signalWork } from '../../../src-main/store/work-signals';
 import { freshDatabase, type TestDatabase } from '../../helpers/pg';
 
@@ -21,8 +24,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function instance(): PgServicePort {
-  const p = createPgServicePort(db.url, { max: 8 });
+function instance(o: PgServiceOptions = {}): PgServicePort {
+  const p = createPgServicePort(db.url, { max: 8, ...o });
   ports.push(p);
   return p;
 }
@@ -118,6 +121,78 @@ describe('PostgreSQL service store', () => {
     await later;
     await until(() => seen.length > 0, 'the notification of the later signal');
     expect(seen).toEqual(['outbox']);
+  });
+
+  it('transactions that name one queue wait for each other over two instances: read then written, none is run again', async () => {
+    const [a, b] = [instance(), instance()];
+    await a.transaction(async (tx) => void (await tx.run("INSERT INTO wallet VALUES ('q', 0)")));
+    // Each reads the balance, then writes it back plus one (as a charge reads, then writes, its wallet): side by side
+    // under SERIALIZABLE they fail each other; queued, each begins once the one before has committed.
+    const add = (port: PgServicePort) =>
+      port.transaction(
+        async (tx) => {
+          const w = (await tx.get<{ balance: number }>("SELECT balance FROM wallet WHERE id = 'q'"))!;
+          await tx.run("UPDATE wallet SET balance = ? WHERE id = 'q'", [w.balance + 1]);
+        },
+        { queue: 'wallet:q' },
+      );
+    const before = a.retries + b.retries;
+    await Promise.all(Array.from({ length: 40 }, (_, i) => add(i % 2 ? a : b)));
+    expect(await a.get("SELECT balance FROM wallet WHERE id = 'q'")).toEqual({ balance: 40 });
+    expect(a.retries + b.retries - before).toBe(0);
+    // The queue's lock went with each transaction: no connection holds it now.
+    const held = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 30321 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    expect(await a.get(held)).toEqual({ n: 0 });
+  });
+
+  it('a transaction whose budget runs out answers 503 STORAGE_UNAVAILABLE with Retry-After, never the database error', async () => {
+    const a = instance({ retryBudgetMs: 150 });
+    // Serialization failures every time (as PostgreSQL reports them): run again until the budget is spent.
+    let runs = 0;
+    const conflict = Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' });
+    const failing = a.transaction(async () => {
+      runs++;
+      throw conflict;
+    });
+    const err = await failing.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'STORAGE_UNAVAILABLE', status: 503, retryAfterSeconds: 1 });
+    expect((err as Error & { cause?: unknown }).cause).toBe(conflict);
+    expect(runs).toBeGreaterThan(1);
+    // Any other failure is not run again, and is the caller's as it was.
+    await expect(a.transaction(async () => Promise.reject(new Error('plain')))).rejects.toThrow('plain');
+  });
+
+  it('a queued transaction that waits past its budget for the queue is a 503 too, and never began', async () => {
+    const [a, b] = [instance(), instance({ retryBudgetMs: 200 })];
+    let release: () => void = () => undefined;
+    const holding = new Promise<void>((r) => (release = r));
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((r) => (entered = r));
+    // A holds the queue (a test only: a body waits for nothing but the store).
+    const first = a.transaction(
+      async () => {
+        entered();
+        await holding;
+      },
+      { queue: 'held' },
+    );
+    await inside;
+    let ran = false;
+    const err = await b
+      .transaction(
+        async () => {
+          ran = true;
+        },
+        { queue: 'held' },
+      )
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfterSeconds: 1 });
+    expect(ran).toBe(false);
+    release();
+    await first;
+    // B's connection is usable, and the queue free: its next transaction runs at once.
+    expect(await b.transaction(async (tx) => (await tx.get<{ one: number }>('SELECT 1 AS one'))!.one, { queue: 'held' })).toBe(1);
   });
 
   it('refuses the port from inside its own transaction', async () => {
