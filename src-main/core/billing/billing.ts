@@ -268,9 +268,19 @@ export async function listEnabledServices(deps: CoreDeps, organizationId: string
 }
 
 /**
+ * The queue (TransactionOptions.queue) of the transactions that charge an organization's wallet: on PostgreSQL they
+ * run one after another, across instances, instead of failing each other at the wallet's row and the audit chain's
+ * head (docs/billing.md). SQLite runs one writer at a time anyway.
+ */
+export function chargeQueue(organizationId: string): string {
+  return `charge:${organizationId}`;
+}
+
+/**
  * The gates of decisions §9 in their order, then the charge: enabled (403) → price configured (402) → wallet
  * active (402) → balance covers (402). Must run inside the caller's transaction (`q` is its handle), which also
- * writes the verification record, so the check and the debit cannot be separated by another request.
+ * writes the verification record, so the check and the debit cannot be separated by another request; that transaction
+ * names chargeQueue(organizationId) as its queue.
  */
 export async function chargeVerification(
   q: SqlQueries,

@@ -12,7 +12,7 @@ import { faultPoint } from '../fault-points';
 import type { CoreDeps } from '../context';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
-import { chargeVerification, reverseCharge } from '../billing/billing';
+import { chargeQueue, chargeVerification, reverseCharge } from '../billing/billing';
 import { provenanceOf } from './provenance';
 import { getStored, insertVerification, updateVerification, updateVerificationIf, type StoredWithText } from './records';
 import type { KindSpec, ProviderAnswer, ProviderContext, VerificationKind } from './types';
@@ -198,8 +198,9 @@ export async function submitVerification(
   const ctx: ProviderContext = { environment: p.environment, verificationId: id, organizationId: p.organizationId, country: spec.country(request) };
   if (live) {
     // Billing (decisions §9): gates, debit and the pending record commit together BEFORE the provider is asked,
-    // in one transaction, so concurrent requests serialise on the balance. A sync request also leaves a guard job
-    // behind: if this process dies before the answer is stored, the guard reverses the charge.
+    // in one transaction, so concurrent requests serialise on the balance (on PostgreSQL they queue: chargeQueue). A
+    // sync request also leaves a guard job behind: if this process dies before the answer is stored, the guard
+    // reverses the charge.
     // Whether a provider could answer is asked before (it may read the store, which a transaction's callback must
     // not do but through its `tx`); its refusal is thrown after the billing gates (their order is decisions §9),
     // inside the transaction, so a gate's refusal still comes first and a route's refusal rolls the charge back.
@@ -229,7 +230,9 @@ export async function submitVerification(
         await jobs.enqueue(tx, now, VERIFICATION_JOB, { verificationId: id }, { id: `job_${id}`, maxAttempts: 20, local: pendingAsStored(base, json) });
         await opts.respondWithCharge?.(tx, 202, pendingBody);
       } else await enqueue(tx, now, SYNC_GUARD_JOB, { verificationId: id }, { id: `guard_${id}`, runAtMs: now + SYNC_GUARD_MS, maxAttempts: 20 });
-    }).catch((err: unknown) => {
+      // Queued behind the organization's other charges (PostgreSQL): each writes the wallet's row and the audit chain's
+      // head, and run side by side they failed each other until one ran out of retries.
+    }, { queue: chargeQueue(p.organizationId) }).catch((err: unknown) => {
       jobs?.reset();
       throw err;
     });
