@@ -104,6 +104,53 @@ export class PgServicePort extends PgPort implements NotificationSource {
   override async transaction<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const started = Date.now();
     const deadline = started + this.retryBudgetMs;
+    if (options.queue === undefined) return this.attempts(fn, options, started, deadline);
+    // A queue's transactions of this instance wait for their turn here first, so one connection of the pool at a time
+    // waits for the queue's lock: a burst of one organization's charges would otherwise hold every connection of the
+    // instance waiting for it, and every other request of the instance would wait for a connection.
+    let release: () => void;
+    try {
+      release = await this.localTurn(options.queue, deadline);
+    } catch (e) {
+      throw this.busy(e, started, 0);
+    }
+    try {
+      return await this.attempts(fn, options, started, deadline);
+    } finally {
+      release();
+    }
+  }
+
+  /** This instance's transactions of each queue, in line: the promise the last one in line resolves when it is done. */
+  private readonly queueTails = new Map<string, Promise<void>>();
+
+  /** Resolves when the transactions of `queue` before this one are done, with the function that ends this one's turn. */
+  private async localTurn(queue: string, deadline: number): Promise<() => void> {
+    const before = this.queueTails.get(queue) ?? Promise.resolve();
+    let done: () => void = () => undefined;
+    const mine = new Promise<void>((r) => (done = r));
+    // Whoever comes next waits for those before this one too, even when this one gives up waiting.
+    const tail = before.then(() => mine);
+    this.queueTails.set(queue, tail);
+    const release = () => {
+      done();
+      if (this.queueTails.get(queue) === tail) this.queueTails.delete(queue);
+    };
+    const waitStarted = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      before.then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), Math.max(0, deadline - waitStarted)))),
+    ]);
+    clearTimeout(timer);
+    if (late) {
+      release();
+      throw new QueueWaitTimeout(queue, Date.now() - waitStarted);
+    }
+    return release;
+  }
+
+  private async attempts<T>(fn: (tx: SqlQueries) => Promise<T>, options: TransactionOptions, started: number, deadline: number): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const raised: RaisedTopics = { open: true, topics: new Set() };
       try {
@@ -118,7 +165,7 @@ export class PgServicePort extends PgPort implements NotificationSource {
         return out;
       } catch (e) {
         raised.open = false;
-        if (e instanceof QueueWaitTimeout) throw this.busy(e, started, attempt);
+        if (e instanceof QueueWaitTimeout) throw this.busy(e, started, attempt - 1);
         if (!isRetryableTransactionError(e)) throw e;
         const left = deadline - Date.now();
         if (left <= 0) throw this.busy(e, started, attempt);

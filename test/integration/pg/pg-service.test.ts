@@ -163,7 +163,7 @@ describe('PostgreSQL service store', () => {
     await expect(a.transaction(async () => Promise.reject(new Error('plain')))).rejects.toThrow('plain');
   });
 
-  it('a queued transaction that waits past its budget for the queue is a 503 too, and never began', async () => {
+  it('a queued transaction that waits past its budget for the queue is a 503 too, and never began; an instance waits for the lock with one connection', async () => {
     const [a, b] = [instance(), instance({ retryBudgetMs: 200 })];
     let release: () => void = () => undefined;
     const holding = new Promise<void>((r) => (release = r));
@@ -189,8 +189,19 @@ describe('PostgreSQL service store', () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryAfterSeconds: 1 });
     expect(ran).toBe(false);
+    // Five more of one instance wait in line in the instance, one connection at a time waiting for the lock (a burst
+    // of one queue does not take every connection of the pool), and all run once the queue is free.
+    const c = instance();
+    const waiting = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 30321 AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    const order: number[] = [];
+    const line = Array.from({ length: 5 }, (_, i) => c.transaction(async () => void order.push(i), { queue: 'held' }));
+    for (let i = 0; i < 200 && (await c.get<{ n: number }>(waiting))!.n === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await a.get(waiting)).toEqual({ n: 1 });
     release();
     await first;
+    await Promise.all(line);
+    expect(order).toEqual([0, 1, 2, 3, 4]);
     // B's connection is usable, and the queue free: its next transaction runs at once.
     expect(await b.transaction(async (tx) => (await tx.get<{ one: number }>('SELECT 1 AS one'))!.one, { queue: 'held' })).toBe(1);
   });
