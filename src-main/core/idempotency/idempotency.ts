@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../../src-shared/app-error';
 import type { CoreDeps } from '../context';
 import { faultPoint } from '../fault-points';
-import type { SqlQueries } from '../../store/sql-port';
+import type { SqlQueries, TransactionOptions } from '../../store/sql-port';
 
 export const RETENTION_MS = 24 * 3600 * 1000;
 /**
@@ -178,6 +178,8 @@ export interface Executed {
    * survive a crash. Awaits nothing but the store (store/service-port.ts).
    */
   persist?: (tx: SqlQueries) => Promise<void>;
+  /** Options of the transaction that runs persist() (a charge names its organization's queue: billing.chargeQueue). */
+  persistOptions?: TransactionOptions;
   /** JSON.stringify(body), when persist() has it already (read after persist). */
   bodyJson?: string;
   /**
@@ -255,7 +257,7 @@ async function commitAnswer(deps: Pick<CoreDeps, 'sql'>, result: Executed, store
       // Serialised after persist(): a write may complete the answer (a charge taken in this same transaction).
       body = result.bodyJson ?? JSON.stringify(result.body);
       await store(tx, body);
-    });
+    }, result.persistOptions);
     committed = true;
   } finally {
     result.afterCommit?.(committed);

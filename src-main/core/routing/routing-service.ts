@@ -11,7 +11,8 @@ import type {
 } from '../../../src-shared/schemas/routing';
 import { randomUUID } from 'node:crypto';
 import { serviceKey } from '../../../src-shared/services';
-import { chargeVerification, getWallet } from '../billing/billing';
+import { chargeQueue, chargeVerification, getWallet } from '../billing/billing';
+import { appendAudit } from '../audit/audit-log';
 import { runIdempotentRequest, type IdempotentResponse } from '../idempotency/idempotency';
 import { iso } from '../clock';
 import type { CoreDeps } from '../context';
@@ -115,9 +116,17 @@ export function correspondentsOnce(
       persist: async (tx) => {
         if (billable) {
           answer.charge = await chargeVerification(tx, { organizationId: p.organizationId, service: CORRESPONDENTS_SERVICE, verificationId: m.id, nowMs: deps.clock.now() });
+          // Every live check is in the audit trail, in the transaction of its charge (docs/audit.md), as a verification's is.
+          await appendAudit({ ...deps, sql: tx }, p.organizationId, {
+            action: 'verification.live_check',
+            target: { type: 'routingCheck', id: m.id },
+            detail: { kind: 'correspondents', bic: answer.bic ?? body.bic, charge: { amount: answer.charge.amount, currency: answer.charge.currency } },
+          });
         }
         await record(tx, p, 'correspondents', body, answer, m.id, m.createdAt);
       },
+      // Queued behind the organization's other charges on PostgreSQL (billing.chargeQueue), as a verification's charge.
+      ...(billable ? { persistOptions: { queue: chargeQueue(p.organizationId) } } : {}),
     };
   });
 }

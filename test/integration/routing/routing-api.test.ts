@@ -210,6 +210,10 @@ describe('live', () => {
     // The charge and the stored answer are one commit: the ledger names the answer's id.
     const charges = await ts.service.deps.sql.all<{ verification_id: string }>("SELECT verification_id FROM ledger_entries WHERE kind = 'charge' AND organization_id = ?", [orgId]);
     expect(charges).toEqual([{ verification_id: ok.body.id }]);
+    // Like a verification's, the live check is in the audit trail, in the transaction of its charge (found by the money review).
+    const audited = await ts.service.deps.sql.all<{ target_id: string; detail: string }>("SELECT target_id, detail FROM audit_events WHERE organization_id = ? AND action = 'verification.live_check'", [orgId]);
+    expect(audited.map((a) => a.target_id)).toEqual([ok.body.id]);
+    expect(JSON.parse(audited[0]!.detail)).toMatchObject({ kind: 'correspondents', charge: { amount: 40, currency: 'USD' } });
     // A structurally invalid BIC is a format error: answered, never charged (decisions §2).
     const bad = await post('correspondents', { bic: 'DEUT12FF' }, ts.liveKey, newKey());
     expect(bad.body).toMatchObject({ valid: false, charge: { status: 'not_charged' } });
