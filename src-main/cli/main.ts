@@ -94,7 +94,13 @@ export async function withCore<T>(values: Values, fn: (core: Core) => Promise<T>
   // administrator's change (a provider) never reached the team's database.
   const explicitDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined;
   const envUrl = process.env[DATABASE_URL_ENV] || undefined;
-  // bootstrap's job is to make a store: its explicit --data-dir is a local one, the URL exported or not.
+  // bootstrap with the team URL exported and a --data-dir without a store could mean either (a new local store there, or
+  // the team database with that folder's key): both readings have bitten someone, so it asks instead of guessing.
+  if (mayCreate && explicitDir !== undefined && envUrl !== undefined && !existsSync(storeFile(explicitDir))) {
+    throw new UsageError(
+      `${DATABASE_URL_ENV} is set and ${explicitDir} holds no store, so it is not clear what to set up. For the team database, run bootstrap without --data-dir (VCONSOLE_DATA_DIR names the folder of its data key, secret.key); for a new local store in ${explicitDir}, unset ${DATABASE_URL_ENV} first.`,
+    );
+  }
   const databaseUrl = explicitDir === undefined || (envUrl !== undefined && !mayCreate && !existsSync(storeFile(explicitDir))) ? envUrl : undefined;
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) throw new UsageError(`${DATABASE_URL_ENV} must be a postgres:// or postgresql:// URL`);
   const dir = dataDir(values);
