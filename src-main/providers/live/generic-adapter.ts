@@ -3,7 +3,14 @@
 // provider may override.
 import type { VerificationErrorCode } from '../../../src-shared/errors';
 import type { ProviderAnswer, VerificationKind } from '../../core/verification/types';
+import type { FaceRequest } from '../../../src-shared/schemas/verification-more';
+import { faceSpec } from '../../core/verification/face-spec';
 import { isObject, mapped, str, type LiveAdapter, type Req } from './adapter';
+
+/** SHA-256 (hex) of the decoded selfie: the same digest the record keeps as `selfieSha256`. */
+function selfieDigest(r: Req): string {
+  return (faceSpec.storedRequest!(r as unknown as FaceRequest) as { selfieSha256: string }).selfieSha256;
+}
 
 export const GENERIC_RESULTS = ['MATCH', 'NO_MATCH', 'NOT_FOUND', 'INCONCLUSIVE', 'INVALID'] as const;
 
@@ -48,7 +55,8 @@ function queryOf(kind: VerificationKind, r: Req): Record<string, unknown> {
       return { ...pick('idType', 'idNumber'), ...Object.fromEntries(['firstName', 'lastName', 'dateOfBirth'].filter((k) => v[k] !== undefined).map((k) => [k, v[k]])) };
     }
     case 'face':
-      return { ...pick('idNumber'), imageSha256: r['selfieSha256'] ?? r['imageSha256'] ?? null };
+      // The selfie never leaves the service: its digest, computed as the stored record's (face-spec.ts).
+      return { ...pick('idNumber'), imageSha256: typeof r['selfieImage'] === 'string' ? selfieDigest(r) : null };
     case 'address':
       return pick('addressLine1', 'addressLine2', 'city', 'region', 'postalCode', 'subject');
   }
