@@ -50,7 +50,7 @@ export const simulatorCommand: ExtraCommand = {
       `  generic  baseUrl: ${sim.baseUrls.generic}   (POST /v1/checks/{kind})`,
       `  epc-vop  baseUrl: ${sim.baseUrls.epcVop}   (POST /payee-verifications)`,
       `  uk-cop   baseUrl: ${sim.baseUrls.ukCop}   (POST /open-banking/v3.1/pisp/account-name-check)`,
-      `  apiKey: ${apiKey === undefined ? 'any bearer token' : 'the one given with --api-key'}`,
+      `  apiKey: ${apiKey === undefined ? 'any (Authorization: Bearer KEY or X-API-Key: KEY)' : 'the one given with --api-key (Bearer or X-API-Key)'}`,
       `  control: ${sim.url}/_sim/requests, ${sim.url}/_sim/faults${fault ? `  (fault: ${fault}${faultCount ? ` x${faultCount}` : ''})` : ''}`,
     ];
     if (sim.ca) out.push('  TLS certificate to trust (test only):', sim.ca.trimEnd());

@@ -43,7 +43,10 @@ export interface SimulatorOptions {
   faultCount?: number;
   /** Extra directory entries on top of the seeded ones. */
   seed?: SimSeed;
-  /** When set, `Authorization: Bearer <apiKey>` must carry exactly this key; otherwise any bearer token is accepted. */
+  /**
+   * When set, `Authorization: Bearer <apiKey>` or `X-API-Key: <apiKey>` must carry exactly this key; otherwise any
+   * non-empty key in either is accepted.
+   */
   apiKey?: string;
   /** Called with one line per upstream request (the CLI prints them). */
   log?: (line: string) => void;
@@ -220,18 +223,32 @@ function runCheck(api: SimApi, kind: GenericKind | null, body: Record<string, un
   return { status: 200, json: { Data: { VerificationReport: report }, Links: { Self: SIM_PATHS.ukCop }, Meta: {} }, outcome: a.reasonCode ?? 'MATCHED', executed: true };
 }
 
+/**
+ * The credential the adapters send (live-provider.ts): `Authorization: Bearer <key>` for the bearer scheme,
+ * `X-API-Key: <key>` for the api-key scheme. Either is accepted; with `apiKey` set it must carry exactly that key.
+ */
 function checkAuth(api: SimApi, headers: Record<string, string>, apiKey: string | undefined): void {
-  const m = /^Bearer\s+(\S+)$/i.exec(headers['authorization'] ?? '');
-  if (m && (apiKey === undefined || m[1] === apiKey)) return;
-  const message = m ? 'the bearer token is not valid' : 'Authorization: Bearer <apiKey> is required';
+  const bearer = /^Bearer\s+(\S+)$/i.exec(headers['authorization'] ?? '')?.[1];
+  const xApiKey = headers['x-api-key']?.trim() || undefined;
+  const given = [bearer, xApiKey].filter((k): k is string => k !== undefined);
+  if (given.length > 0 && given.some((k) => apiKey === undefined || k === apiKey)) return;
+  const message = given.length > 0 ? 'the api key is not valid' : 'Authorization: Bearer <apiKey> or X-API-Key: <apiKey> is required';
   if (api === 'uk-cop') throw new HttpError(401, { Code: '401 Unauthorized', Message: message, Errors: [] });
   if (api === 'epc-vop') throw new HttpError(401, { type: 'about:blank', title: 'Unauthorized', code: 'CLIENT_INVALID', detail: message });
   throw new HttpError(401, { error: 'unauthorized', message });
 }
 
+/** Headers that carry a credential: never shown by the (unauthenticated) request log. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'cookie', 'set-cookie']);
+
+/** The request log's view of the headers: `Authorization: Basic ***` keeps the scheme, every credential is `***`. */
 function redacted(headers: Record<string, string>): Record<string, string> {
   const out = { ...headers };
-  if (out['authorization'] !== undefined) out['authorization'] = out['authorization'].replace(/^(Bearer\s+).*$/i, '$1***');
+  for (const k of Object.keys(out)) {
+    if (!SECRET_HEADERS.has(k.toLowerCase())) continue;
+    const scheme = /authorization$/i.test(k) ? /^([A-Za-z][\w!#$%&'*+.^`|~-]*)\s+\S/.exec(out[k]!)?.[1] : undefined;
+    out[k] = scheme ? `${scheme} ***` : '***';
+  }
   return out;
 }
 

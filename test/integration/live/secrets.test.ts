@@ -74,6 +74,18 @@ describe('provider secrets', () => {
     }
   });
 
+  it('the api-key scheme sends X-API-Key, which the simulator accepts, and its request log never shows the key', async () => {
+    env = await startLive();
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], authScheme: 'api-key' });
+    const rec = await verify(env, 'account', NG());
+    expect(rec).toMatchObject({ status: 'success', accountName: 'Adaeze Nwosu' });
+    await expectBilling(env, rec['id'], false);
+    expect(env.sim.requests().at(-1)!.headers['x-api-key']).toBe('sim-upstream-key-0001');
+    const log = await (await fetch(`${env.sim.url}/_sim/requests`)).text();
+    expect(log).toContain('"x-api-key":"***"');
+    expect(log).not.toContain('sim-upstream-key-0001');
+  });
+
   it('a plain-http base URL is refused unless it is loopback; credentials may not sit in the URL', async () => {
     env = await startLive();
     const cfg = liveProviders(env.ts.service.rt).config;

@@ -221,6 +221,21 @@ describe('control endpoints', () => {
     expect(sim.executions('vrf_l')).toBe(0);
   });
 
+  it('hides every credential header in the request log: X-API-Key, Basic and other schemes, proxy credentials, cookies', async () => {
+    await post(sim, ACCOUNT, body('vrf_k'), { authorization: '', 'x-api-key': 'sk_live_apikey_secret' });
+    await post(sim, ACCOUNT, body('vrf_b'), {
+      authorization: 'Basic dXNlcjpwYXNzd29yZC1zZWNyZXQ=',
+      'proxy-authorization': 'Basic cHJveHk6cHJveHktc2VjcmV0',
+      cookie: 'session=cookie-secret',
+    });
+    const res = await fetch(`${sim.url}/_sim/requests`);
+    const text = await res.text();
+    for (const secret of ['sk_live_apikey_secret', 'dXNlcjpwYXNzd29yZC1zZWNyZXQ=', 'cHJveHk6cHJveHktc2VjcmV0', 'cookie-secret']) expect(text).not.toContain(secret);
+    const [k, b] = (JSON.parse(text) as { requests: { headers: Record<string, string> }[] }).requests;
+    expect(k!.headers['x-api-key']).toBe('***');
+    expect(b!.headers).toMatchObject({ authorization: 'Basic ***', 'proxy-authorization': 'Basic ***', cookie: '***' });
+  });
+
   it('answers health and 404s unknown control paths', async () => {
     expect(await ctl('GET', '/_sim/health')).toEqual({ status: 200, json: { ok: true } });
     expect((await ctl('GET', '/_sim/nothing')).status).toBe(404);

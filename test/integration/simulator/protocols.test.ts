@@ -114,6 +114,10 @@ describe('generic API', () => {
       const body = generic('account', { accountNumber: '0123456789' });
       expect((await post(strict, `${CHECKS}account`, body, { authorization: 'Bearer sk_sim_wrong' })).status).toBe(401);
       expect((await post(strict, `${CHECKS}account`, body, { authorization: 'Bearer sk_sim_right' })).status).toBe(200);
+      // The api-key scheme's header (X-API-Key, docs/providers.md), in place of Authorization.
+      expect((await post(strict, `${CHECKS}account`, body, { authorization: '', 'x-api-key': 'sk_sim_right' })).status).toBe(200);
+      expect((await post(strict, `${CHECKS}account`, body, { authorization: '', 'x-api-key': 'sk_sim_wrong' })).status).toBe(401);
+      expect((await post(strict, COP, cop('20000055779911', 'Jane Smith'), { authorization: '', 'x-api-key': 'sk_sim_right' })).status).toBe(200);
     } finally {
       await strict.stop();
     }
