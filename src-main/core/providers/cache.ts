@@ -2,7 +2,9 @@
 // query, kept for the kind's time to live. Transient answers and INCONCLUSIVE never enter it.
 import { createHash } from 'node:crypto';
 import { TRANSIENT_CODES } from '../../../src-shared/errors';
+import type { PhoneRequest } from '../../../src-shared/schemas/verification-more';
 import type { CoreDeps } from '../context';
+import { phoneSpec } from '../verification/phone-spec';
 import type { ProviderAnswer } from '../verification/types';
 
 /** Request fields that change how a check runs, not what it asks. */
@@ -25,8 +27,19 @@ export function normaliseQuery(v: unknown): unknown {
   return v;
 }
 
+/**
+ * The question a request asks, as the upstream is asked it: a phone number in the service's normalised E.164 form
+ * (phone-spec.ts, as the adapters send it), so +254712345678, 254712345678 and 0712345678 are one entry.
+ */
+function questionOf(kind: string, request: unknown): unknown {
+  if (kind !== 'phone' || !request || typeof request !== 'object') return request;
+  const r = request as Record<string, unknown>;
+  if (typeof r['phoneNumber'] !== 'string' || typeof r['country'] !== 'string') return request;
+  return { ...r, ...phoneSpec.baseFields(r as unknown as PhoneRequest) };
+}
+
 export function cacheKey(organizationId: string, kind: string, request: unknown): string {
-  return createHash('sha256').update(JSON.stringify([organizationId, kind, normaliseQuery(request)])).digest('hex');
+  return createHash('sha256').update(JSON.stringify([organizationId, kind, normaliseQuery(questionOf(kind, request))])).digest('hex');
 }
 
 export function isCacheable(a: ProviderAnswer): boolean {

@@ -3,8 +3,9 @@
 // provider may override.
 import type { VerificationErrorCode } from '../../../src-shared/errors';
 import type { ProviderAnswer, VerificationKind } from '../../core/verification/types';
-import type { FaceRequest } from '../../../src-shared/schemas/verification-more';
+import type { FaceRequest, PhoneRequest } from '../../../src-shared/schemas/verification-more';
 import { faceSpec } from '../../core/verification/face-spec';
+import { phoneSpec } from '../../core/verification/phone-spec';
 import { isObject, mapped, str, type LiveAdapter, type Req } from './adapter';
 
 /** SHA-256 (hex) of the decoded selfie: the same digest the record keeps as `selfieSha256`. */
@@ -49,7 +50,8 @@ function queryOf(kind: VerificationKind, r: Req): Record<string, unknown> {
       return q;
     }
     case 'phone':
-      return pick('phoneNumber', 'networkCode');
+      // The number as the service normalised it (E.164, phone-spec.ts), not as typed: one subscriber, one question.
+      return { ...pick('phoneNumber', 'networkCode'), ...phoneSpec.baseFields(r as unknown as PhoneRequest) };
     case 'identity': {
       const v = isObject(r['validation']) ? r['validation'] : {};
       return { ...pick('idType', 'idNumber'), ...Object.fromEntries(['firstName', 'lastName', 'dateOfBirth'].filter((k) => v[k] !== undefined).map((k) => [k, v[k]])) };

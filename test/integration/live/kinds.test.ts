@@ -34,3 +34,16 @@ describe('face (generic)', () => {
     await expectBilling(env, r['id'], false);
   });
 });
+
+describe('phone (generic)', () => {
+  it('sends the normalised E.164 number, however it was typed; the cache holds one entry for the three spellings', async () => {
+    const first = await verify(env, 'phone', { country: 'KE', phoneNumber: '0712345678' });
+    expect(env.sim.requests().map((r) => (r.body as { query: unknown }).query)).toEqual([{ phoneNumber: '+254712345678' }]);
+    expect(first).toMatchObject({ status: 'success', source: 'live', fullName: 'Wanjiru Kamau' });
+    for (const phoneNumber of ['254712345678', '+254712345678', '+254 712 345 678']) {
+      const again = await verify(env, 'phone', { country: 'KE', phoneNumber });
+      expect(again).toMatchObject({ status: 'success', source: 'cache', fullName: 'Wanjiru Kamau' });
+    }
+    expect(env.sim.requests()).toHaveLength(1);
+  });
+});

@@ -102,6 +102,10 @@ describe('cache key and cacheability', () => {
     expect(cacheKey('org1', 'account', { bankCode: '058 ', accountNumber: '0123456789', country: 'ng', mode: 'async' })).toBe(a);
     expect(cacheKey('org2', 'account', { country: 'NG', accountNumber: '0123456789', bankCode: '058' })).not.toBe(a);
     expect(cacheKey('org1', 'phone', { country: 'NG', accountNumber: '0123456789', bankCode: '058' })).not.toBe(a);
+    // A phone number is one question however it is typed (its E.164 form, as sent upstream).
+    const ke = cacheKey('org1', 'phone', { country: 'KE', phoneNumber: '+254712345678' });
+    for (const phoneNumber of ['254712345678', '0712345678', '+254 712 345 678']) expect(cacheKey('org1', 'phone', { country: 'KE', phoneNumber })).toBe(ke);
+    expect(cacheKey('org1', 'phone', { country: 'KE', phoneNumber: '0712345679' })).not.toBe(ke);
     expect(normaliseQuery({ b: [' x  y '], a: null })).toEqual({ b: ['X Y'] });
   });
   it('only definitive answers are cacheable', () => {
