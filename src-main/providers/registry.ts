@@ -61,13 +61,20 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
   const box = opts.secretBox ?? createNodeSecretBox(opts.dataDir ?? '.');
   const config = createProviderConfig(deps, box);
   const running = new Map<string, LiveProvider>();
+  /** Replaced runtimes still finishing their checks (runtimeFor). */
+  const retiring = new Set<Promise<void>>();
 
   const runtimeFor = async (p: ResolvedProvider): Promise<LiveProvider> => {
     const { LiveProvider, ADAPTERS } = await loadLive();
     const cur = running.get(p.id);
     if (cur && cur.config.version === p.version) return cur;
-    // A changed configuration gets fresh state (agent, breaker); in-flight calls finish on the old agent.
-    if (cur) void cur.close().catch(() => {});
+    // A changed configuration gets fresh state (agent, breaker); checks in flight, queued or between retries on the
+    // old one finish there: its pool closes once they are done (bounded by their deadline).
+    if (cur) {
+      const done = cur.retire().catch(() => {});
+      retiring.add(done);
+      void done.finally(() => retiring.delete(done));
+    }
     const next = new LiveProvider(p, ADAPTERS[p.adapter as keyof typeof ADAPTERS], () => deps.clock.now(), deps.log);
     running.set(p.id, next);
     return next;
@@ -167,7 +174,7 @@ export function createProviderRegistry(resourcesDir: string, opts: RegistryOptio
       if (!stopping.signal.aborted) stopping.abort(new Error('service stopping'));
       const all = [...running.values()];
       running.clear();
-      await Promise.all(all.map((r) => r.close().catch(() => {})));
+      await Promise.all([...all.map((r) => r.close().catch(() => {})), ...retiring]);
     },
   };
   return registry;

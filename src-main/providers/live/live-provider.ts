@@ -98,6 +98,40 @@ export class LiveProvider {
     return this.agent.close();
   }
 
+  /** Checks and probes using this runtime now, queued ones and ones between retries included. */
+  private users = 0;
+  private onIdle: (() => void) | null = null;
+  private retiring: Promise<void> | null = null;
+
+  /**
+   * This runtime was replaced by a changed configuration: its pool closes once the checks and probes still using it
+   * have finished (they finish here, not on the new one), or after `maxWaitMs` — by default the deadline every one
+   * of them ends by, plus a second.
+   */
+  retire(maxWaitMs = this.config.deadlineMs + 1000): Promise<void> {
+    this.retiring ??= new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.onIdle = null;
+        resolve();
+      };
+      const timer = setTimeout(done, maxWaitMs);
+      if (this.users === 0) done();
+      else this.onIdle = done;
+    }).then(() => this.close());
+    return this.retiring;
+  }
+
+  private async using<T>(fn: () => Promise<T>): Promise<T> {
+    this.users += 1;
+    try {
+      return await fn();
+    } finally {
+      this.users -= 1;
+      if (this.users === 0) this.onIdle?.();
+    }
+  }
+
   private headers(extra: Record<string, string>): Record<string, string> {
     const h: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...extra };
     const secret = this.config.secret;
@@ -114,7 +148,11 @@ export class LiveProvider {
   }
 
   /** One verification against this upstream. Never throws: every way of failing is an answer. */
-  async ask(kind: VerificationKind, req: Req, verificationId: string, outer?: AbortSignal): Promise<ProviderAnswer> {
+  ask(kind: VerificationKind, req: Req, verificationId: string, outer?: AbortSignal): Promise<ProviderAnswer> {
+    return this.using(() => this.askOnce(kind, req, verificationId, outer));
+  }
+
+  private async askOnce(kind: VerificationKind, req: Req, verificationId: string, outer?: AbortSignal): Promise<ProviderAnswer> {
     if (!this.adapter.kinds.includes(kind)) {
       this.noteError(`adapter ${this.adapter.name} cannot answer ${kind} checks`);
       return { outcome: 'error', errorCode: 'VERIFICATION_ERROR' };
@@ -249,7 +287,11 @@ export class LiveProvider {
   }
 
   /** One health probe: can we reach the upstream, and does it accept our credentials? Never runs a check. */
-  async probe(): Promise<ProbeResult> {
+  probe(): Promise<ProbeResult> {
+    return this.using(() => this.probeOnce());
+  }
+
+  private async probeOnce(): Promise<ProbeResult> {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(new Stop('attempt-timeout')), this.config.timeoutMs);
     try {

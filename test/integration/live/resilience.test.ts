@@ -62,6 +62,35 @@ describe('concurrency limit', () => {
   });
 });
 
+/** Polls (not a timed assertion): resolves once `cond` holds, fails the test if it never does. */
+async function until(cond: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the condition never held');
+}
+
+describe('a provider saved while busy', () => {
+  it('checks in flight and queued on the old runtime finish there (success), not UNAVAILABLE; the new one serves the next', async () => {
+    env = await startLive();
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], maxConcurrency: 1, maxQueue: 5, timeoutMs: 5000, deadlineMs: 10_000 });
+    env.sim.setFault('latency=800', 1);
+    const pending = Promise.all([0, 1, 2].map((i) => verify(env, 'account', NG(`012345678${i}`))));
+    await until(async () => {
+      const s = await circuit();
+      return s.inFlight === 1 && s.queued === 2;
+    });
+    // Saved while one check is in flight and two wait for its slot; the probe builds the new runtime at once.
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], maxConcurrency: 2, maxQueue: 5, timeoutMs: 4000, deadlineMs: 10_000 });
+    expect((await liveProviders(env.ts.service.rt).probe('sim')).ok).toBe(true);
+    const results = await pending;
+    expect(results.map((r) => r['status'])).toEqual(['success', 'success', 'success']);
+    for (const r of results) await expectBilling(env, r['id'], false);
+    expect((await verify(env, 'account', NG('0123456783')))['status']).toBe('success');
+  });
+});
+
 describe('routing', () => {
   it('a live check with no configured provider is refused before it is charged (403 SERVICE_NOT_ENABLED, CONTACT_ADMIN)', async () => {
     env = await startLive();
