@@ -286,8 +286,12 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
       const now = deps.clock.now();
       await deps.sql.transaction(async (tx) => {
         await tx.run('INSERT INTO provider_cache_ttl (kind, ttl_seconds) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET ttl_seconds = excluded.ttl_seconds', [kind, seconds]);
-        // A lowered TTL takes effect at once: nothing older than the new limit may still be served.
-        await tx.run('DELETE FROM verification_cache WHERE kind = ? AND stored_at_ms + ? * 1000 <= ?', [kind, seconds, now]);
+        // A lowered TTL takes effect at once, for every entry: nothing older than the new limit may still be served,
+        // and the younger ones expire by it (they kept stored + the old TTL), not by the TTL they were stored under.
+        // Milliseconds computed here: on PostgreSQL `? * 1000` is integer arithmetic and 30 days overflows it.
+        const ttlMs = seconds * 1000;
+        await tx.run('DELETE FROM verification_cache WHERE kind = ? AND stored_at_ms + ? <= ?', [kind, ttlMs, now]);
+        await tx.run('UPDATE verification_cache SET expires_at_ms = stored_at_ms + ? WHERE kind = ? AND expires_at_ms > stored_at_ms + ?', [ttlMs, kind, ttlMs]);
         await appendInstallationAudit({ ...deps, sql: tx }, { action: 'provider.cache_ttl_set', target: { type: 'cache', id: kind }, detail: { kind, ttlSeconds: seconds } });
       });
       return api.cacheTtl();

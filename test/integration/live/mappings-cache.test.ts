@@ -1,6 +1,7 @@
 // Scheme mappings against the simulator (EPC VoP MTCH/CMTC/NMTC/NOAP, Pay.UK CoP reason codes, the generic table
 // and its per-provider override) and the cache of definitive answers (source cache, billed, never transient).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src-main/core/clock';
 import { liveProviders } from '../../../src-main/providers/registry';
 import { expectBilling, iban, NG, setProvider, startLive, verify, type LiveEnv } from './live-helpers';
 
@@ -144,6 +145,21 @@ describe('cache of definitive answers', () => {
     const i1 = await verify(env, 'account', NG('0123459999'));
     const i2 = await verify(env, 'account', NG('0123459999'));
     expect([i1['error'].code, i2['error'].code, i2['source']]).toEqual(['INCONCLUSIVE', 'INCONCLUSIVE', 'live']);
+  });
+
+  it('lowering the TTL applies to every entry: one younger than the new TTL is not served past it', async () => {
+    await env.stop();
+    const clock = new ManualClock(Date.now());
+    env = await startLive({ clock });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'] });
+    const config = liveProviders(env.ts.service.rt).config;
+    await config.setCacheTtl('account', 3600);
+    expect((await verify(env, 'account', NG()))['source']).toBe('live');
+    clock.advance(30_000);
+    await config.setCacheTtl('account', 60); // the entry is 30 s old: it stays, but only for 30 s more
+    expect((await verify(env, 'account', NG()))['source']).toBe('cache');
+    clock.advance(40_000); // 70 s old: past the new TTL
+    expect((await verify(env, 'account', NG()))['source']).toBe('live');
   });
 
   it('TTL 0 switches the cache off for the kind', async () => {
