@@ -1,7 +1,7 @@
 // The generic HTTPS/JSON upstream (docs/providers.md): POST {baseUrl}/v1/checks/{kind} with our verification id as
 // Idempotency-Key, answered by MATCH / NO_MATCH / NOT_FOUND / INCONCLUSIVE / INVALID, mapped by a table that each
 // provider may override.
-import type { VerificationErrorCode } from '../../../src-shared/errors';
+import { FACE_MATCH_MESSAGES, type VerificationErrorCode } from '../../../src-shared/errors';
 import type { ProviderAnswer, VerificationKind } from '../../core/verification/types';
 import type { FaceRequest, PhoneRequest } from '../../../src-shared/schemas/verification-more';
 import { faceSpec } from '../../core/verification/face-spec';
@@ -32,9 +32,38 @@ const INVALID: Record<VerificationKind, VerificationErrorCode> = {
 };
 
 const NOT_FOUND_MESSAGE: Partial<Record<VerificationKind, string>> = {
-  face: 'Facial verification failed (check could not complete).',
   address: 'The address could not be found.',
 };
+
+type FaceMessage = (typeof FACE_MATCH_MESSAGES)[number];
+const FACE_DID_NOT_MATCH: FaceMessage = 'Facial verification did not match.';
+const FACE_NOT_COMPLETED: FaceMessage = 'Facial verification failed (check could not complete).';
+
+/** An upstream's reason for a failed facial check, read as one of the six messages (interface §7.3 rule 4). */
+const FACE_REASONS: [RegExp, FaceMessage][] = [
+  [/liveness|spoof/i, 'Liveness check failed.'],
+  [/multiple faces|more than one face/i, 'Multiple faces detected.'],
+  [/no face (detected|found)|face not (detected|found)/i, 'No face detected.'],
+  [/quality|blurr?y?|too dark|resolution/i, 'Photo quality too low.'],
+];
+
+function faceMessage(text: string | undefined): FaceMessage | undefined {
+  if (!text) return undefined;
+  const exact = FACE_MATCH_MESSAGES.find((m) => m.toLowerCase() === text.trim().toLowerCase());
+  return exact ?? FACE_REASONS.find(([re]) => re.test(text))?.[1];
+}
+
+/**
+ * Every failed facial check is FACE_MATCH_FAILED with one of six messages (interface §7.3, decisions §4), whatever
+ * the result value or a mapping row said: the message the row gives or the upstream's reason when it reads as one
+ * of them; otherwise "did not match" for a NO_MATCH, "could not complete" for the rest.
+ */
+function faceAnswer(result: string, answer: ProviderAnswer, reason: string | undefined): ProviderAnswer {
+  if (answer.outcome !== 'failed') return answer;
+  const { fields: _fields, ...rest } = answer;
+  const fallback = result === 'NO_MATCH' ? FACE_DID_NOT_MATCH : FACE_NOT_COMPLETED;
+  return { ...rest, errorCode: 'FACE_MATCH_FAILED', message: faceMessage(answer.message) ?? faceMessage(reason) ?? fallback };
+}
 
 /** Which request fields each kind sends as `query` (the protocol's list; nothing else leaves the service). */
 function queryOf(kind: VerificationKind, r: Req): Record<string, unknown> {
@@ -118,6 +147,7 @@ export const genericAdapter: LiveAdapter = {
     const fallback = defaultGenericAnswer(kind, request, result, reason, json['data']);
     const row = mapping?.[result];
     if (!fallback && !row) return null;
-    return mapped(row, fallback ?? { outcome: 'error', errorCode: 'VERIFICATION_ERROR' });
+    const answer = mapped(row, fallback ?? { outcome: 'error', errorCode: 'VERIFICATION_ERROR' });
+    return kind === 'face' ? faceAnswer(result, answer, reason) : answer;
   },
 };

@@ -33,6 +33,13 @@ describe('face (generic)', () => {
     expect(r).toMatchObject({ status: 'success', verified: true, source: 'live' });
     await expectBilling(env, r['id'], false);
   });
+  it('a face that does not match is failed FACE_MATCH_FAILED "Facial verification did not match." (interface §7.3 rule 4), charged', async () => {
+    const img = pngWithDigest((h) => h.startsWith('ff'));
+    const r = await verify(env, 'face', { country: 'GH', idNumber: 'GHA-123456789-0', selfieImage: img.toString('base64') });
+    expect(env.sim.requests().at(-1)!.outcome).toBe('NO_MATCH');
+    expect(r).toMatchObject({ status: 'failed', verified: false, error: { code: 'FACE_MATCH_FAILED', message: 'Facial verification did not match.' } });
+    await expectBilling(env, r['id'], false);
+  });
 });
 
 describe('phone (generic)', () => {

@@ -44,6 +44,22 @@ describe('EPC VoP mapping', () => {
   });
 });
 
+describe('generic face answers (interface §7.3 rule 4)', () => {
+  const read = (json: Record<string, unknown>, mapping: Parameters<typeof genericAdapter.read>[3] = null) => genericAdapter.read('face', {}, json, mapping);
+  it('every failure is FACE_MATCH_FAILED with one of the six messages, the upstream reason read where it says which', () => {
+    expect(read({ result: 'NO_MATCH', reason: 'face does not match the registry photo' })).toEqual({ outcome: 'failed', errorCode: 'FACE_MATCH_FAILED', message: 'Facial verification did not match.' });
+    expect(read({ result: 'NO_MATCH', reason: 'LIVENESS_FAILED' })).toMatchObject({ errorCode: 'FACE_MATCH_FAILED', message: 'Liveness check failed.' });
+    expect(read({ result: 'NO_MATCH', reason: 'multiple faces in the image' })).toMatchObject({ message: 'Multiple faces detected.' });
+    expect(read({ result: 'INVALID', reason: 'no face detected' })).toMatchObject({ errorCode: 'FACE_MATCH_FAILED', message: 'No face detected.' });
+    expect(read({ result: 'INVALID', reason: 'image quality too low' })).toMatchObject({ message: 'Photo quality too low.' });
+    expect(read({ result: 'NOT_FOUND' })).toEqual({ outcome: 'failed', errorCode: 'FACE_MATCH_FAILED', message: 'Facial verification failed (check could not complete).' });
+    // A mapping row's failure too: its code and a message outside the six are replaced.
+    expect(read({ result: 'NO_MATCH' }, { NO_MATCH: { outcome: 'failed', code: 'VERIFICATION_FAILED', message: 'Nope.' } })).toMatchObject({ errorCode: 'FACE_MATCH_FAILED', message: 'Facial verification did not match.' });
+    expect(read({ result: 'MATCH' })).toMatchObject({ outcome: 'success' });
+    expect(read({ result: 'INCONCLUSIVE' })).toEqual({ outcome: 'error', errorCode: 'INCONCLUSIVE' });
+  });
+});
+
 describe('Pay.UK CoP mapping', () => {
   const read = (matched: boolean, reason?: string) =>
     ukCopAdapter.read('account', {}, { Data: { VerificationReport: { Matched: matched, ...(reason ? { ReasonCode: reason, Name: 'Jane Smith' } : {}) } } }, null);
