@@ -1,7 +1,7 @@
 // Live-mode provider configuration (docs/providers.md): which upstream adapter answers which kind and corridor,
 // its endpoint, credential and limits. A stored credential is never part of any output: only `configured`/masked.
 import { z } from 'zod';
-import { VERIFICATION_ERRORS, type VerificationErrorCode } from '../errors';
+import { TRANSIENT_CODES, VERIFICATION_ERRORS, type VerificationErrorCode } from '../errors';
 
 export const PROVIDER_ADAPTERS = ['generic', 'epc-vop', 'uk-cop', 'stand-in'] as const;
 export const ProviderAdapterSchema = z.enum(PROVIDER_ADAPTERS);
@@ -29,6 +29,36 @@ export const ResultMappingSchema = z.object({
   message: z.string().max(300).optional(),
 });
 export type ResultMapping = z.infer<typeof ResultMappingSchema>;
+
+/**
+ * The upstream values a scheme adapter can answer with: a closed set, so a mapping key outside it is a typo that
+ * would never apply. EPC VoP `partyNameMatch` codes; Pay.UK CoP reason codes plus MATCHED / NOT_MATCHED (a match,
+ * a no-match without a reason). The generic protocol's table is open (a row may name a value beyond the five).
+ */
+export const MAPPING_KEYS: Partial<Record<ProviderAdapter, readonly string[]>> = {
+  'epc-vop': ['MTCH', 'CMTC', 'NMTC', 'NOAP'],
+  'uk-cop': ['MATCHED', 'NOT_MATCHED', 'ANNM', 'MBAM', 'BANM', 'PANM', 'BAMM', 'PAMM', 'AC01', 'IVCR', 'CASS', 'ACNS', 'OPTO', 'SCNS'],
+};
+
+/** Codes of a non-answer (interface §1.6, §2.6: `error` means no answer; never charged). */
+const NON_ANSWER_CODES: readonly VerificationErrorCode[] = ['INCONCLUSIVE', ...TRANSIENT_CODES];
+
+/** Why a mapping row contradicts itself (null when it does not): each outcome has its own codes. */
+export function mappingRowProblem(row: ResultMapping): string | null {
+  if (row.outcome === 'success') {
+    if (row.code !== undefined || row.message !== undefined) return 'outcome "success" takes no code or message (a match has no error)';
+    return null;
+  }
+  if (row.code === undefined) return null;
+  const nonAnswer = NON_ANSWER_CODES.includes(row.code);
+  if (row.outcome === 'error' && !nonAnswer) {
+    return `outcome "error" means no answer (interface §1.6, §2.6), so its code must be INCONCLUSIVE or a transient code (${TRANSIENT_CODES.join(', ')}), not ${row.code}; use outcome "failed" for a definitive answer`;
+  }
+  if (row.outcome === 'failed' && nonAnswer) {
+    return `outcome "failed" is a definitive answer, so its code may not be ${row.code} (a non-answer); use outcome "error"`;
+  }
+  return null;
+}
 
 export const ProviderIdSchema = z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes (max 40)');
 
@@ -66,6 +96,18 @@ export const ProviderInputSchema = z
   })
   .extend(ProviderLimitsSchema.shape)
   .superRefine((v, ctx) => {
+    for (const [key, row] of Object.entries(v.mapping ?? {})) {
+      const problem = mappingRowProblem(row);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['mapping', key], message: `mapping "${key}": ${problem}` });
+      if (v.adapter === 'stand-in') {
+        ctx.addIssue({ code: 'custom', path: ['mapping', key], message: `mapping "${key}": the stand-in adapter answers from the sandbox fixtures and takes no mapping` });
+        continue;
+      }
+      const keys = MAPPING_KEYS[v.adapter];
+      if (keys && !keys.includes(key)) {
+        ctx.addIssue({ code: 'custom', path: ['mapping', key], message: `mapping "${key}": not a value the ${v.adapter} adapter answers with (one of ${keys.join(', ')})` });
+      }
+    }
     if (v.adapter === 'stand-in') return;
     let u: URL | null = null;
     try {

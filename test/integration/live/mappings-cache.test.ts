@@ -110,6 +110,25 @@ describe('generic adapter', () => {
     const r = await verify(env, 'account', NG('0123450000'));
     expect(r).toMatchObject({ status: 'error', error: { code: 'INCONCLUSIVE' }, charge: { status: 'reversed' } });
   });
+
+  it('a contradictory mapping is refused when saved, naming the key and the rule; nothing is saved', async () => {
+    const refused = async (adapter: 'generic' | 'epc-vop', mapping: Record<string, unknown>, field: string, text: string) => {
+      const err = await setProvider(env, { id: 'x', adapter, routes: ['account:PT'], mapping: mapping as never }).then(() => null, (e: unknown) => e);
+      expect(err).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field }] });
+      expect((err as { details: { message: string }[] }).details[0]!.message).toContain(text);
+      expect(await liveProviders(env.ts.service.rt).config.get('x')).toBeNull();
+    };
+    // error means no answer (§1.6, §2.6): a definitive code would reverse the charge of an answer.
+    await refused('generic', { NOT_FOUND: { outcome: 'error', code: 'ACCOUNT_NOT_FOUND' } }, 'mapping.NOT_FOUND', 'outcome "error" means no answer');
+    await refused('generic', { NO_MATCH: { outcome: 'error', code: 'VERIFICATION_FAILED' } }, 'mapping.NO_MATCH', 'not VERIFICATION_FAILED');
+    await refused('generic', { INCONCLUSIVE: { outcome: 'failed', code: 'VERIFICATION_TIMEOUT' } }, 'mapping.INCONCLUSIVE', 'outcome "failed" is a definitive answer');
+    // success with a code or message: they were silently dropped.
+    await refused('generic', { NO_MATCH: { outcome: 'success', code: 'VERIFICATION_FAILED' } }, 'mapping.NO_MATCH', 'outcome "success" takes no code or message');
+    await refused('generic', { MATCH: { outcome: 'success', message: 'ok' } }, 'mapping.MATCH', 'outcome "success" takes no code or message');
+    // A key the scheme never answers with (a generic value on an EPC VoP provider) would never apply.
+    await refused('epc-vop', { NOT_FOUND: { outcome: 'error', code: 'INCONCLUSIVE' } }, 'mapping.NOT_FOUND', 'not a value the epc-vop adapter answers with');
+    await setProvider(env, { id: 'x', adapter: 'epc-vop', routes: ['account:PT'], mapping: { NOAP: { outcome: 'failed', code: 'ACCOUNT_NOT_FOUND' } } });
+  });
 });
 
 describe('cache of definitive answers', () => {

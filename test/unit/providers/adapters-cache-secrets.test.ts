@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cacheKey, isCacheable, normaliseQuery } from '../../../src-main/core/providers/cache';
 import { createNodeSecretBox, maskSecret } from '../../../src-main/core/providers/secret-box';
-import { epcVopAdapter, requestIdFor } from '../../../src-main/providers/live/epc-vop-adapter';
+import { epcVopAdapter, requestIdFor, VOP_ANSWERS } from '../../../src-main/providers/live/epc-vop-adapter';
 import { genericAdapter } from '../../../src-main/providers/live/generic-adapter';
-import { ukCopAdapter } from '../../../src-main/providers/live/uk-cop-adapter';
+import { COP_REASONS, ukCopAdapter } from '../../../src-main/providers/live/uk-cop-adapter';
+import { MAPPING_KEYS } from '../../../src-shared/schemas/providers';
 
 describe('EPC VoP mapping', () => {
   // The EPC inter-PSP API answers `partyNameMatch` (docs/providers.md cites the specification).
@@ -57,6 +58,14 @@ describe('generic face answers (interface §7.3 rule 4)', () => {
     expect(read({ result: 'NO_MATCH' }, { NO_MATCH: { outcome: 'failed', code: 'VERIFICATION_FAILED', message: 'Nope.' } })).toMatchObject({ errorCode: 'FACE_MATCH_FAILED', message: 'Facial verification did not match.' });
     expect(read({ result: 'MATCH' })).toMatchObject({ outcome: 'success' });
     expect(read({ result: 'INCONCLUSIVE' })).toEqual({ outcome: 'error', errorCode: 'INCONCLUSIVE' });
+  });
+});
+
+describe('mapping keys of the scheme adapters', () => {
+  it('are exactly the values each adapter reads (the schema refuses any other key)', () => {
+    expect([...MAPPING_KEYS['epc-vop']!].sort()).toEqual(Object.keys(VOP_ANSWERS).sort());
+    expect([...MAPPING_KEYS['uk-cop']!].sort()).toEqual(['MATCHED', 'NOT_MATCHED', ...Object.keys(COP_REASONS)].sort());
+    expect(MAPPING_KEYS.generic).toBeUndefined();
   });
 });
 
