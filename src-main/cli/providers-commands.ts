@@ -42,11 +42,19 @@ function readFlagFile(flag: string, file: string): string {
   }
 }
 
-function line(p: ProviderView): string {
+/**
+ * The CLI opens a core of its own: circuit state, in-flight counts and the last error live in the memory of the
+ * running service (docs/providers.md), so this process has none to show. Its outputs say so (`state: null`)
+ * instead of printing an idle "closed".
+ */
+type CliProviderView = Omit<ProviderView, 'state'> & { state: null };
+const cliView = (p: ProviderView): CliProviderView => ({ ...p, state: null });
+const NO_LIVE_STATE = 'Circuit state, in-flight checks and the last error are kept by the running service: see its console (Providers page).';
+
+function line(p: CliProviderView): string {
   const secret = p.secret.configured ? `secret ${p.secret.masked}` : 'no secret';
-  const err = p.state.lastError ? `; last error: ${p.state.lastError}` : '';
   const ca = p.ca ? `; CA ${p.ca.subject} sha256 ${p.ca.fingerprint256.slice(0, 23)}…` : '';
-  return `${p.id.padEnd(16)} ${p.adapter.padEnd(9)} ${(p.baseUrl || '-').padEnd(36)} ${p.routes.join(',') || '(no routes)'}  [${secret}${ca}; circuit ${p.state.circuit}${err}]`;
+  return `${p.id.padEnd(16)} ${p.adapter.padEnd(9)} ${(p.baseUrl || '-').padEnd(36)} ${p.routes.join(',') || '(no routes)'}  [${secret}${ca}]`;
 }
 
 async function readStdin(): Promise<string> {
@@ -63,9 +71,14 @@ export const providersCommand: ExtraCommand = {
     try {
       if (sub === 'list') {
         const { values } = kit.parse(rest, {});
-        const o = await kit.withCore(values, (core) => providersOverview(core.rt));
+        const overview = await kit.withCore(values, (core) => providersOverview(core.rt));
+        const o = { ...overview, providers: overview.providers.map(cliView) };
         const ttl = Object.entries(o.cacheTtlSeconds).map(([k, v]) => `${k}=${v}s`).join(' ');
-        const text = [...(o.providers.length ? o.providers.map(line) : ['No providers configured: live checks are refused until one is.']), `Cache TTL: ${ttl}`, `Secrets: ${o.secretProtection}`].join('\n');
+        const text = [
+          ...(o.providers.length ? [...o.providers.map(line), NO_LIVE_STATE] : ['No providers configured: live checks are refused until one is.']),
+          `Cache TTL: ${ttl}`,
+          `Secrets: ${o.secretProtection}`,
+        ].join('\n');
         kit.print(values, o, text);
         return 0;
       }
@@ -132,7 +145,7 @@ export const providersCommand: ExtraCommand = {
           if (values['clear-secret']) input['clearSecret'] = true;
           if (caCert !== undefined) input['caCert'] = caCert;
           if (values['clear-ca']) input['clearCaCert'] = true;
-          return reg.view(await reg.config.set(input as ProviderInput));
+          return cliView(reg.view(await reg.config.set(input as ProviderInput)));
         });
         kit.print(values, view, `Saved.\n${line(view)}`);
         return 0;

@@ -206,6 +206,20 @@ describe('vconsole', () => {
     expect(vconsole('keys', 'list', '--data-dir', fresh).code).toBe(0);
   });
 
+  it('providers list and set show no circuit state of their own (it lives in the running service) instead of a fake "closed"', () => {
+    const own = mkdtempSync(join(tmpdir(), 'vc-cli-providers-'));
+    more.push(own);
+    expect(vconsole('bootstrap', '--data-dir', own, '--email', 'owner@cli.test', '--password', 'cli-password-1').code).toBe(0);
+    const set = vconsole('providers', 'set', 'p-state', '--adapter', 'generic', '--base-url', 'http://127.0.0.1:9', '--route', 'account:ZA', '--data-dir', own);
+    expect(set.code, set.err).toBe(0);
+    const list = vconsole('providers', 'list', '--data-dir', own);
+    expect(list.code, list.err).toBe(0);
+    for (const out of [set.out, list.out]) expect(out).not.toMatch(/circuit (closed|open|half-open)/);
+    expect(list.out).toContain('kept by the running service: see its console');
+    const json = JSON.parse(vconsole('providers', 'list', '--json', '--data-dir', own).out) as { providers: { id: string; state: unknown }[] };
+    expect(json.providers.find((p) => p.id === 'p-state')!.state).toBeNull();
+  });
+
   it('providers: a missing or invalid --mapping-file is a usage error naming the file (as --ca-file), and cache-ttl names SECONDS', () => {
     const missing = join(dir, 'no-mapping.json');
     const m = vconsole('providers', 'set', 'p1', '--adapter', 'generic', '--mapping-file', missing, '--data-dir', dir);
