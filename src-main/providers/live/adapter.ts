@@ -29,6 +29,15 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * An account number, IBAN, sort code or BIC without the separators the service's format checks accept in them
+ * (src-shared/validators: spaces and dashes, e.g. `DE89-3704-…`, `5577-9911`, `20-00-00`): the form an upstream
+ * scheme expects.
+ */
+export function compactId(v: unknown): string {
+  return String(v ?? '').replace(/[\s-]/g, '');
+}
+
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
 }

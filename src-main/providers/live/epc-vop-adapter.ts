@@ -4,7 +4,7 @@
 // NOAP → INCONCLUSIVE (not charged).
 import { createHash } from 'node:crypto';
 import type { ProviderAnswer } from '../../core/verification/types';
-import { isObject, mapped, str, type LiveAdapter } from './adapter';
+import { compactId, isObject, mapped, str, type LiveAdapter } from './adapter';
 
 /** A stable UUID (version 8, RFC 9562 custom) from our verification id: every attempt carries the same one. */
 export function requestIdFor(verificationId: string): string {
@@ -31,8 +31,8 @@ export const epcVopAdapter: LiveAdapter = {
   build(_kind, request, verificationId, nowMs = Date.now()) {
     const requestId = requestIdFor(verificationId);
     const name = String(request['accountName'] ?? '');
-    const iban = String(request['accountNumber'] ?? '').replace(/\s+/g, '').toUpperCase();
-    const bic = String(request['bankCode'] ?? '').replace(/\s+/g, '').toUpperCase();
+    const iban = compactId(request['accountNumber']).toUpperCase();
+    const bic = compactId(request['bankCode']).toUpperCase();
     return {
       path: '/payee-verifications',
       // EPC inter-PSP API: the requester's reference (UUID) and the request time, ISO 8601 UTC with milliseconds.

@@ -6,7 +6,7 @@ import type { ProviderAnswer, VerificationKind } from '../../core/verification/t
 import type { FaceRequest, PhoneRequest } from '../../../src-shared/schemas/verification-more';
 import { faceSpec } from '../../core/verification/face-spec';
 import { phoneSpec } from '../../core/verification/phone-spec';
-import { isObject, mapped, str, type LiveAdapter, type Req } from './adapter';
+import { compactId, isObject, mapped, str, type LiveAdapter, type Req } from './adapter';
 
 /** SHA-256 (hex) of the decoded selfie: the same digest the record keeps as `selfieSha256`. */
 function selfieDigest(r: Req): string {
@@ -72,9 +72,9 @@ function queryOf(kind: VerificationKind, r: Req): Record<string, unknown> {
     case 'account': {
       const q = pick('accountNumber', 'bankCode', 'accountName', 'accountHolderType', 'identifiers');
       const country = String(r['country'] ?? '');
-      if (country === 'GB' && typeof r['bankCode'] === 'string') q['sortCode'] = r['bankCode'];
-      if (typeof r['accountNumber'] === 'string' && /^[A-Z]{2}\d{2}/i.test(r['accountNumber'].replace(/\s+/g, ''))) {
-        q['iban'] = r['accountNumber'].replace(/\s+/g, '').toUpperCase();
+      if (country === 'GB' && typeof r['bankCode'] === 'string') q['sortCode'] = compactId(r['bankCode']);
+      if (typeof r['accountNumber'] === 'string' && /^[A-Z]{2}\d{2}/i.test(compactId(r['accountNumber']))) {
+        q['iban'] = compactId(r['accountNumber']).toUpperCase();
       }
       return q;
     }

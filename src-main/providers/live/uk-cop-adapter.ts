@@ -2,7 +2,7 @@
 // code + account number and the expected name. Matched → success; each ReasonCode maps to failed (charged), or
 // to INCONCLUSIVE where the check was not possible. A close match's returned Name is never passed on (§2.3).
 import type { ProviderAnswer } from '../../core/verification/types';
-import { isObject, mapped, str, type LiveAdapter } from './adapter';
+import { compactId, isObject, mapped, str, type LiveAdapter } from './adapter';
 import { requestIdFor } from './epc-vop-adapter';
 
 const NO_MATCH = 'The account name does not match the name held by the bank.';
@@ -28,8 +28,8 @@ export const ukCopAdapter: LiveAdapter = {
   name: 'uk-cop',
   kinds: ['account'],
   build(_kind, request, verificationId) {
-    const sortCode = String(request['bankCode'] ?? '').replace(/[\s-]/g, '');
-    const account = String(request['accountNumber'] ?? '').replace(/\s+/g, '');
+    const sortCode = compactId(request['bankCode']);
+    const account = compactId(request['accountNumber']);
     return {
       path: '/open-banking/v3.1/pisp/account-name-check',
       headers: { 'x-idempotency-key': verificationId, 'x-fapi-interaction-id': requestIdFor(verificationId) },

@@ -32,6 +32,12 @@ describe('EPC Verification of Payee (account:DE)', () => {
     expect(req.idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
+  it('an IBAN typed with dashes and in lower case is sent in the electronic form', async () => {
+    const r = await verify(env, 'account', { country: 'DE', accountNumber: 'de89-3704-0044-0532-0130-00', accountName: 'Max Mustermann' });
+    expect(env.sim.requests().at(-1)!.body).toEqual({ party: { name: 'Max Mustermann' }, partyAccount: { iban: DE_OK } });
+    expect(r).toMatchObject({ status: 'success', source: 'live' });
+  });
+
   it('CMTC → failed VERIFICATION_FAILED (charged) and the matched name is NOT returned (interface §2.3)', async () => {
     const r = await verify(env, 'account', { country: 'DE', accountNumber: DE_OK, accountName: 'Max Mustermenn' });
     expect(r).toMatchObject({ status: 'failed', error: { code: 'VERIFICATION_FAILED' }, charge: { status: 'charged' } });
@@ -62,6 +68,12 @@ describe('Pay.UK Confirmation of Payee (account:GB)', () => {
     const req = env.sim.requests().at(-1)!;
     expect(req.body).toEqual({ Data: { SchemeName: 'SortCodeAccountNumber', AccountType: 'Personal', Identification: '20000055779911', Name: 'Jane Smith' } });
     expect(req.idempotencyKey).toBe(r['id']);
+  });
+
+  it('a sort code and account number typed with dashes are sent as digits only', async () => {
+    const r = await verify(env, 'account', { country: 'GB', bankCode: '20-00-00', accountNumber: '5577-9911', accountName: 'Jane Smith' });
+    expect((env.sim.requests().at(-1)!.body as { Data: { Identification: string } }).Data.Identification).toBe('20000055779911');
+    expect(r).toMatchObject({ status: 'success', accountName: 'Jane Smith' });
   });
 
   const CASES: [string, Record<string, unknown>, string, string, string | null][] = [

@@ -61,6 +61,20 @@ describe('generic face answers (interface §7.3 rule 4)', () => {
   });
 });
 
+describe('identifiers as the upstream expects them (separators the format checks accept removed)', () => {
+  it('generic: the derived iban and sortCode', () => {
+    const gb = genericAdapter.build('account', { country: 'GB', accountNumber: '5577-9911', bankCode: '20-00-00' }, 'ver_1').body as { query: Record<string, unknown> };
+    expect(gb.query['sortCode']).toBe('200000');
+    const de = genericAdapter.build('account', { country: 'DE', accountNumber: 'de89-3704 0044-0532-0130-00' }, 'ver_1').body as { query: Record<string, unknown> };
+    expect(de.query['iban']).toBe('DE89370400440532013000');
+  });
+  it('epc-vop and uk-cop', () => {
+    expect(epcVopAdapter.build('account', { accountNumber: 'de89-3704-0044-0532-0130-00', accountName: 'Max' }, 'ver_1').body).toEqual({ party: { name: 'Max' }, partyAccount: { iban: 'DE89370400440532013000' } });
+    const cop = ukCopAdapter.build('account', { bankCode: '20-00-00', accountNumber: '5577-9911', accountName: 'Jane' }, 'ver_1').body as { Data: { Identification: string } };
+    expect(cop.Data.Identification).toBe('20000055779911');
+  });
+});
+
 describe('mapping keys of the scheme adapters', () => {
   it('are exactly the values each adapter reads (the schema refuses any other key)', () => {
     expect([...MAPPING_KEYS['epc-vop']!].sort()).toEqual(Object.keys(VOP_ANSWERS).sort());
