@@ -350,8 +350,18 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (path.startsWith('/_sim/')) return control(req, res, path);
     const method = req.method ?? 'GET';
     const route = routeOf(method, path);
-    if (route === null) return sendJson(res, 404, { error: 'not_found', message: `no route for ${method} ${path}` });
-    if ('unknownKind' in route) return sendJson(res, 404, { error: 'unknown_kind', message: `kind must be one of ${GENERIC_KINDS.join(', ')}` });
+    if (route === null || 'unknownKind' in route) {
+      // Authentication comes first on every upstream path, a missing one included: a 404 to a wrong key would tell
+      // a health probe (GET /) that the credentials were fine.
+      try {
+        checkAuth('generic', headerMap(req), opts.apiKey);
+      } catch (e) {
+        if (!(e instanceof HttpError)) throw e;
+        return sendJson(res, e.status, e.json);
+      }
+      if (route === null) return sendJson(res, 404, { error: 'not_found', message: `no route for ${method} ${path}` });
+      return sendJson(res, 404, { error: 'unknown_kind', message: `kind must be one of ${GENERIC_KINDS.join(', ')}` });
+    }
     const { api, kind } = route;
     const headers = headerMap(req);
     const key = headers[IDEMPOTENCY_HEADERS[api]] ?? null;

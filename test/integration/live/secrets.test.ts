@@ -86,6 +86,15 @@ describe('provider secrets', () => {
     expect(log).not.toContain('sim-upstream-key-0001');
   });
 
+  it('the health probe says the credentials are refused when they are wrong (the simulator checks them before its 404)', async () => {
+    env = await startLive();
+    const reg = liveProviders(env.ts.service.rt);
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'] });
+    expect(await reg.probe('sim')).toMatchObject({ ok: true, httpStatus: 404 });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'], secret: 'not-the-simulator-key' });
+    expect(await reg.probe('sim')).toMatchObject({ ok: false, httpStatus: 401, message: 'The upstream refused the credentials.' });
+  });
+
   it('a plain-http base URL is refused unless it is loopback; credentials may not sit in the URL', async () => {
     env = await startLive();
     const cfg = liveProviders(env.ts.service.rt).config;

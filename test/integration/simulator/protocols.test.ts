@@ -114,6 +114,11 @@ describe('generic API', () => {
       const body = generic('account', { accountNumber: '0123456789' });
       expect((await post(strict, `${CHECKS}account`, body, { authorization: 'Bearer sk_sim_wrong' })).status).toBe(401);
       expect((await post(strict, `${CHECKS}account`, body, { authorization: 'Bearer sk_sim_right' })).status).toBe(200);
+      // Authentication comes before the 404 of a path without a check (a provider's health probe is GET /).
+      expect((await fetch(`${strict.url}/`, { headers: { authorization: 'Bearer sk_sim_wrong' } })).status).toBe(401);
+      expect((await fetch(`${strict.url}/`)).status).toBe(401);
+      expect((await fetch(`${strict.url}/`, { headers: { authorization: 'Bearer sk_sim_right' } })).status).toBe(404);
+      expect((await fetch(`${strict.url}/`, { headers: { 'x-api-key': 'sk_sim_right' } })).status).toBe(404);
       // The api-key scheme's header (X-API-Key, docs/providers.md), in place of Authorization.
       expect((await post(strict, `${CHECKS}account`, body, { authorization: '', 'x-api-key': 'sk_sim_right' })).status).toBe(200);
       expect((await post(strict, `${CHECKS}account`, body, { authorization: '', 'x-api-key': 'sk_sim_wrong' })).status).toBe(401);
