@@ -1,11 +1,12 @@
 // Fault injection for the upstream simulator: parses `latency=MS`, `timeout`, `status=500`, `429` /
-// `rate-limit=S`, `malformed`, `reset`, `late=MS` (header X-Sim-Fault, --fault, POST /_sim/faults).
+// `rate-limit=S`, `rate-limit-date=S`, `malformed`, `reset`, `late=MS` (header X-Sim-Fault, --fault, POST /_sim/faults).
 
 export type Fault =
   | { type: 'latency'; ms: number }
   | { type: 'timeout' }
   | { type: 'status'; status: 500 | 502 | 503 }
-  | { type: 'rate-limit'; retryAfterSeconds: number }
+  /** `asDate`: Retry-After as an HTTP-date (now + the seconds) instead of delay-seconds. */
+  | { type: 'rate-limit'; retryAfterSeconds: number; asDate?: boolean }
   | { type: 'malformed'; variant: 'not-json' | 'wrong-shape' }
   | { type: 'reset' }
   | { type: 'late'; ms: number };
@@ -46,10 +47,11 @@ export function parseFault(spec: FaultSpec): Fault {
       return { type: 'status', status };
     }
     case '429':
-    case 'rate-limit': {
+    case 'rate-limit':
+    case 'rate-limit-date': {
       const s = value === undefined ? 1 : Number(value);
       if (!Number.isInteger(s) || s < 0 || s > 3600) throw new FaultParseError(`fault "${text}": Retry-After must be 0 to 3600 seconds`);
-      return { type: 'rate-limit', retryAfterSeconds: s };
+      return name === 'rate-limit-date' ? { type: 'rate-limit', retryAfterSeconds: s, asDate: true } : { type: 'rate-limit', retryAfterSeconds: s };
     }
     case 'malformed': {
       if (value === undefined || value === 'json' || value === 'not-json') return { type: 'malformed', variant: 'not-json' };
@@ -58,7 +60,7 @@ export function parseFault(spec: FaultSpec): Fault {
     }
     default:
       throw new FaultParseError(
-        `unknown fault "${text}": expected latency=MS, timeout, status=500|502|503, 429, rate-limit=S, malformed[=json|shape], reset or late=MS`,
+        `unknown fault "${text}": expected latency=MS, timeout, status=500|502|503, 429, rate-limit=S, rate-limit-date=S, malformed[=json|shape], reset or late=MS`,
       );
   }
 }
@@ -75,7 +77,7 @@ export function formatFault(f: Fault): string {
     case 'status':
       return `status=${f.status}`;
     case 'rate-limit':
-      return `rate-limit=${f.retryAfterSeconds}`;
+      return `${f.asDate ? 'rate-limit-date' : 'rate-limit'}=${f.retryAfterSeconds}`;
     case 'malformed':
       return f.variant === 'not-json' ? 'malformed' : 'malformed=shape';
   }

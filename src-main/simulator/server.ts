@@ -422,7 +422,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return done(fault.status);
     }
     if (fault?.type === 'rate-limit') {
-      sendJson(res, 429, { error: 'rate_limited', message: 'simulated rate limit' }, { 'retry-after': String(fault.retryAfterSeconds) });
+      const retryAfter = fault.asDate ? new Date(Date.now() + fault.retryAfterSeconds * 1000).toUTCString() : String(fault.retryAfterSeconds);
+      sendJson(res, 429, { error: 'rate_limited', message: 'simulated rate limit' }, { 'retry-after': retryAfter });
       return done(429);
     }
 

@@ -249,8 +249,7 @@ export class LiveProvider {
       });
       const text = await readLimited(res.body);
       if (res.statusCode === 429) {
-        const ra = Number(res.headers['retry-after']);
-        return fault('VERIFICATION_RATE_LIMITED', 'upstream answered 429', false, Number.isFinite(ra) && ra >= 0 ? Math.min(ra, 3600) : 1);
+        return fault('VERIFICATION_RATE_LIMITED', 'upstream answered 429', false, retryAfterSeconds(res.headers['retry-after'], this.now()) ?? 1);
       }
       if (res.statusCode >= 500) return fault('VERIFICATION_UNAVAILABLE', `upstream answered HTTP ${res.statusCode}`, true);
       if (res.statusCode < 200 || res.statusCode >= 300) {
@@ -313,6 +312,23 @@ export class LiveProvider {
       clearTimeout(timer);
     }
   }
+}
+
+/** The longest Retry-After honoured: an upstream cannot switch a provider off for longer than an hour. */
+const MAX_RETRY_AFTER_S = 3600;
+
+/**
+ * Retry-After (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date (IMF-fixdate, or the obsolete RFC 850 and asctime
+ * forms) read against the service clock. Seconds from now, 0 to an hour; undefined when absent or unreadable.
+ */
+export function retryAfterSeconds(value: string | string[] | undefined, nowMs: number): number | undefined {
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!v) return undefined;
+  if (/^\d+$/.test(v)) return Math.min(Number(v), MAX_RETRY_AFTER_S);
+  // Every HTTP-date form names its month; Date.parse alone would read "1.5" as a date.
+  const at = /[A-Za-z]{3}/.test(v) ? Date.parse(v) : NaN;
+  if (Number.isNaN(at)) return undefined;
+  return Math.min(Math.max(0, Math.ceil((at - nowMs) / 1000)), MAX_RETRY_AFTER_S);
 }
 
 async function readLimited(body: AsyncIterable<Buffer | Uint8Array>): Promise<string> {

@@ -3,6 +3,7 @@
 // the upstream idempotency key so the check never runs twice; Retry-After is honoured; a late answer after the
 // deadline changes nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src-main/core/clock';
 import { VERIFICATION_ERRORS } from '../../../src-shared/errors';
 import { BALANCE, balance, expectBilling, NG, PRICE, setProvider, startLive, verify, type LiveEnv } from './live-helpers';
 
@@ -77,6 +78,22 @@ describe('upstream faults', () => {
     const rec = await verify(env, 'account', NG());
     expect(rec['error'].code).toBe('VERIFICATION_UNAVAILABLE');
     expect(env.sim.requests().filter((r) => r.idempotencyKey === rec['id'])).toHaveLength(3);
+  });
+
+  it('honours a Retry-After given as an HTTP-date, on the service clock', async () => {
+    await env.stop();
+    const clock = new ManualClock(Date.now());
+    env = await startLive({ clock });
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'] });
+    env.sim.setFault('rate-limit-date=120', 1);
+    expect((await verify(env, 'account', NG()))['error'].code).toBe('VERIFICATION_RATE_LIMITED');
+    const seen = env.sim.requests().length;
+    clock.advance(30_000); // past the 1 s default, well within the date
+    expect((await verify(env, 'account', NG('1234567890')))['error'].code).toBe('VERIFICATION_RATE_LIMITED');
+    expect(env.sim.requests().length).toBe(seen);
+    clock.advance(100_000); // past the date
+    expect((await verify(env, 'account', NG('1234567890')))['status']).toBe('success');
+    expect(env.sim.requests().length).toBe(seen + 1);
   });
 
   it('honours Retry-After: while it runs, live checks answer RATE_LIMITED without calling the upstream', async () => {

@@ -72,6 +72,13 @@ describe('faults', () => {
     const r = await post(sim, ACCOUNT, body(), { 'x-sim-fault': 'rate-limit=7' });
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toBe('7');
+    // rate-limit-date=S: the same delay as an HTTP-date (IMF-fixdate), the other form RFC 9110 allows.
+    const d = await post(sim, ACCOUNT, body(), { 'x-sim-fault': 'rate-limit-date=600' });
+    expect(d.status).toBe(429);
+    expect(d.headers.get('retry-after')).toMatch(/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/);
+    const inS = (Date.parse(d.headers.get('retry-after')!) - Date.now()) / 1000;
+    expect(inS).toBeGreaterThan(500);
+    expect(inS).toBeLessThanOrEqual(600);
   });
 
   it('malformed answers 200 with a body that is not JSON; malformed=shape with JSON of the wrong shape', async () => {

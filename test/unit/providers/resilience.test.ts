@@ -1,5 +1,6 @@
 // Circuit breaker state machine, bulkhead queueing and backoff bounds (src-main/providers/resilience.ts).
 import { describe, expect, it } from 'vitest';
+import { retryAfterSeconds } from '../../../src-main/providers/live/live-provider';
 import { backoffMs, Bulkhead, BulkheadFull, CircuitBreaker } from '../../../src-main/providers/resilience';
 
 describe('CircuitBreaker', () => {
@@ -91,5 +92,21 @@ describe('backoffMs', () => {
     expect(backoffMs(3, 100, 2000, () => 0)).toBe(200);
     expect(backoffMs(10, 100, 2000, () => 0.999)).toBeLessThanOrEqual(2000);
     expect(backoffMs(10, 100, 2000, () => 0)).toBe(1000);
+  });
+});
+
+describe('retryAfterSeconds (RFC 9110 §10.2.3)', () => {
+  const now = Date.UTC(2026, 10, 27, 12, 0, 0);
+  it('reads delay-seconds and the three HTTP-date forms against the given clock, bounded to an hour', () => {
+    expect(retryAfterSeconds('120', now)).toBe(120);
+    expect(retryAfterSeconds('Fri, 27 Nov 2026 12:00:45 GMT', now)).toBe(45); // IMF-fixdate
+    expect(retryAfterSeconds('Friday, 27-Nov-26 12:01:00 GMT', now)).toBe(60); // obsolete RFC 850
+    expect(retryAfterSeconds('Fri Nov 27 12:00:30 2026', now)).toBe(30); // obsolete asctime (UTC)
+    expect(retryAfterSeconds('Fri, 27 Nov 2026 11:00:00 GMT', now)).toBe(0); // already passed
+    expect(retryAfterSeconds('Sat, 28 Nov 2026 12:00:00 GMT', now)).toBe(3600);
+    expect(retryAfterSeconds('99999', now)).toBe(3600);
+  });
+  it('is undefined when absent or unreadable (the caller waits its default)', () => {
+    for (const v of [undefined, '', '1.5', '-3', 'soon', 'Fri, 99 Foo 2026']) expect(retryAfterSeconds(v, now)).toBeUndefined();
   });
 });
