@@ -7,7 +7,8 @@ export type Fault =
   | { type: 'status'; status: 500 | 502 | 503 }
   /** `asDate`: Retry-After as an HTTP-date (now + the seconds) instead of delay-seconds. */
   | { type: 'rate-limit'; retryAfterSeconds: number; asDate?: boolean }
-  | { type: 'malformed'; variant: 'not-json' | 'wrong-shape' }
+  /** `too-large`: valid JSON of the right shape, but over the 1 MB a client reads. */
+  | { type: 'malformed'; variant: 'not-json' | 'wrong-shape' | 'too-large' }
   | { type: 'reset' }
   | { type: 'late'; ms: number };
 
@@ -56,11 +57,12 @@ export function parseFault(spec: FaultSpec): Fault {
     case 'malformed': {
       if (value === undefined || value === 'json' || value === 'not-json') return { type: 'malformed', variant: 'not-json' };
       if (value === 'shape' || value === 'wrong-shape') return { type: 'malformed', variant: 'wrong-shape' };
-      throw new FaultParseError(`fault "${text}": malformed takes no value, or =json / =shape`);
+      if (value === 'large' || value === 'too-large') return { type: 'malformed', variant: 'too-large' };
+      throw new FaultParseError(`fault "${text}": malformed takes no value, or =json / =shape / =large`);
     }
     default:
       throw new FaultParseError(
-        `unknown fault "${text}": expected latency=MS, timeout, status=500|502|503, 429, rate-limit=S, rate-limit-date=S, malformed[=json|shape], reset or late=MS`,
+        `unknown fault "${text}": expected latency=MS, timeout, status=500|502|503, 429, rate-limit=S, rate-limit-date=S, malformed[=json|shape|large], reset or late=MS`,
       );
   }
 }
@@ -79,7 +81,7 @@ export function formatFault(f: Fault): string {
     case 'rate-limit':
       return `${f.asDate ? 'rate-limit-date' : 'rate-limit'}=${f.retryAfterSeconds}`;
     case 'malformed':
-      return f.variant === 'not-json' ? 'malformed' : 'malformed=shape';
+      return f.variant === 'not-json' ? 'malformed' : f.variant === 'wrong-shape' ? 'malformed=shape' : 'malformed=large';
   }
 }
 

@@ -455,7 +455,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const deliver = (): void => {
       if (res.destroyed || res.writableEnded) return done(null);
       if (fault?.type === 'malformed') {
-        const body = fault.variant === 'not-json' ? '{"result": "MATCH", "data": {<html>upstream proxy error' : JSON.stringify({ status: 'ok', items: [1, 2, 3] });
+        const body =
+          fault.variant === 'not-json'
+            ? '{"result": "MATCH", "data": {<html>upstream proxy error'
+            : fault.variant === 'wrong-shape'
+              ? JSON.stringify({ status: 'ok', items: [1, 2, 3] })
+              : JSON.stringify({ ...(JSON.parse(answer.body) as object), padding: 'x'.repeat(MAX_BODY + 1024) });
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(body);
         return done(200);

@@ -247,7 +247,10 @@ export class LiveProvider {
         dispatcher: this.agent,
         signal: ctl.signal,
       });
-      const text = await readLimited(res.body);
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        // The status says it all: the body is not read (a large one is cut off, not mistaken for an unreadable answer).
+        await res.body.dump().catch(() => {});
+      }
       if (res.statusCode === 429) {
         return fault('VERIFICATION_RATE_LIMITED', 'upstream answered 429', false, retryAfterSeconds(res.headers['retry-after'], this.now()) ?? 1);
       }
@@ -255,6 +258,14 @@ export class LiveProvider {
       if (res.statusCode < 200 || res.statusCode >= 300) {
         // 4xx: our request or credentials were refused; asking again would be refused the same way.
         return fault('VERIFICATION_ERROR', `upstream refused the request with HTTP ${res.statusCode}`, false);
+      }
+      let text: string;
+      try {
+        text = await readLimited(res.body);
+      } catch (err) {
+        // An answer we will not read is an answer all the same (the check ran): not a transport failure, not retried.
+        if ((err as { code?: string }).code === 'BODY_TOO_LARGE') return fault('VERIFICATION_ERROR', `upstream answered a body over ${MAX_BODY} bytes`, false);
+        throw err;
       }
       let json: unknown;
       try {

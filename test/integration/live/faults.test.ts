@@ -23,6 +23,7 @@ const CASES = [
   { fault: 'rate-limit=30', code: 'VERIFICATION_RATE_LIMITED' },
   { fault: 'malformed', code: 'VERIFICATION_ERROR' },
   { fault: 'malformed=shape', code: 'VERIFICATION_ERROR' },
+  { fault: 'malformed=large', code: 'VERIFICATION_ERROR' },
 ] as const;
 
 describe('upstream faults', () => {
@@ -78,6 +79,13 @@ describe('upstream faults', () => {
     const rec = await verify(env, 'account', NG());
     expect(rec['error'].code).toBe('VERIFICATION_UNAVAILABLE');
     expect(env.sim.requests().filter((r) => r.idempotencyKey === rec['id'])).toHaveLength(3);
+  });
+
+  it('a 2xx body over 1 MB is an answer we cannot read: VERIFICATION_ERROR, not retried', async () => {
+    env.sim.setFault('malformed=large');
+    const rec = await verify(env, 'account', NG());
+    expect(rec['error'].code).toBe('VERIFICATION_ERROR');
+    expect(env.sim.requests().filter((r) => r.idempotencyKey === rec['id'])).toHaveLength(1);
   });
 
   it('honours a Retry-After given as an HTTP-date, on the service clock', async () => {

@@ -90,6 +90,11 @@ describe('faults', () => {
     expect(shape.status).toBe(200);
     expect(shape.json).not.toBeNull();
     expect(shape.json).not.toHaveProperty('result');
+    // malformed=large: the check's own answer, over the 1 MB a client reads.
+    const large = await post(sim, ACCOUNT, body(), { 'x-sim-fault': 'malformed=large' });
+    expect(large.status).toBe(200);
+    expect(large.text.length).toBeGreaterThan(1024 * 1024);
+    expect(large.json).toMatchObject({ result: 'MATCH' });
   });
 
   it('reset destroys the connection without an answer', async () => {
