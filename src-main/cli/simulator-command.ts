@@ -35,6 +35,8 @@ export const simulatorCommand: ExtraCommand = {
       throw e;
     }
     const apiKey = typeof values['api-key'] === 'string' ? values['api-key'] : undefined;
+    // An empty key could never be sent (the adapters send no credential without a secret): every request would be 401.
+    if (apiKey !== undefined && apiKey.trim() === '') return usageError('--api-key must not be empty (omit it to accept any key)');
 
     const sim = await startSimulator({
       port,

@@ -253,6 +253,7 @@ function redacted(headers: Record<string, string>): Record<string, string> {
 }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  if (opts.apiKey !== undefined && opts.apiKey.trim() === '') throw new Error('simulator: apiKey must not be empty (omit it to accept any key)');
   const host = opts.host ?? '127.0.0.1';
   const seed = opts.seed ?? {};
   const cert = opts.tls ? simulatorCertificate() : null;

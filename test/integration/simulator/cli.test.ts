@@ -56,4 +56,12 @@ describe('vconsole simulator', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unknown fault "explode"');
   });
+
+  it('refuses an empty --api-key with exit code 2 (it would refuse every request)', () => {
+    for (const key of ['', '  ']) {
+      const r = spawnSync(process.execPath, ['bin/vconsole.mjs', 'simulator', '--port', '0', '--api-key', key], { encoding: 'utf8', timeout: 25_000 });
+      expect(r.status, r.stdout).toBe(2);
+      expect(r.stderr).toContain('--api-key must not be empty');
+    }
+  });
 });
