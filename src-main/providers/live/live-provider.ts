@@ -116,8 +116,12 @@ export class LiveProvider {
         resolve();
       };
       const timer = setTimeout(done, maxWaitMs);
-      if (this.users === 0) done();
-      else this.onIdle = done;
+      // Looked at after this turn: a caller that got this runtime from the registry just before it was replaced
+      // (an await away from calling ask) has started its check by then, and finishes it here.
+      setImmediate(() => {
+        if (this.users === 0) done();
+        else this.onIdle = done;
+      });
     }).then(() => this.close());
     return this.retiring;
   }

@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src-main/core/clock';
 import { SYNC_GUARD_MS } from '../../../src-main/core/verification/engine';
+import { genericAdapter } from '../../../src-main/providers/live/generic-adapter';
+import { LiveProvider } from '../../../src-main/providers/live/live-provider';
 import { liveProviders } from '../../../src-main/providers/registry';
 import { VERIFICATION_ERRORS } from '../../../src-shared/errors';
 import { api, newKey } from '../../helpers/harness';
@@ -88,6 +90,17 @@ describe('a provider saved while busy', () => {
     expect(results.map((r) => r['status'])).toEqual(['success', 'success', 'success']);
     for (const r of results) await expectBilling(env, r['id'], false);
     expect((await verify(env, 'account', NG('0123456783')))['status']).toBe('success');
+  });
+
+  it('a check that got the runtime just before it was replaced (an await away from asking) still finishes on it', async () => {
+    env = await startLive();
+    await setProvider(env, { id: 'sim', adapter: 'generic', routes: ['account:*'] });
+    const resolved = (await liveProviders(env.ts.service.rt).config.resolveById('sim'))!;
+    const old = new LiveProvider(resolved, genericAdapter, () => Date.now(), env.ts.service.deps.log);
+    const retired = old.retire();
+    await Promise.resolve(); // the registry's `await runtimeFor(p)` between getting the runtime and asking it
+    expect(await old.ask('account', NG(), 'ver_race_1')).toMatchObject({ outcome: 'success' });
+    await retired;
   });
 });
 
