@@ -2,8 +2,9 @@
 // query, kept for the kind's time to live. Transient answers and INCONCLUSIVE never enter it.
 import { createHash } from 'node:crypto';
 import { TRANSIENT_CODES } from '../../../src-shared/errors';
-import type { PhoneRequest } from '../../../src-shared/schemas/verification-more';
+import type { FaceRequest, PhoneRequest } from '../../../src-shared/schemas/verification-more';
 import type { CoreDeps } from '../context';
+import { faceSpec } from '../verification/face-spec';
 import { phoneSpec } from '../verification/phone-spec';
 import type { ProviderAnswer } from '../verification/types';
 
@@ -29,13 +30,22 @@ export function normaliseQuery(v: unknown): unknown {
 
 /**
  * The question a request asks, as the upstream is asked it: a phone number in the service's normalised E.164 form
- * (phone-spec.ts, as the adapters send it), so +254712345678, 254712345678 and 0712345678 are one entry.
+ * (phone-spec.ts, as the adapters send it), so +254712345678, 254712345678 and 0712345678 are one entry; a selfie
+ * as its SHA-256 (face-spec.ts), not as base64 text, which the normalisation would upper-case (two images differing
+ * only in the case of their base64 were one entry).
  */
 function questionOf(kind: string, request: unknown): unknown {
-  if (kind !== 'phone' || !request || typeof request !== 'object') return request;
+  if (!request || typeof request !== 'object') return request;
   const r = request as Record<string, unknown>;
-  if (typeof r['phoneNumber'] !== 'string' || typeof r['country'] !== 'string') return request;
-  return { ...r, ...phoneSpec.baseFields(r as unknown as PhoneRequest) };
+  if (kind === 'phone' && typeof r['phoneNumber'] === 'string' && typeof r['country'] === 'string') {
+    return { ...r, ...phoneSpec.baseFields(r as unknown as PhoneRequest) };
+  }
+  if (kind === 'face' && typeof r['selfieImage'] === 'string') {
+    const { selfieImage: _image, ...rest } = r;
+    const { selfieSha256 } = faceSpec.storedRequest!(r as unknown as FaceRequest) as { selfieSha256: string };
+    return { ...rest, selfieSha256: selfieSha256.toLowerCase() };
+  }
+  return request;
 }
 
 export function cacheKey(organizationId: string, kind: string, request: unknown): string {

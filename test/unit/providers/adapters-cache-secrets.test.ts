@@ -145,6 +145,12 @@ describe('cache key and cacheability', () => {
     const ke = cacheKey('org1', 'phone', { country: 'KE', phoneNumber: '+254712345678' });
     for (const phoneNumber of ['254712345678', '0712345678', '+254 712 345 678']) expect(cacheKey('org1', 'phone', { country: 'KE', phoneNumber })).toBe(ke);
     expect(cacheKey('org1', 'phone', { country: 'KE', phoneNumber: '0712345679' })).not.toBe(ke);
+    // A selfie is its digest: two images whose base64 differs only in case are two questions (normalising the text
+    // upper-cases it); the same image is one, however its base64 is wrapped.
+    const face = (selfieImage: string) => cacheKey('org1', 'face', { country: 'GH', idNumber: 'GHA-123456789-0', selfieImage });
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    expect(face(png)).not.toBe(face(png.replace('mNkYPhfDwAChwGA60e6kg', 'MnKypHFdWacHWga60E6KG')));
+    expect(face(png)).toBe(face(`${png.slice(0, 40)}\n${png.slice(40)}`));
     expect(normaliseQuery({ b: [' x  y '], a: null })).toEqual({ b: ['X Y'] });
   });
   it('only definitive answers are cacheable', () => {
