@@ -80,13 +80,26 @@ export async function serve(args: string[]): Promise<number> {
   if (values['replace-secret-key'] === true) out.write('  WARNING: secret.key replaced (--replace-secret-key): rotate the webhook secrets and enter the provider credentials sealed with the old key again; copy this secret.key to every other instance.\n');
   if (leaseMs !== undefined) out.write(`  WARNING: jobs and webhook attempts are leased for ${leaseMs} ms (--lease-ms; default 60000): one that runs longer may run twice.\n`);
   if (!(await firstOrganizationId(service.deps))) out.write(`  No organization yet: open the console to set it up, or run \`vconsole bootstrap\`.\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  out.write('Stopping: draining the queue…\n');
-  await service.stop();
+  // The handlers stay while the service stops: Ctrl+C in a terminal reaches every process of its group, so under
+  // `npm start` (which also passes the signal on) a second SIGINT arrives during the stop, and with no handler left
+  // Node's default ended the process half-way through it (jobs and deliveries cut, the store not closed).
+  let stopping = false;
+  let stopped: () => void = () => undefined;
+  const onSignal = () => {
+    if (stopping) return;
+    stopping = true;
+    stopped();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await new Promise<void>((resolve) => (stopped = resolve));
+    out.write('Stopping: draining the queue…\n');
+    await service.stop();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
   return 0;
 }
 
