@@ -161,7 +161,8 @@ function headText(head: Buffer, encoding: CsvEncoding, whole: boolean): string {
   return text;
 }
 
-function guessDelimiter(text: string): CsvDelimiter {
+/** The separator of CSV text (`,` `;` tab `|`), as its first 50 lines show it; a comma when nothing else fits. */
+export function guessDelimiter(text: string): CsvDelimiter {
   const sample = firstLines(text.includes('\n') ? text : text.replace(/\r/g, '\n'), 50);
   const guess = Papa.parse<string[]>(sample, { preview: 50, skipEmptyLines: true, delimitersToGuess: [',', ';', '\t', '|'] }).meta.delimiter;
   return guess === ';' || guess === '\t' || guess === '|' ? guess : ',';

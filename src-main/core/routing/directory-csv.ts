@@ -3,6 +3,7 @@
 import { judgeAba } from '../../../src-shared/validators/aba';
 import { parseBic } from '../../../src-shared/validators/bic';
 import { isBlankRecord, parseCsvText } from './csv-reader';
+import { guessDelimiter, toCommaCsv } from './csv-input';
 import { bic11, type AbaEntry, type BicEntry, type CorrespondentEntry } from './directory';
 import { isCurrencyCode } from '../../../src-shared/money';
 
@@ -76,7 +77,10 @@ function normBic(v: string): string {
 
 /** Parses a directory CSV held in memory (directory files are megabytes, not gigabytes). */
 export function parseDirectoryCsv(text: string, kind?: DirectoryCsvKind): DirectoryCsvResult {
-  const records = parseCsvText(text).filter((r) => r.error !== null || !isBlankRecord(r.cells));
+  // A semicolon-, tab- or pipe-separated file (a spreadsheet's export in many locales) is read as the batch reads one:
+  // it was refused with "Missing column(s): bic", its whole header read as one column.
+  const delimiter = guessDelimiter(text);
+  const records = parseCsvText(delimiter === ',' ? text : toCommaCsv(text, delimiter)).filter((r) => r.error !== null || !isBlankRecord(r.cells));
   const header = records[0];
   const detected = kind ?? (header ? detectDirectoryKind(header.cells) : null) ?? 'bic';
   const errors: DirectoryRowError[] = [];

@@ -23,6 +23,14 @@ describe('parseDirectoryCsv', () => {
     expect(r.errors.map((e) => e.line)).toEqual([3, 4]);
   });
 
+  it('reads a semicolon-, tab- or pipe-separated directory as a comma one (was: "Missing column(s): bic", found by the console review)', () => {
+    for (const d of [';', '\t', '|']) {
+      const r = parseDirectoryCsv(['bic', 'bank_name', 'city', 'country'].join(d) + '\n' + ['DEUTDEFF', 'Deutsche Bank, AG', 'Frankfurt', 'DE'].join(d) + '\n' + ['BNPAFRPP', 'BNP Paribas', 'Paris', 'FR'].join(d) + '\n');
+      expect([r.kind, r.errors, r.rows.map((x) => x.bic)], JSON.stringify(d)).toEqual(['bic', [], ['DEUTDEFF', 'BNPAFRPP']]);
+      expect((r.rows[0] as BicEntry).bankName).toBe('Deutsche Bank, AG');
+    }
+  });
+
   it('checks ABA checksums and correspondent confidences', () => {
     const aba = parseDirectoryCsv('rtn,bank_name\n021000021,Chase\n021000022,Typo\n1234,Short\n');
     expect(aba.kind).toBe('aba');
