@@ -2,7 +2,7 @@
 // (docs/team-server.md, "Moving a desktop store up"): every audit chain verifies; every wallet's balance is the sum
 // of its ledger and never below zero; a verification has at most one charge and no more reversals than charges.
 // `vconsole db copy` checks them on the source and on the copy, inside the copy's transaction, and compares.
-import { verifyAuditChains, type AuditCheckpointRow, type AuditRow, type VerifyResult } from './audit/audit-log';
+import { storeOrganizations, verifyAuditChains, type AuditCheckpointRow, type AuditRow, type VerifyResult } from './audit/audit-log';
 import type { SqlQueries } from '../store/sql-port';
 
 export interface WalletState {
@@ -22,8 +22,8 @@ export async function checkStoreInvariants(q: SqlQueries): Promise<StoreInvarian
   const problems: string[] = [];
   const rows = await q.all<AuditRow>('SELECT * FROM audit_events');
   const checkpoints = await q.all<AuditCheckpointRow>('SELECT organization_id, seq, hash FROM audit_checkpoints');
-  const organizations = (await q.all<{ id: string }>('SELECT id FROM organizations')).map((o) => o.id);
-  const audit = verifyAuditChains(rows, checkpoints, organizations);
+  const { organizations, beforeTrail } = await storeOrganizations(q);
+  const audit = verifyAuditChains(rows, checkpoints, organizations, beforeTrail);
   for (const r of audit) if (!r.ok) problems.push(`the audit chain of ${r.organizationId} breaks at entry ${r.firstBad!.seq} (${r.firstBad!.id}): ${r.firstBad!.reason}`);
   const wallets = (
     await q.all<{ organization_id: string; balance: number; total: number | null }>(

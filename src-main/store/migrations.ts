@@ -32,6 +32,7 @@ import { m023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
 import { m024VerificationsStatusCovering } from './migrations/024-verifications-status-covering';
 import { m025DeliveriesListOrder } from './migrations/025-deliveries-list-order';
 import { m026LoginReservations } from './migrations/026-login-reservations';
+import { m027AuditChainsBeforeTrail } from './migrations/027-audit-chains-before-trail';
 
 /** All migrations in order. A feature adds its file under migrations/ and one line here. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -60,4 +61,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m024VerificationsStatusCovering,
   m025DeliveriesListOrder,
   m026LoginReservations,
+  m027AuditChainsBeforeTrail,
 ];

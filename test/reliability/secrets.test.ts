@@ -254,6 +254,9 @@ describe('constant-time comparison of secrets', () => {
       'core/audit/audit-log.ts: e.prevHash !== prev.hash',
       'core/audit/audit-log.ts: entryHash(rest) !== hash',
       'core/audit/audit-log.ts: r.head.hash !== x.head.hash',
+      // Where a chain starts (docs/audit.md): the genesis and a checkpoint's hash, public values of the chain.
+      'core/audit/audit-log.ts: start.hash === GENESIS_HASH',
+      'core/audit/audit-log.ts: hash !== start.hash',
     ]);
     const clean = (x: string) => x.replace(/^[(!]+/, '');
     const files: string[] = [];

@@ -2,6 +2,7 @@
 // written in the transaction of the change it records — no change without its entry, no entry without its change —
 // and carries the previous entry's hash and its own: SHA-256 over a canonical JSON encoding of every field. The
 // chain can be verified in the store or, from an export, offline by anyone (`vconsole audit verify --file`).
+import { AUDIT_CHAINS_BEFORE_TRAIL_SETTING } from '../../store/migrations/027-audit-chains-before-trail';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../idempotency/idempotency';
 import type { CoreDeps } from '../context';
@@ -311,9 +312,9 @@ function latestPrune(entries: readonly AuditEntry[], after: AuditEntry | null = 
  * the checkpoint's seq and, in entries written since it was recorded, the checkpoint's hash. A checkpoint row added
  * after deleting the oldest entries is not enough (docs/audit.md, "Integrity").
  */
-function startProblem(start: ChainStart, prune: AuditEntry | null, entries: number): string | null {
+function startProblem(start: ChainStart, prune: AuditEntry | null, entries: number, emptyAllowed: boolean): string | null {
   if (start.seq === 0 && start.hash === GENESIS_HASH) {
-    return entries === 0 ? 'the organization has no audit entries, though its chain begins with its creation: its entries were deleted' : null;
+    return entries === 0 && !emptyAllowed ? 'the organization has no audit entries, though its chain begins with its creation: its entries were deleted' : null;
   }
   const from = `the chain starts from a checkpoint after entry #${start.seq}`;
   if (!prune) return `${from}, but no audit.pruned entry in it records that prune: its oldest entries were deleted`;
@@ -328,17 +329,43 @@ function startProblem(start: ChainStart, prune: AuditEntry | null, entries: numb
  * `r` (a walk that verified every entry) unless its start is not justified (startProblem): then the chain is broken at
  * its first entry (or at the one missing after the start, when there is none).
  */
-function withStart(r: VerifyResult, start: ChainStart, prune: AuditEntry | null, first: AuditEntry | null): VerifyResult {
+function withStart(r: VerifyResult, start: ChainStart, prune: AuditEntry | null, first: AuditEntry | null, emptyAllowed = false): VerifyResult {
   if (!r.ok) return r;
-  const reason = startProblem(start, prune, r.entries);
+  const reason = startProblem(start, prune, r.entries, emptyAllowed);
   if (!reason) return r;
   const firstBad = first ? { seq: first.seq, id: first.id, reason } : { seq: start.seq + 1, id: '(missing)', reason };
   return { ok: false, organizationId: r.organizationId, entries: first ? 1 : 0, head: start, firstBad };
 }
 
-/** A whole chain from its start: every entry (verifyEntries), and the start itself (startProblem). */
-export function verifyChain(organizationId: string, start: ChainStart, entries: AuditEntry[]): VerifyResult {
-  return withStart(verifyEntries(organizationId, start, entries), start, latestPrune(entries), entries[0] ?? null);
+/**
+ * A whole chain from its start: every entry (verifyEntries), and the start itself (startProblem). `emptyAllowed`: a
+ * chain with no entry at all from its genesis is not a deletion (an organization from before the audit trail, below).
+ */
+export function verifyChain(organizationId: string, start: ChainStart, entries: AuditEntry[], emptyAllowed = false): VerifyResult {
+  return withStart(verifyEntries(organizationId, start, entries), start, latestPrune(entries), entries[0] ?? null, emptyAllowed);
+}
+
+/**
+ * The organizations whose chain may be empty: those that had no entry when the store was upgraded past the start of
+ * the trail (migration 27 recorded them). Migration 13 wrote no creation entry for the organizations already there,
+ * so such a chain is empty until something is audited — its history, not a deletion (upgraded stores, their backups
+ * and copies, failed every check and `db copy`). Every other organization's chain holds its creation entry.
+ */
+async function chainsBeforeTrail(q: SqlQueries): Promise<ReadonlySet<string>> {
+  const row = await q.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [AUDIT_CHAINS_BEFORE_TRAIL_SETTING]);
+  try {
+    const ids: unknown = row ? JSON.parse(row.value) : [];
+    return new Set(Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : []);
+  } catch {
+    return new Set();
+  }
+}
+
+/** Every organization of the store, and those whose chain may be empty (chainsBeforeTrail). */
+export async function storeOrganizations(q: SqlQueries): Promise<{ organizations: string[]; beforeTrail: string[] }> {
+  const before = await chainsBeforeTrail(q);
+  const organizations = (await q.all<{ id: string }>('SELECT id FROM organizations')).map((o) => o.id);
+  return { organizations, beforeTrail: organizations.filter((id) => before.has(id)) };
 }
 
 export async function chainStart(q: SqlQueries, organizationId: string): Promise<ChainStart> {
@@ -372,7 +399,13 @@ export interface AuditCheckpointRow {
  * SQLite store, a PostgreSQL copy and `vconsole db copy`'s checks all use it). `rows` in any order; organizations
  * in the order of their ids.
  */
-export function verifyAuditChains(rows: readonly AuditRow[], checkpoints: readonly AuditCheckpointRow[], organizations: readonly string[] = []): VerifyResult[] {
+export function verifyAuditChains(
+  rows: readonly AuditRow[],
+  checkpoints: readonly AuditCheckpointRow[],
+  organizations: readonly string[] = [],
+  beforeTrail: readonly string[] = [],
+): VerifyResult[] {
+  const mayBeEmpty = new Set(beforeTrail);
   const byOrg = new Map<string, AuditRow[]>();
   for (const r of rows) {
     const list = byOrg.get(r.organization_id);
@@ -384,7 +417,7 @@ export function verifyAuditChains(rows: readonly AuditRow[], checkpoints: readon
   const orgs = [...new Set([...byOrg.keys(), ...starts.keys(), ...organizations])].sort();
   return orgs.map((id) => {
     const entries = (byOrg.get(id) ?? []).sort((a, b) => a.seq - b.seq).map(auditEntryFromRow);
-    return verifyChain(id, starts.get(id) ?? { seq: 0, hash: GENESIS_HASH }, entries);
+    return verifyChain(id, starts.get(id) ?? { seq: 0, hash: GENESIS_HASH }, entries, mayBeEmpty.has(id));
   });
 }
 
@@ -502,15 +535,16 @@ export async function verifyOrganizationChain(
       return true;
     },
   );
-  return { ...(bad ?? withStart({ ok: true, organizationId, entries, head: prev, firstBad: null }, start, prune, first)), start };
+  const emptyAllowed = entries === 0 && (await chainsBeforeTrail(q)).has(organizationId);
+  return { ...(bad ?? withStart({ ok: true, organizationId, entries, head: prev, firstBad: null }, start, prune, first, emptyAllowed)), start };
 }
 
 /** Every entry, checkpoint and organization of the store, from one snapshot of it (auditSnapshot). */
-export async function readAuditChains(q: SqlQueries): Promise<{ rows: AuditRow[]; checkpoints: AuditCheckpointRow[]; organizations: string[] }> {
+export async function readAuditChains(q: SqlQueries): Promise<{ rows: AuditRow[]; checkpoints: AuditCheckpointRow[]; organizations: string[]; beforeTrail: string[] }> {
   return auditSnapshot(q, async (tx) => ({
     rows: await tx.all<AuditRow>('SELECT * FROM audit_events'),
     checkpoints: await tx.all<AuditCheckpointRow>('SELECT organization_id, seq, hash FROM audit_checkpoints'),
-    organizations: (await tx.all<{ id: string }>('SELECT id FROM organizations')).map((o) => o.id),
+    ...(await storeOrganizations(tx)),
   }));
 }
 
@@ -519,8 +553,8 @@ export async function readAuditChains(q: SqlQueries): Promise<{ rows: AuditRow[]
  * also one that has no entries left.
  */
 export async function verifyStore(q: SqlQueries): Promise<VerifyResult[]> {
-  const { rows, checkpoints, organizations } = await readAuditChains(q);
-  return verifyAuditChains(rows, checkpoints, organizations);
+  const { rows, checkpoints, organizations, beforeTrail } = await readAuditChains(q);
+  return verifyAuditChains(rows, checkpoints, organizations, beforeTrail);
 }
 
 export interface AuditExport {
@@ -636,7 +670,9 @@ function checkExportShape(x: unknown): asserts x is AuditExport {
  */
 export function verifyExport(x: unknown): VerifyResult {
   checkExportShape(x);
-  const r = verifyChain(x.organizationId, x.start, x.entries);
+  // An export with no entry from its genesis proves nothing either way: its head is the genesis, which a head kept
+  // elsewhere tells apart (an organization from before the audit trail exports that).
+  const r = verifyChain(x.organizationId, x.start, x.entries, true);
   if (r.ok && (r.head.seq !== x.head.seq || r.head.hash !== x.head.hash)) {
     return { ...r, ok: false, firstBad: { seq: x.head.seq, id: '(head)', reason: 'the stated head does not match the last entry: entries were removed from the end' } };
   }

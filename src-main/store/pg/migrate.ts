@@ -33,6 +33,7 @@ import { pg023DeliveriesByStatus } from './migrations/023-deliveries-by-status';
 import { pg024VerificationsStatusCovering } from './migrations/024-verifications-status-covering';
 import { pg025DeliveriesListOrder } from './migrations/025-deliveries-list-order';
 import { pg026LoginReservations } from './migrations/026-login-reservations';
+import { pg027AuditChainsBeforeTrail } from './migrations/027-audit-chains-before-trail';
 
 export interface PgMigration {
   version: number;
@@ -67,6 +68,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pg024VerificationsStatusCovering,
   pg025DeliveriesListOrder,
   pg026LoginReservations,
+  pg027AuditChainsBeforeTrail,
 ];
 
 /** The advisory lock every migrator (and `db copy`) of this app takes: two int4 keys, "vc" and 1. */

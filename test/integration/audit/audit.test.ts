@@ -16,6 +16,9 @@ import { dispatch } from '../../../src-main/console/handlers';
 import { allEntries, exportAudit, pruneAudit, verifyExport, verifyStore, type AuditEntry, type AuditExport } from '../../../src-main/core/audit/audit-log';
 import { iso } from '../../../src-main/core/clock';
 import { createServicePort } from '../../../src-main/store/service-port';
+import { AUDIT_CHAINS_BEFORE_TRAIL_SETTING, m027AuditChainsBeforeTrail } from '../../../src-main/store/migrations/027-audit-chains-before-trail';
+import { pg027AuditChainsBeforeTrail } from '../../../src-main/store/pg/migrations/027-audit-chains-before-trail';
+import { checkStoreInvariants } from '../../../src-main/core/store-invariants';
 import { api, dropTestStore, enableLive, login, NG_OK, sqliteOnly, startTestService, TEST_PASSWORD, type TestService } from '../../helpers/harness';
 import { prepareDataDir, removeDataDirs, runCli, startChild, type ChildService } from '../../reliability/child-service';
 
@@ -354,11 +357,29 @@ describe('a chain that does not start at its genesis verifies only where its own
       const missing = { ok: false, entries: 0, firstBad: { seq: checkpoint ? 8 : 1, id: '(missing)', reason: checkpoint ? expect.stringMatching(/no audit\.pruned entry/) : expect.stringMatching(/no audit entries/) } };
       expect(await storeVerdict(t), `checkpoint: ${checkpoint}`).toMatchObject(missing);
       expect(await consoleVerdict(t), `checkpoint: ${checkpoint}`).toMatchObject(missing);
-      expect(verifyExport(await exportAudit(t.service.deps.sql, org, T0))).toMatchObject(missing);
+      // An export of no entry from the genesis proves nothing either way: its head is the genesis, which a kept head
+      // tells apart. From a checkpoint it must carry the prune's entry.
+      expect(verifyExport(await exportAudit(t.service.deps.sql, org, T0))).toMatchObject(checkpoint ? missing : { ok: true, entries: 0, head: { seq: 0 } });
       const cli = await cliVerify(t);
       expect(cli.code, cli.stdout + cli.stderr).toBe(1);
       expect(cli.stdout).toMatch(checkpoint ? /NOT VERIFIED at entry #8 \(missing\): .*The 0 entries before it verify\./ : /NOT VERIFIED at entry #1 \(missing\): .*no audit entries/);
     }
+  });
+
+  it('an organization from before the audit trail (no entry when the store was upgraded, migration 27) verifies with an empty chain; one created since does not (found by the final review)', async () => {
+    const { t, org } = await withEntries(0);
+    await deleteOldest(t, 10, false);
+    const sql = t.service.deps.sql;
+    // As a store from before migration 13 is when this version first opens it: the organization has no entry.
+    expect(await storeVerdict(t)).toMatchObject({ ok: false, firstBad: { id: '(missing)' } });
+    await sql.transaction((tx) => tx.exec(sql.engine === 'postgres' ? pg027AuditChainsBeforeTrail.sql : m027AuditChainsBeforeTrail.sql));
+    expect(await sql.get('SELECT value FROM settings WHERE key = ?', [AUDIT_CHAINS_BEFORE_TRAIL_SETTING])).toEqual({ value: JSON.stringify([org]) });
+    expect(await storeVerdict(t)).toMatchObject({ ok: true, entries: 0 });
+    expect(await consoleVerdict(t)).toMatchObject({ ok: true, entries: 0 });
+    expect((await checkStoreInvariants(sql)).problems).toEqual([]);
+    // Its first audited action starts its chain; deleting that entry again is a deletion like any other.
+    await topUp(t.service.deps, org, 100, 'USD');
+    expect(await storeVerdict(t)).toMatchObject({ ok: true, entries: 1 });
   });
 
   it('`vconsole audit verify --file`: an export whose first entries were dropped and its start moved to them is refused; a pruned one verifies', async () => {

@@ -26,7 +26,7 @@ describe('parseDirectoryCsv', () => {
   it('reads a semicolon-, tab- or pipe-separated directory as a comma one (was: "Missing column(s): bic", found by the console review)', () => {
     for (const d of [';', '\t', '|']) {
       const r = parseDirectoryCsv(['bic', 'bank_name', 'city', 'country'].join(d) + '\n' + ['DEUTDEFF', 'Deutsche Bank, AG', 'Frankfurt', 'DE'].join(d) + '\n' + ['BNPAFRPP', 'BNP Paribas', 'Paris', 'FR'].join(d) + '\n');
-      expect([r.kind, r.errors, r.rows.map((x) => x.bic)], JSON.stringify(d)).toEqual(['bic', [], ['DEUTDEFF', 'BNPAFRPP']]);
+      expect([r.kind, r.errors, (r.rows as BicEntry[]).map((x) => x.bic)], JSON.stringify(d)).toEqual(['bic', [], ['DEUTDEFF', 'BNPAFRPP']]);
       expect((r.rows[0] as BicEntry).bankName).toBe('Deutsche Bank, AG');
     }
   });
