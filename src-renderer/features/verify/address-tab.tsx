@@ -1,6 +1,6 @@
 // Verify → Address: always a background job, so the answer is a pending record and the user polls (or waits for
 // the webhook).
-import { useState, type FormEvent } from 'react';
+import { type FormEvent } from 'react';
 import { Alert, Fieldset, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { IconHomeCheck, IconInfoCircle } from '@tabler/icons-react';
 import { serviceKey } from '../../../src-shared/services';
@@ -22,6 +22,7 @@ import {
 } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+import { useDraft } from './drafts';
 import { ADDRESS_COUNTRIES } from '../../../src-shared/address-rules';
 import { FIELD_MAX } from '../../../src-shared/schemas/verification-more';
 
@@ -47,9 +48,9 @@ const COUNTRY_DATA = ADDRESS_COUNTRIES.map((c) => ({ value: c, label: `${names?.
 
 export function AddressTab() {
   const environment = useConsole((s) => s.environment);
-  const [form, setForm] = useState<AddressForm>(EMPTY_ADDRESS);
-  const [errors, setErrors] = useState<FieldMessages>({});
-  const s = useSubmission(environment);
+  const [form, setForm] = useDraft<AddressForm>('address', 'form', EMPTY_ADDRESS);
+  const [errors, setErrors] = useDraft<FieldMessages>('address', 'errors', {});
+  const s = useSubmission(environment, 'address');
 
   function set<K extends keyof AddressForm>(key: K, value: AddressForm[K]) {
     setForm((f) => ({ ...f, [key]: value }));

@@ -1,6 +1,6 @@
 // Verify → Face: a Ghana Card number and a selfie, read in the browser (never uploaded elsewhere), previewed, and
 // refused before sending when it is not a JPEG/PNG within the size limit.
-import { useRef, useState, type FormEvent } from 'react';
+import { useRef, type FormEvent } from 'react';
 import { Button, FileButton, Group, Image, Paper, Stack, Text, TextInput } from '@mantine/core';
 import { IconFaceId, IconPhoto, IconX } from '@tabler/icons-react';
 import { FACE_MATCH_MESSAGES } from '../../../src-shared/errors';
@@ -29,6 +29,7 @@ import {
 } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+import { useDraft } from './drafts';
 import { MAX_SELFIE_LABEL, SELFIE_MIME_TYPES } from '../../../src-shared/schemas/verification-more';
 import { FIELD_MAX } from '../../../src-shared/schemas/verification-more';
 
@@ -46,11 +47,11 @@ function readAsDataUrl(file: File): Promise<string> {
 
 export function FaceTab() {
   const environment = useConsole((s) => s.environment);
-  const [form, setForm] = useState<FaceForm>(EMPTY_FACE);
-  const [errors, setErrors] = useState<FieldMessages>({});
-  const [warning, setWarning] = useState<{ field: string; message: string } | null>(null);
+  const [form, setForm] = useDraft<FaceForm>('face', 'form', EMPTY_FACE);
+  const [errors, setErrors] = useDraft<FieldMessages>('face', 'errors', {});
+  const [warning, setWarning] = useDraft<{ field: string; message: string } | null>('face', 'warning', null);
   const resetFile = useRef<() => void>(null);
-  const s = useSubmission(environment);
+  const s = useSubmission(environment, 'face');
 
   function set<K extends keyof FaceForm>(key: K, value: FaceForm[K]) {
     setForm((f) => ({ ...f, [key]: value }));

@@ -1,6 +1,6 @@
 // Verify → Identity: the document type (which implies the country), its number, and the holder's details to
 // match against the registry (names required for a driver's licence).
-import { useState, type FormEvent } from 'react';
+import { type FormEvent } from 'react';
 import { Badge, Fieldset, Select, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { IconId } from '@tabler/icons-react';
 import { getIdentityType, IDENTITY_COUNTRIES, IDENTITY_TYPES } from '../../../src-shared/identity-rules';
@@ -23,6 +23,7 @@ import {
 } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+import { useDraft } from './drafts';
 import { FIELD_MAX } from '../../../src-shared/schemas/verification-more';
 
 const TYPE_DATA = (() => {
@@ -37,10 +38,10 @@ const TYPE_DATA = (() => {
 
 export function IdentityTab() {
   const environment = useConsole((s) => s.environment);
-  const [form, setForm] = useState<IdentityForm>(EMPTY_IDENTITY);
-  const [errors, setErrors] = useState<FieldMessages>({});
-  const [warning, setWarning] = useState<{ field: string; message: string } | null>(null);
-  const s = useSubmission(environment);
+  const [form, setForm] = useDraft<IdentityForm>('identity', 'form', EMPTY_IDENTITY);
+  const [errors, setErrors] = useDraft<FieldMessages>('identity', 'errors', {});
+  const [warning, setWarning] = useDraft<{ field: string; message: string } | null>('identity', 'warning', null);
+  const s = useSubmission(environment, 'identity');
   const type = getIdentityType(form.idType);
 
   function set<K extends keyof IdentityForm>(key: K, value: IdentityForm[K]) {

@@ -1,5 +1,5 @@
 // Verify → Phone: market, number and (where the market uses them) network code, sync or async.
-import { useState, type FormEvent } from 'react';
+import { type FormEvent } from 'react';
 import { Select, TextInput } from '@mantine/core';
 import { IconPhone } from '@tabler/icons-react';
 import { getPhoneMarket, PHONE_MARKETS } from '../../../src-shared/phone-markets';
@@ -12,16 +12,17 @@ import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout }
 import { checkPhone, EMPTY_PHONE, issuesToMessages, PHONE_FIELDS, PHONE_LABELS, phoneFormFromFixture, toPhoneRequest, type FieldMessages, type PhoneForm } from './more-requests';
 import { ResultPane } from './result-pane';
 import { useSubmission } from './use-submission';
+import { useDraft } from './drafts';
 import { FIELD_MAX } from '../../../src-shared/schemas/verification-more';
 
 const MARKET_DATA = PHONE_MARKETS.map((m) => ({ value: m.country, label: `${m.name} (${m.country})` }));
 
 export function PhoneTab() {
   const environment = useConsole((s) => s.environment);
-  const [form, setForm] = useState<PhoneForm>(EMPTY_PHONE);
-  const [errors, setErrors] = useState<FieldMessages>({});
-  const [warning, setWarning] = useState<{ field: string; message: string } | null>(null);
-  const s = useSubmission(environment);
+  const [form, setForm] = useDraft<PhoneForm>('phone', 'form', EMPTY_PHONE);
+  const [errors, setErrors] = useDraft<FieldMessages>('phone', 'errors', {});
+  const [warning, setWarning] = useDraft<{ field: string; message: string } | null>('phone', 'warning', null);
+  const s = useSubmission(environment, 'phone');
   const market = getPhoneMarket(form.country);
 
   function set<K extends keyof PhoneForm>(key: K, value: PhoneForm[K]) {

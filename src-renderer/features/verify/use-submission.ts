@@ -7,6 +7,8 @@ import type { Environment } from '../../../src-shared/schemas/common';
 import { ConsoleError, call } from '../../client/bridge';
 import { clearError, errorText, notifyError } from '../../app/notify';
 import type { PartialRecord } from './verification-result';
+import type { PrefillKind } from '../../app/store';
+import { useDraft } from './drafts';
 
 export type Submission = ReturnType<typeof useSubmission>;
 
@@ -18,9 +20,10 @@ export interface Refusal {
 
 const TOAST = 'verify-submission';
 
-export function useSubmission(environment: Environment) {
-  const [result, setResult] = useState<PartialRecord | null>(null);
-  const [refusal, setRefusal] = useState<Refusal | null>(null);
+/** `kind` names the tab: its result and refusal are kept while another tab is shown (drafts.ts). */
+export function useSubmission(environment: Environment, kind: PrefillKind) {
+  const [result, setResult] = useDraft<PartialRecord | null>(kind, 'result', null);
+  const [refusal, setRefusal] = useDraft<Refusal | null>(kind, 'refusal', null);
   const [busy, setBusy] = useState(false);
   const [polling, setPolling] = useState(false);
 
@@ -40,7 +43,7 @@ export function useSubmission(environment: Environment) {
     } finally {
       setBusy(false);
     }
-  }, []);
+  }, [setResult, setRefusal]);
 
   const poll = useCallback(async () => {
     if (!result) return;
@@ -53,7 +56,7 @@ export function useSubmission(environment: Environment) {
     } finally {
       setPolling(false);
     }
-  }, [environment, result]);
+  }, [environment, result, setResult]);
 
   // A pending check turns final by itself: its completion event re-fetches the record (docs/console-live.md).
   // The event may come before the 202 was shown; its version is kept, so the fetch still happens once shown.
@@ -72,7 +75,7 @@ export function useSubmission(environment: Environment) {
     return () => {
       current = false;
     };
-  }, [environment, pendingId, version]);
+  }, [environment, pendingId, version, setResult]);
 
   return {
     result,

@@ -17,6 +17,7 @@ import { useVerifyPrefill } from './prefill';
 import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import { RefusalPanel, ResultPlaceholder } from './result-pane';
 import { useSubmission } from './use-submission';
+import { useDraft } from './drafts';
 import { VerificationResult } from './verification-result';
 import { AddressTab } from './address-tab';
 import { FaceTab } from './face-tab';
@@ -37,11 +38,11 @@ type Messages = Partial<Record<FormField, string>>;
 
 function AccountTab() {
   const environment = useConsole((s) => s.environment);
-  const [form, setForm] = useState<AccountForm>(EMPTY_FORM);
-  const [errors, setErrors] = useState<Messages>({});
-  const [warnings, setWarnings] = useState<Messages>({});
-  const [general, setGeneral] = useState<string | undefined>(undefined);
-  const s = useSubmission(environment);
+  const [form, setForm] = useDraft<AccountForm>('account', 'form', EMPTY_FORM);
+  const [errors, setErrors] = useDraft<Messages>('account', 'errors', {});
+  const [warnings, setWarnings] = useDraft<Messages>('account', 'warnings', {});
+  const [general, setGeneral] = useDraft<string | undefined>('account', 'general', undefined);
+  const s = useSubmission(environment, 'account');
   const v = useMemo(() => visibleFields(form), [form]);
 
   function set<K extends keyof AccountForm>(key: K, value: AccountForm[K]) {
@@ -282,7 +283,8 @@ export function VerifyPage() {
   const tab: PrefillKind = isVerifyKind(kind) ? kind : 'account';
   const setTab = (k: PrefillKind) => void navigate(paths.verify(k));
   const [note, setNote] = useState<string | null>(null);
-  // The tab of the prefill's kind mounts (tabs are not kept mounted) and takes the request from the store.
+  // The tab of the prefill's kind mounts (only the shown tab is in the page; what each holds lives in drafts.ts,
+  // so a switch loses nothing) and takes the request from the store.
   useEffect(() => {
     if (!prefill) return;
     if (prefill.kind !== tab) void navigate(paths.verify(prefill.kind), { replace: true });
