@@ -1,10 +1,12 @@
-// The guided tour for demos (issue 23 §3, docs/demo.md): seven steps over the real screens of the demo data —
+// The guided tour for demos (issue 23 §3, docs/demo.md): seven steps over the real screens of the demo data (never
+// the user's own records; without demo data it offers to load it) —
 // dashboard → a failed check and its reason → the delivery timeline → a replay → a finished batch's results → the palette.
 // driver.js draws the highlight and the popover; each step first opens its screen's address (app/routes.ts) and
 // waits for the element, so the tour points at what is really there. Keyboard: → / ← move, Esc ends; every step
 // has a close button (skippable at any point).
 import { driver, type DriveStep, type Driver } from 'driver.js';
 import 'driver.js/dist/driver.css';
+import { notifications } from '@mantine/notifications';
 import { call } from '../../client/bridge';
 import { paths } from '../../app/routes';
 import { useConsole } from '../../app/store';
@@ -42,18 +44,41 @@ const COUNT_WORDS = ['No', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven'
 /** The palette's line for the tour, its step count taken from the steps themselves (it said "Six" of seven). */
 export function tourSummary(): string {
   const n = tourSteps({ failedId: 'ver_x', webhookId: 'whk_x', deliveryId: 'del_x', batchId: 'job_x' }).length;
-  return `${COUNT_WORDS[n] ?? n} steps through the demo data: dashboard, a failed check, deliveries and a replay, batches, the palette`;
+  return `${COUNT_WORDS[n] ?? n} steps through the demo data (Settings › Demo data loads it): dashboard, a failed check, deliveries and a replay, batches, the palette`;
 }
 
-/** The ids the tour needs from the demo data (sandbox): a failed check, the demo webhook, one of its deliveries, a finished batch. */
-async function demoTargets(): Promise<TourTargets> {
-  const failed = await call('history:search', { environment: 'sandbox', q: '', status: 'failed', limit: 1, offset: 0 }).catch(() => null);
-  const hooks = await call('webhooks:list', { environment: 'sandbox' }).catch(() => null);
-  const webhookId = hooks?.data[0]?.id ?? null;
-  const deliveries = webhookId ? await call('webhooks:deliveries', { environment: 'sandbox', webhookId }).catch(() => null) : null;
-  const batches = await call('batch:list', { limit: 50, offset: 0 }).catch(() => null);
-  const batch = batches?.find((b) => b.environment === 'sandbox' && b.status === 'done' && b.resultPath !== null) ?? null;
-  return { failedId: failed?.data[0]?.id ?? null, webhookId, deliveryId: deliveries?.data[0]?.id ?? null, batchId: batch?.id ?? null };
+/**
+ * The demo's webhook, told by what the loader gives it (core/demo/demo-data.ts): a receiver on 127.0.0.1 at
+ * /demo/verifications, described as the demo's. The console channels carry no demo mark (`demo_records` stays in the
+ * service), so this is the one mark a list shows.
+ */
+export function isDemoWebhook(w: { url: string; description: string | null; environment: string }): boolean {
+  return w.environment === 'sandbox' && /^http:\/\/127\.0\.0\.1:\d+\/demo\/verifications$/.test(w.url) && (w.description ?? '').startsWith('Demo receiver');
+}
+
+/** The demo's payouts file (core/demo/demo-batch.ts names it after the story's month). */
+export const DEMO_BATCH_NAME = /^supplier-payouts-\d{4}-\d{2}\.csv$/;
+
+/**
+ * The ids the tour needs from the demo data (sandbox), or null when the sandbox holds none. The story's span is the
+ * demo webhook's: created when the story starts, set inactive when it ends, so a check or a batch of the user's made
+ * after the load (or, for a check, an address check: the demo makes none) is never presented as the demo's.
+ */
+async function demoTargets(): Promise<TourTargets | null> {
+  const status = await call('demo:status', {}).catch(() => null);
+  if (!status?.present) return null;
+  const hooks = await call('webhooks:list', { environment: 'sandbox', query: { limit: 100 } }).catch(() => null);
+  const hook = hooks?.data.find(isDemoWebhook) ?? null;
+  const span = hook ? { from: hook.createdAt, to: hook.updatedAt } : null;
+  const within = (at: string) => span !== null && at >= span.from && at <= span.to;
+  // Without the story's span nothing tells a demo check from the user's: the failed-check steps are left out.
+  const failed = span ? await call('history:search', { environment: 'sandbox', q: '', status: 'failed', from: span.from, to: span.to, limit: 100, offset: 0 }).catch(() => null) : null;
+  const failedId = failed?.data.find((r) => r.verificationType !== 'ADDRESS' && within(r.createdAt))?.id ?? null;
+  const deliveries = hook ? await call('webhooks:deliveries', { environment: 'sandbox', webhookId: hook.id }).catch(() => null) : null;
+  const batches = await call('batch:list', { limit: 100, offset: 0 }).catch(() => null);
+  const batch =
+    batches?.find((b) => b.environment === 'sandbox' && b.status === 'done' && b.resultPath !== null && DEMO_BATCH_NAME.test(b.inputName) && (span === null || within(b.startedAt))) ?? null;
+  return { failedId, webhookId: hook?.id ?? null, deliveryId: deliveries?.data[0]?.id ?? null, batchId: batch?.id ?? null };
 }
 
 export function tourSteps(t: TourTargets): TourStep[] {
@@ -124,12 +149,25 @@ export function tourSteps(t: TourTargets): TourStep[] {
 
 let active: Driver | null = null;
 
-/** Starts the tour (in the sandbox, where the demo data lives); `navigate` is the router's. */
+/** The note shown instead of a tour over the user's own records when the sandbox holds no demo data. */
+export const NO_DEMO_DATA = 'The tour walks through the demo data, and the sandbox holds none. Load it here (Settings › Demo data › Load demo data; an admin can), then take the tour.';
+
+/**
+ * Starts the tour (in the sandbox, where the demo data lives); `navigate` is the router's. Without demo data there is
+ * nothing to tour: it opens Settings, where the data is loaded, and says so.
+ */
 export async function startDemoTour(navigate: (to: string) => void): Promise<void> {
   active?.destroy();
+  const targets = await demoTargets();
+  if (!targets) {
+    navigate(paths.section('settings'));
+    notifications.show({ id: 'demo-tour', color: 'grape', title: 'No demo data to tour', message: NO_DEMO_DATA, autoClose: 12_000 });
+    (await waitFor('[data-testid="demo-panel"]', 2000))?.scrollIntoView({ block: 'center' });
+    return;
+  }
   const ui = useConsole.getState();
   if (ui.environment !== 'sandbox') ui.requestEnvironment('sandbox');
-  const steps = tourSteps(await demoTargets());
+  const steps = tourSteps(targets);
   const show = async (i: number) => {
     const s = steps[i];
     if (!s || !active) return;
