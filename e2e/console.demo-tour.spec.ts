@@ -1,5 +1,6 @@
 // The guided tour tours the demo data, never the user's own records: with a check and a batch of the user's made
-// after the load, its failed record and its "payouts file" are the story's; and without demo data it opens Settings › Demo data and says so instead of touring.
+// after the load, its failed record and its "payouts file" are the story's; its drawer steps highlight the drawer
+// once it has slid in; and without demo data it opens Settings › Demo data and says so instead of touring.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, openConsole, test } from './fixtures';
@@ -19,7 +20,7 @@ test('without demo data, the palette’s tour offers to load it instead of touri
   await expect(page.locator('.driver-popover')).toHaveCount(0);
 });
 
-test('the tour shows the demo’s records, not the user’s', async ({ browser, served }) => {
+test('the tour shows the demo’s records, not the user’s, and highlights a drawer once it is open', async ({ browser, served }) => {
   test.setTimeout(120_000);
   const page = await openConsole(browser, served);
   await setUpOrganization(page);
@@ -58,13 +59,25 @@ test('the tour shows the demo’s records, not the user’s', async ({ browser, 
     }).toPass({ timeout: 25_000 });
     shown = text;
   };
+  /** The highlight's cut-out (driver.js's overlay path: its second `M x,y`) against the target's box. */
+  const cutoutMatches = async (selector: string) => {
+    const d = (await page.locator('.driver-overlay path').getAttribute('d')) ?? '';
+    const m = [...d.matchAll(/M(-?[\d.]+),(-?[\d.]+)/g)][1];
+    const box = await page.locator(selector).boundingBox();
+    expect(m && box).toBeTruthy();
+    // driver.js pads the stage by 10 px and starts the path after its 5 px corner; a mid-slide measure was ~500 px off.
+    expect(Math.abs(Number(m![1]) - (box!.x - 10))).toBeLessThan(12);
+    expect(Math.abs(Number(m![2]) - (box!.y - 10))).toBeLessThan(12);
+  };
 
   await next('A failed check');
   await next('Why it failed, and who ran it');
   await expect(page).toHaveURL(/#\/history\/ver_/);
   expect(page.url()).not.toContain(ownId);
+  await cutoutMatches('[data-testid="record-provenance"]');
   await next('Signed webhooks, every attempt');
   await next('Replay to your receiver');
+  await cutoutMatches('[data-testid="replay-box"]');
   await next('Batch results');
   await expect(page.getByTestId('batch-job-view').getByRole('heading', { name: /^supplier-payouts-\d{4}-\d{2}\.csv$/ })).toBeVisible();
   await page.keyboard.press('Escape');

@@ -31,6 +31,44 @@ async function waitFor(selector: string, ms = 5000): Promise<Element | null> {
   }
 }
 
+/** A frame, or 50 ms where frames are not drawn (a hidden window), whichever comes first. */
+const nextFrame = () =>
+  new Promise<void>((r) => {
+    requestAnimationFrame(() => r());
+    setTimeout(r, 50);
+  });
+
+/** How long the target's box must stay put before the highlight is measured (a drawer's slide takes ~200 ms). */
+const STILL_MS = 120;
+
+/**
+ * Waits until the element of `selector` has stopped moving: no transition or animation running on it or around it
+ * (a drawer sliding in) and its box unchanged for STILL_MS, at most `ms`. Measured earlier, the highlight's cut-out
+ * landed where the drawer was mid-slide (x ≈ 1180 for a target that came to rest at 636), over an empty area.
+ */
+async function waitUntilStill(selector: string, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  let last = '';
+  let since = Date.now();
+  while (Date.now() < end) {
+    await nextFrame();
+    const el = document.querySelector(selector);
+    if (!el) return;
+    const r = el.getBoundingClientRect();
+    const box = `${r.x},${r.y},${r.width},${r.height}`;
+    if (box !== last) {
+      last = box;
+      since = Date.now();
+      continue;
+    }
+    const moving = document.getAnimations().some((a) => {
+      const target = a.effect instanceof KeyframeEffect ? a.effect.target : null;
+      return a.playState === 'running' && target !== null && target.contains(el);
+    });
+    if (!moving && Date.now() - since >= STILL_MS) return;
+  }
+}
+
 export interface TourTargets {
   failedId: string | null;
   webhookId: string | null;
@@ -173,6 +211,7 @@ export async function startDemoTour(navigate: (to: string) => void): Promise<voi
     if (!s || !active) return;
     if (s.path) navigate(s.path);
     await waitFor(s.selector);
+    await waitUntilStill(s.selector);
     active.moveTo(i);
   };
   const driveSteps: DriveStep[] = steps.map((s, i) => ({
@@ -201,5 +240,6 @@ export async function startDemoTour(navigate: (to: string) => void): Promise<voi
   // The first step opens its own screen too.
   if (steps[0]?.path) navigate(steps[0].path);
   await waitFor(steps[0]!.selector);
+  await waitUntilStill(steps[0]!.selector);
   active.drive(0);
 }
