@@ -7,7 +7,7 @@ import { DataTable } from 'mantine-datatable';
 import { DirectoryKindSchema, type DirectoryImport, type DirectoryImportResult } from '../../../src-shared/schemas/routing';
 import { call, ConsoleError } from '../../client/bridge';
 import { formatTime } from '../../app/format';
-import { notifyError, notifySuccess } from '../../app/notify';
+import { errorText, notifyError, notifySuccess } from '../../app/notify';
 import { useCan } from '../../app/app-info';
 
 const KIND_LABEL: Record<string, string> = { bic: 'BIC directory', aba: 'ABA routing numbers', correspondents: 'Correspondent relationships' };
@@ -20,6 +20,8 @@ export function DirectoryTab() {
   const [kind, setKind] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [pathError, setPathError] = useState<string | undefined>();
+  /** Why the last import failed, in full and in the form: a sticky toast covered the Import button and cut the message. */
+  const [importError, setImportError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [last, setLast] = useState<DirectoryImportResult | null>(null);
 
@@ -38,6 +40,7 @@ export function DirectoryTab() {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setPathError(undefined);
+    setImportError(null);
     if (!path.trim()) return setPathError('Enter the full path of the directory CSV on this machine.');
     setBusy(true);
     try {
@@ -47,8 +50,11 @@ export function DirectoryTab() {
       notifySuccess(`Imported ${r.rows.toLocaleString('en-US')} rows into “${r.name}”${r.errors ? `; ${r.errors} rows were refused` : ''}.`);
       await load();
     } catch (err) {
-      if (err instanceof ConsoleError) setPathError(err.details.find((d) => d.field === 'path')?.message);
-      notifyError(err, 'Could not import the directory');
+      const details = err instanceof ConsoleError ? err.details : [];
+      const onPath = details.find((d) => d.field === 'path')?.message;
+      setPathError(onPath);
+      // A problem of the path alone is said under the field; any other (a missing column, a bad row…) whole, below.
+      if (!onPath || details.some((d) => d.field !== 'path')) setImportError(errorText(err));
     } finally {
       setBusy(false);
     }
@@ -93,6 +99,11 @@ export function DirectoryTab() {
               Expected headers: <Code>bic,bank_name,city,country</Code> · <Code>routing_number,bank_name,city,state</Code> ·{' '}
               <Code>bic,correspondent_bic,currency,confidence</Code>. Samples are in <Code>resources/routing/</Code>.
             </Text>
+            {importError && (
+              <Alert color="red" title="Could not import the directory" withCloseButton onClose={() => setImportError(null)} data-testid="directory-import-error" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
+                {importError}
+              </Alert>
+            )}
             <Group justify="flex-end">
               <Button type="submit" leftSection={<IconFileImport size={16} />} loading={busy} data-testid="directory-import-submit">
                 Import
