@@ -201,7 +201,17 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
           },
           { accessor: 'verificationType', title: 'Type', render: (r) => <Text size="sm">{r.verificationType}</Text> },
           { accessor: 'country', title: 'Country' },
-          { accessor: 'identifier', title: 'Identifier', render: (r) => <Code>{r.identifier}</Code> },
+          {
+            accessor: 'identifier',
+            title: 'Identifier',
+            // One long identifier (an address line of hundreds of characters) pushed Name and Error off screen for
+            // every row: cut with an ellipsis, the whole value on hover and in the record.
+            render: (r) => (
+              <Code title={r.identifier} data-testid="history-identifier" style={{ display: 'block', maxWidth: 280, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                {r.identifier}
+              </Code>
+            ),
+          },
           { accessor: 'name', title: 'Name', render: (r) => returnedName(r) ?? '—' },
           { accessor: 'error', title: 'Error', render: (r) => (r.error ? <Code>{r.error.code}</Code> : '') },
         ]}
