@@ -7,7 +7,7 @@ import { IconFileSpreadsheet, IconPlayerPlay, IconPlayerStop } from '@tabler/ico
 import type { z } from 'zod';
 import type { BatchJob, BatchPreviewSchema } from '../../../src-shared/schemas/routing';
 import { call, ConsoleError } from '../../client/bridge';
-import { notifyError } from '../../app/notify';
+import { errorText, notifyError } from '../../app/notify';
 import { useConsole } from '../../app/store';
 import { batchIsBilled } from '../../../src-shared/cost-preview';
 import { BatchCostPreview } from '../wallet/live-cost';
@@ -94,6 +94,8 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
   const environment = useConsole((s) => s.environment);
   const [path, setPath] = useState('');
   const [pathError, setPathError] = useState<string | undefined>();
+  /** Why a chosen or dropped file cannot be read: said at the drop zone, with the file's name (not under "path"). */
+  const [fileError, setFileError] = useState<string | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   // The file the preview (and its mapping) is of: Start runs this one, never whatever the path box holds now.
   const [previewedPath, setPreviewedPath] = useState<string | null>(null);
@@ -135,8 +137,10 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
     await previewPath(path);
   }
 
-  async function previewPath(given: string) {
+  /** `fileName`: the file was chosen or dropped (its path is the upload's), so a refusal names the file. */
+  async function previewPath(given: string, fileName?: string) {
     setPathError(undefined);
+    setFileError(null);
     if (!given.trim()) return setPathError('Enter the full path of a CSV file on this machine, e.g. /home/me/bics.csv.');
     setPath(given);
     pathNow.current = given;
@@ -154,10 +158,13 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
       setJob(null);
     } catch (err) {
       if (!stillWanted()) return;
-      if (err instanceof ConsoleError) setPathError(err.details.find((d) => d.field === 'path')?.message ?? err.message);
+      // Said once, where it belongs: the file's own words at the drop zone, or under the path typed. (A toast said it
+      // a second time, as "path: …" though a file was chosen.)
+      const why = (err instanceof ConsoleError ? err.details.find((d) => d.field === 'path')?.message : undefined) ?? errorText(err);
+      if (fileName) setFileError(`${fileName}: ${why}`);
+      else setPathError(why);
       setPreview(null);
       setPreviewedPath(null);
-      notifyError(err, 'Could not read the file');
     } finally {
       if (ticket === previewTicket.current) setPreviewing(false);
     }
@@ -204,7 +211,7 @@ export function BatchTab({ job, onJob }: { job: BatchJob | null; onJob: (job: Ba
 
   return (
     <Stack>
-      <CsvDropZone onPath={(p) => void previewPath(p)} disabled={previewing || job?.status === 'running'} />
+      <CsvDropZone onPath={(p, name) => void previewPath(p, name)} error={fileError} onError={setFileError} disabled={previewing || job?.status === 'running'} />
       <Paper withBorder p="md" radius="sm">
         <form onSubmit={(e) => void loadPreview(e)} noValidate data-testid="batch-path-form">
           <Group align="flex-start">

@@ -1,8 +1,10 @@
 // Drop or pick a CSV file. In Electron the preload gives the file's local path and nothing is copied; in a
-// browser the file is streamed to the service's data folder (POST /console/upload) with progress and cancel.
+// browser the file is streamed to the service's data folder (POST /console/upload) with progress and cancel. A file
+// that is clearly not text (file-sniff.ts) is refused here, by name, before anything is sent.
 import { useRef, useState, type DragEvent } from 'react';
-import { Button, FileButton, Group, Paper, Progress, Stack, Text } from '@mantine/core';
-import { IconFileUpload, IconX } from '@tabler/icons-react';
+import { Alert, Button, FileButton, Group, Paper, Progress, Stack, Text } from '@mantine/core';
+import { IconFileOff, IconFileUpload, IconX } from '@tabler/icons-react';
+import { sniffFile } from './file-sniff';
 import { notifyError } from '../../app/notify';
 import { ConsoleError } from '../../client/bridge';
 
@@ -42,7 +44,16 @@ function uploadFile(file: File, onProgress: (percent: number) => void, xhr: XMLH
   });
 }
 
-export function CsvDropZone({ onPath, disabled }: { onPath: (path: string) => void; disabled?: boolean }) {
+interface Props {
+  /** The file's path (local, or the upload's in the service's data folder) and its name. */
+  onPath: (path: string, name: string) => void;
+  /** Why the last file chosen cannot be used (refused here, or by the service's preview); null when none. */
+  error: string | null;
+  onError: (message: string | null) => void;
+  disabled?: boolean;
+}
+
+export function CsvDropZone({ onPath, error, onError, disabled }: Props) {
   const [over, setOver] = useState(false);
   const [upload, setUpload] = useState<Upload | null>(null);
   const resetRef = useRef<() => void>(null);
@@ -50,13 +61,16 @@ export function CsvDropZone({ onPath, disabled }: { onPath: (path: string) => vo
   async function take(file: File | null) {
     resetRef.current?.();
     if (!file || upload) return;
+    onError(null);
+    const refused = await sniffFile(file).catch(() => null);
+    if (refused) return onError(refused);
     const local = window.vc?.pathForFile?.(file);
-    if (local) return onPath(local);
+    if (local) return onPath(local, file.name);
     const xhr = new XMLHttpRequest();
     setUpload({ name: file.name, percent: 0, xhr });
     try {
       const path = await uploadFile(file, (percent) => setUpload((u) => (u ? { ...u, percent } : u)), xhr);
-      onPath(path);
+      onPath(path, file.name);
     } catch (err) {
       if (!(err instanceof ConsoleError && err.code === 'UPLOAD_CANCELLED')) notifyError(err, `Could not upload ${file.name}`);
     } finally {
@@ -108,6 +122,11 @@ export function CsvDropZone({ onPath, disabled }: { onPath: (path: string) => vo
             )}
           </FileButton>
         </Group>
+      )}
+      {error && !upload && (
+        <Alert color="red" variant="light" icon={<IconFileOff size={16} />} mt="sm" withCloseButton onClose={() => onError(null)} data-testid="batch-file-refused" style={{ overflowWrap: 'anywhere' }}>
+          {error}
+        </Alert>
       )}
     </Paper>
   );
