@@ -21,9 +21,11 @@ export function usePagedList<F extends object, R>(
   errorTitle: string,
   /** Filters to open with (a link from the dashboard); Clear still goes back to `noFilters`. */
   initialFilters?: F,
+  /** The page to open on (an address's `page=`). */
+  initialPage = 1,
 ) {
   const [filters, setFilters] = useState<F>(initialFilters ?? noFilters);
-  const [page, setPage] = useState(1);
+  const [page, setPage] = useState(initialPage);
   const [rows, setRows] = useState<R[]>([]);
   const [total, setTotal] = useState(0);
   const [loading, setLoading] = useState(false);

@@ -12,7 +12,8 @@ export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
 
 /** The History filters an address carries, in the order they appear in it. */
 export const HISTORY_FILTER_KEYS = ['q', 'type', 'status', 'country', 'from', 'to'] as const;
-export type HistoryUrlFilter = HistoryFilter & { type?: string; to?: string };
+/** History's filters and its page as the address carries them (page 1 is left out). */
+export type HistoryUrlFilter = HistoryFilter & { type?: string; to?: string; page?: number };
 
 function query(params: Record<string, string | null | undefined>): string {
   const q = new URLSearchParams();
@@ -49,7 +50,8 @@ export const paths = {
   section: (s: Section): string => `/${s}`,
   dashboard: (period?: string): string => `/dashboard${query({ period: period === 'today' ? undefined : period })}`,
   verify: (kind: PrefillKind = 'account'): string => `/verify/${kind}`,
-  history: (filter: HistoryUrlFilter = {}): string => `/history${query(Object.fromEntries(HISTORY_FILTER_KEYS.map((k) => [k, filter[k]])))}`,
+  history: (filter: HistoryUrlFilter = {}): string =>
+    `/history${query({ ...Object.fromEntries(HISTORY_FILTER_KEYS.map((k) => [k, filter[k]])), page: pageParam(filter.page) })}`,
   verification: (id: string, filter: HistoryUrlFilter = {}): string => `/history/${enc(id)}${paths.history(filter).slice('/history'.length)}`,
   webhooks: (filter: WebhookListFilter = {}): string => `/webhooks${query({ status: filter.status, event: filter.event, page: pageParam(filter.page) })}`,
   // A selected webhook (and its open delivery) keeps the list's filters and page, so the list stays as it was beside
@@ -87,5 +89,6 @@ export function historyFilterOf(search: URLSearchParams): HistoryUrlFilter {
     const v = search.get(k);
     if (v) f[k] = v;
   }
-  return f;
+  const page = listPageOf(search.get('page'));
+  return page > 1 ? { ...f, page } : f;
 }

@@ -9,7 +9,7 @@ import { PageTitle } from '../../app/page-title';
 import { IconRefresh } from '@tabler/icons-react';
 import type { ChannelInput } from '../../../src-shared/channels';
 import { SUPPORTED_COUNTRIES } from '../../../src-shared/address-rules';
-import { VerificationStatusSchema, VerificationTypeFilterSchema, VerificationTypeSchema, type VerificationRecord } from '../../../src-shared/schemas/verification';
+import { VERIFICATION_KINDS, VerificationStatusSchema, VerificationTypeFilterSchema, VerificationTypeSchema, type VerificationRecord } from '../../../src-shared/schemas/verification';
 import { call } from '../../client/bridge';
 import { formatTime, STATUS_COLOR } from '../../app/format';
 import { FilterBar, PagedTable, usePagedList } from '../../app/paged-list';
@@ -60,11 +60,40 @@ function urlFilter(f: Filters): HistoryUrlFilter {
   };
 }
 
-const FILTER_SELECTS: { key: 'type' | 'status' | 'country'; label: string; data: readonly string[]; w: number; searchable?: boolean }[] = [
-  { key: 'type', label: 'Type', data: VerificationTypeSchema.options, w: 200 },
-  { key: 'status', label: 'Status', data: VerificationStatusSchema.options, w: 140 },
+type SelectData = (string | { group: string; items: string[] })[];
+
+const FILTER_SELECTS: { key: 'type' | 'status' | 'country'; label: string; data: SelectData; w: number; searchable?: boolean }[] = [
+  // The kinds too: the address may say `type=phone` (the service takes a kind or a verificationType), and the
+  // control must show the filter in force, not "Any".
+  {
+    key: 'type',
+    label: 'Type',
+    data: [
+      { group: 'Kind', items: [...VERIFICATION_KINDS] },
+      { group: 'Verification type', items: [...VerificationTypeSchema.options] },
+    ],
+    w: 200,
+  },
+  { key: 'status', label: 'Status', data: [...VerificationStatusSchema.options], w: 140 },
   { key: 'country', label: 'Country', data: [...SUPPORTED_COUNTRIES], w: 120, searchable: true },
 ];
+
+/**
+ * The address's filters as the controls can show them: a type or status the service does not know is left out (it
+ * was never applied, yet the address kept it), a country is upper-cased as the service reads it.
+ */
+function filtersOf(f: HistoryUrlFilter): Filters {
+  const type = VerificationTypeFilterSchema.safeParse(f.type);
+  const status = VerificationStatusSchema.safeParse(f.status);
+  const country = f.country && /^[A-Za-z]{2}$/.test(f.country) ? f.country.toUpperCase() : null;
+  return { q: f.q ?? '', type: type.success ? type.data : null, status: status.success ? status.data : null, country, from: f.from ?? '', to: f.to ?? '' };
+}
+
+/** A select's options, with the value in force added when the list lacks it (a country outside the usual list). */
+function withValue(data: SelectData, value: string | null): SelectData {
+  const flat = data.flatMap((d) => (typeof d === 'string' ? [d] : d.items));
+  return value && !flat.includes(value) ? [...data, value] : data;
+}
 
 /** The name a check returned: an account name, a full name, or an identity check's split names. */
 export function returnedName(r: VerificationRecord): string | undefined {
@@ -77,7 +106,7 @@ export function returnedName(r: VerificationRecord): string | undefined {
 export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrlFilter }) {
   const environment = useConsole((s) => s.environment);
   // An address opens History already filtered (app/history-route.tsx passes its filters); read once, at mount.
-  const [initial] = useState<Filters>(() => ({ ...NO_FILTERS, ...initialFilter }));
+  const [initial] = useState<Filters>(() => filtersOf(initialFilter));
   // New checks and completed ones show without a click: a change event makes a new fetchPage, which reloads — paced by
   // what a page costs (its total counts the matching records): live-pacer.ts.
   const { version: live, track } = usePacedLiveVersion('verifications');
@@ -90,7 +119,8 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
     },
     [environment, live, track],
   );
-  const list = usePagedList(NO_FILTERS, fetchPage, 'Could not load the history', initial);
+  // The page is in the address too (a reload on page 3 showed page 1), as the Webhooks list's.
+  const list = usePagedList(NO_FILTERS, fetchPage, 'Could not load the history', initial, initialFilter.page ?? 1);
   // The search box answers as one types, a moment after the last key.
   const [text, setText] = useState(initial.q);
   const [debounced] = useDebouncedValue(text, 250);
@@ -108,11 +138,11 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
   // reload, a copied link or a new tab shows the same list.
   const location = useLocation();
   const navigate = useNavigate();
-  const { filters } = list;
+  const { filters, page } = list;
   useEffect(() => {
-    const search = paths.history(urlFilter(filters)).slice('/history'.length);
+    const search = paths.history({ ...urlFilter(filters), page }).slice('/history'.length);
     if (search !== location.search) void navigate({ pathname: location.pathname, search }, { replace: true });
-  }, [filters, location.pathname, location.search, navigate]);
+  }, [filters, page, location.pathname, location.search, navigate]);
 
   return (
     <Stack>
@@ -142,7 +172,7 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
             placeholder="Any"
             clearable
             searchable={f.searchable ?? false}
-            data={f.data}
+            data={withValue(f.data, list.filters[f.key])}
             value={list.filters[f.key]}
             onChange={(v) => list.setFilter(f.key, v)}
             w={f.w}
@@ -171,7 +201,7 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
         // A record opens at its own address, keeping the list's filters: a push, so Back closes the drawer, and a
         // reload or a copied link shows the same record. The time is a real link to that address too, so the rows
         // can be reached and opened from the keyboard (and, in the web console, opened in a new tab).
-        onRowClick={(r) => void navigate(paths.verification(r.id, urlFilter(filters)))}
+        onRowClick={(r) => void navigate(paths.verification(r.id, { ...urlFilter(filters), page }))}
         rowAttributes={(r) => ({ 'data-testid': `history-row-${r.id}`, 'data-status': r.status })}
         columns={[
           {
@@ -180,7 +210,7 @@ export function HistoryPage({ initialFilter = {} }: { initialFilter?: HistoryUrl
             render: (r) => (
               <Anchor
                 component={Link}
-                to={paths.verification(r.id, urlFilter(filters))}
+                to={paths.verification(r.id, { ...urlFilter(filters), page })}
                 size="sm"
                 // The row's own click would navigate a second time (and a Ctrl-click meant for a new tab here).
                 onClick={(e) => e.stopPropagation()}
