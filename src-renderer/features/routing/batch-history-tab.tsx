@@ -11,6 +11,9 @@ import { BATCH_STATUS_COLOR } from './batch-format';
 
 const PAGE_SIZE = 20;
 
+/** Only a finished batch has valid/invalid counts: a running one has none yet, a stopped one keeps none. */
+const counted = (j: BatchJob) => j.status === 'done';
+
 export function BatchHistoryTab({ onOpen, onNew }: { onOpen: (job: BatchJob) => void; onNew: () => void }) {
   const [page, setPage] = useState(1);
   const [jobs, setJobs] = useState<BatchJob[] | null>(null);
@@ -112,8 +115,9 @@ export function BatchHistoryTab({ onOpen, onNew }: { onOpen: (job: BatchJob) => 
               ),
             },
             { accessor: 'rows', title: 'Rows', textAlign: 'right', render: (j) => j.rows.toLocaleString('en-US') },
-            { accessor: 'valid', title: 'Valid', textAlign: 'right', render: (j) => j.valid.toLocaleString('en-US') },
-            { accessor: 'invalid', title: 'Invalid', textAlign: 'right', render: (j) => j.invalid.toLocaleString('en-US') },
+            // A cancelled or failed batch keeps no valid/invalid counts (batch-job-view.tsx): a dash, not a 0.
+            { accessor: 'valid', title: 'Valid', textAlign: 'right', render: (j) => (counted(j) ? j.valid.toLocaleString('en-US') : '—') },
+            { accessor: 'invalid', title: 'Invalid', textAlign: 'right', render: (j) => (counted(j) ? j.invalid.toLocaleString('en-US') : '—') },
             { accessor: 'finishedAt', title: 'Finished', render: (j) => formatTime(j.finishedAt, j.status === 'running' ? 'running…' : '—') },
           ]}
         />

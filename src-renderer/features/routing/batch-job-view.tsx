@@ -12,13 +12,13 @@ import { BATCH_STATUS_COLOR, reasonBars } from './batch-format';
 
 const PAGE_SIZE = 25;
 
-function Stat({ label, value, color }: { label: string; value: number; color?: string }) {
+function Stat({ label, value, color, testId }: { label: string; value: number; color?: string; testId?: string }) {
   return (
     <Paper withBorder p="sm" radius="sm">
       <Text size="xs" c="dimmed">
         {label}
       </Text>
-      <Text size="xl" fw={700} c={color} data-testid={`batch-count-${label.toLowerCase()}`}>
+      <Text size="xl" fw={700} c={color} data-testid={testId ?? `batch-count-${label.toLowerCase()}`}>
         {value.toLocaleString('en-US')}
       </Text>
     </Paper>
@@ -152,6 +152,7 @@ function ResultRows({ job }: { job: BatchJob }) {
 export function BatchJobView({ job }: { job: BatchJob }) {
   const bars = reasonBars(job.reasons);
   const finished = job.status === 'done';
+  const stopped = job.status === 'cancelled' || job.status === 'failed';
   return (
     <Stack data-testid="batch-job-view" data-status={job.status}>
       <Group justify="space-between">
@@ -173,15 +174,24 @@ export function BatchJobView({ job }: { job: BatchJob }) {
         </Alert>
       )}
       {job.status === 'cancelled' && (
-        <Alert color="gray" title="Cancelled">
-          The batch was cancelled; the counts cover the rows checked before that.
+        <Alert color="gray" title="Cancelled" data-testid="batch-cancelled-note">
+          The batch was cancelled after reading {job.rows.toLocaleString('en-US')} rows. Its partial results were discarded, so how many of those
+          were valid is not known: run the file again to check every row.
         </Alert>
       )}
-      <SimpleGrid cols={3}>
-        <Stat label="Rows" value={job.rows} />
-        <Stat label="Valid" value={job.valid} color="green" />
-        <Stat label="Invalid" value={job.invalid} color="red" />
-      </SimpleGrid>
+      {/* A stopped batch keeps only how far it read (the service records no valid/invalid counts and deletes its partial
+          result files): "Valid 0 · Invalid 0" read as a verdict on rows never counted. */}
+      {stopped ? (
+        <SimpleGrid cols={3}>
+          <Stat label="Rows read" value={job.rows} testId="batch-count-rows-read" />
+        </SimpleGrid>
+      ) : (
+        <SimpleGrid cols={3}>
+          <Stat label="Rows" value={job.rows} />
+          <Stat label="Valid" value={job.valid} color="green" />
+          <Stat label="Invalid" value={job.invalid} color="red" />
+        </SimpleGrid>
+      )}
       {bars.length > 0 && (
         <Paper withBorder p="md" radius="sm" data-testid="batch-reasons">
           <Title order={5} mb="xs">
