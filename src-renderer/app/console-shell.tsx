@@ -31,7 +31,6 @@ import { HistoryRoute } from './history-route';
 import { KeysPage } from '../features/keys/keys-page';
 import { RoutingPage } from '../features/routing/routing-page';
 import { VerifyPage } from '../features/verify/verify-page';
-import { forgetDrafts } from '../features/verify/drafts';
 import { WalletPage } from '../features/wallet/wallet-page';
 import { SettingsPage } from '../features/settings/settings-page';
 import { WebhooksPage } from '../features/webhooks/webhooks-page';
@@ -91,7 +90,6 @@ function UserMenu({ user, compact }: { user: NonNullable<AppInfo['user']>; compa
         data-testid="sign-out"
         onClick={() => {
           setBusy(true);
-          forgetDrafts();
           void signOut().finally(() => setBusy(false));
         }}
       >

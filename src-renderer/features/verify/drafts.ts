@@ -1,6 +1,7 @@
 // What each Verify tab holds (its inputs, their messages, the result on screen) kept outside the tab, so switching
-// to another tab and back finds it as it was: a pending address record keeps its "check for the result" button,
-// and its completion event still turns it final while another tab is shown. In memory only; sign-out forgets it.
+// to another tab and back finds it as it was: a pending address record keeps its "check for the result" button.
+// It lives as long as the Verify page: leaving Verify forgets it (opening Verify from the navigation starts with
+// empty forms, and a sign-out leaves nothing behind). In memory only.
 import { useCallback, type Dispatch, type SetStateAction } from 'react';
 import { create } from 'zustand';
 import type { PrefillKind } from '../../app/store';
@@ -29,7 +30,7 @@ export function useDraft<T>(kind: PrefillKind, name: string, initial: T): [T, Di
   return [has ? stored : initial, set];
 }
 
-/** Forgets every tab's inputs and results (sign-out: the next user starts from empty forms). */
+/** Forgets every tab's inputs and results (the Verify page calls it when it goes away). */
 export function forgetDrafts(): void {
   useDrafts.setState({ values: {} });
 }

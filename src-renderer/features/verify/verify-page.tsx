@@ -17,7 +17,7 @@ import { useVerifyPrefill } from './prefill';
 import { AsyncSwitch, FormatWarning, GeneralError, SubmitRow, VerifyFormLayout } from './form-bits';
 import { RefusalPanel, ResultPlaceholder } from './result-pane';
 import { useSubmission } from './use-submission';
-import { useDraft } from './drafts';
+import { forgetDrafts, useDraft } from './drafts';
 import { VerificationResult } from './verification-result';
 import { AddressTab } from './address-tab';
 import { FaceTab } from './face-tab';
@@ -283,6 +283,8 @@ export function VerifyPage() {
   const tab: PrefillKind = isVerifyKind(kind) ? kind : 'account';
   const setTab = (k: PrefillKind) => void navigate(paths.verify(k));
   const [note, setNote] = useState<string | null>(null);
+  // The tabs' drafts last while Verify is shown: a switch between tabs keeps them, leaving the page forgets them.
+  useEffect(() => forgetDrafts, []);
   // The tab of the prefill's kind mounts (only the shown tab is in the page; what each holds lives in drafts.ts,
   // so a switch loses nothing) and takes the request from the store.
   useEffect(() => {
