@@ -17,7 +17,7 @@ describe('notCsvReason', () => {
     expect(notCsvReason('y.csv', 100, bytes(...Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? 0x01 : 0x41))))).toContain('control characters');
   });
   it('refuses an empty file once, without a field name', () => {
-    expect(notCsvReason('empty.csv', 0, bytes())).toBe('empty.csv is empty: a batch file needs a header row and at least one row.');
+    expect(notCsvReason('empty.csv', 0, bytes())).toBe('empty.csv is empty: it holds no rows to check.');
   });
   it('lets text through: UTF-8, Latin-1, UTF-16 with its mark, tabs and CRLF', () => {
     expect(notCsvReason('a.csv', 20, text('bic;name\r\nDEUTDEFF;Bank\r\n'))).toBeNull();

@@ -25,7 +25,7 @@ const CONTROL_SHARE = 0.05;
  * it; null when it may be one (the service reads it and judges the rest).
  */
 export function notCsvReason(name: string, size: number, head: Uint8Array): string | null {
-  if (size === 0) return `${name} is empty: a batch file needs a header row and at least one row.`;
+  if (size === 0) return `${name} is empty: it holds no rows to check.`;
   const sig = SIGNATURES.find((s) => s.bytes.every((b, i) => head[i] === b));
   if (sig) return `${name} is ${sig.what}, not a CSV file: choose a CSV (text, one row per line).`;
   // UTF-16 text has a NUL in every other byte; it starts with its byte-order mark.
