@@ -107,6 +107,17 @@ test('open by id and audit links of the other environment: the switch is confirm
     await expect(page.getByTestId('deliveries-panel')).toBeVisible();
     await expect(notInList).toHaveCount(0);
 
+    // The desktop app's failed-webhook alert opens #/webhooks/<id>?env=live: from sandbox it asks, then opens it in live
+    // (found by the Electron-door review: nothing read `env`, and the list said the webhook was not in it).
+    await page.getByTestId('env-switch').getByText('Sandbox').click();
+    await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
+    await page.goto(`${new URL(page.url()).origin}${new URL(page.url()).pathname}#/webhooks/${id}?env=live`);
+    await page.getByTestId('live-confirm-button').click();
+    await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
+    await expect(page).toHaveURL(new RegExp(`#/webhooks/${id}$`));
+    await expect(page.getByTestId('deliveries-panel')).toBeVisible();
+    await expect(notInList).toHaveCount(0);
+
     // Audit, back in sandbox: the webhook.created entry's link opens the live webhook, asking first.
     await page.getByTestId('env-switch').getByText('Sandbox').click();
     await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');

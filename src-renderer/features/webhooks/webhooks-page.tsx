@@ -138,6 +138,21 @@ export function WebhooksPage() {
     await load();
   }, [load]);
 
+  // A link that names its environment (`?env=live`: the desktop app's failed-webhook alert and notification) opens
+  // there: the other environment's webhook waits for the switch (live asking first, as always), as the palette's does.
+  const envAsked = search.get('env');
+  const openIn = useConsole((s) => s.openIn);
+  useEffect(() => {
+    if (envAsked === null) return;
+    const rest = new URLSearchParams(search);
+    rest.delete('env');
+    const target = `${location.pathname}${rest.size > 0 ? `?${rest.toString()}` : ''}`;
+    if ((envAsked === 'sandbox' || envAsked === 'live') && envAsked !== environment) {
+      void navigate(paths.webhooks(), { replace: true });
+      openIn(envAsked, target);
+    } else void navigate(target, { replace: true });
+  }, [envAsked]); // once per address that names an environment
+
   // A webhook belongs to one environment: switching leaves its page (the address would name nothing).
   const envSeen = useRef(environment);
   useEffect(() => {
