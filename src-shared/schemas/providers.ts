@@ -43,6 +43,36 @@ export const MAPPING_KEYS: Partial<Record<ProviderAdapter, readonly string[]>> =
 /** Codes of a non-answer (interface §1.6, §2.6: `error` means no answer; never charged). */
 const NON_ANSWER_CODES: readonly VerificationErrorCode[] = ['INCONCLUSIVE', ...TRANSIENT_CODES];
 
+/**
+ * What is wrong with a mapping being saved, per row (`mapping.<key>`): a row that contradicts itself, a key the adapter
+ * never answers with, any row for the stand-in. A row kept exactly as `stored` holds it (same adapter) is not judged
+ * again: a mapping saved before these rules must not block every later edit of its provider (a timeout, a new
+ * secret); the adapters still apply such a row as they did.
+ */
+export function mappingIssues(adapter: ProviderAdapter, mapping: Record<string, ResultMapping>, stored: Record<string, unknown> | null): { field: string; message: string }[] {
+  const issues: { field: string; message: string }[] = [];
+  for (const [key, row] of Object.entries(mapping)) {
+    if (stored && sameRow(stored[key], row)) continue;
+    const field = `mapping.${key}`;
+    if (adapter === 'stand-in') {
+      issues.push({ field, message: `mapping "${key}": the stand-in adapter answers from the sandbox fixtures and takes no mapping` });
+      continue;
+    }
+    const problem = mappingRowProblem(row);
+    if (problem) issues.push({ field, message: `mapping "${key}": ${problem}` });
+    const keys = MAPPING_KEYS[adapter];
+    if (keys && !keys.includes(key)) issues.push({ field, message: `mapping "${key}": not a value the ${adapter} adapter answers with (one of ${keys.join(', ')})` });
+  }
+  return issues;
+}
+
+/** Two mapping rows alike, whatever their keys' order (rows are flat: outcome, code, message). */
+function sameRow(a: unknown, b: ResultMapping): boolean {
+  if (!a || typeof a !== 'object') return false;
+  const flat = (o: object) => JSON.stringify(Object.entries(o).filter(([, v]) => v !== undefined).sort(([x], [y]) => x.localeCompare(y)));
+  return flat(a) === flat(b);
+}
+
 /** Why a mapping row contradicts itself (null when it does not): each outcome has its own codes. */
 export function mappingRowProblem(row: ResultMapping): string | null {
   if (row.outcome === 'success') {
@@ -96,18 +126,7 @@ export const ProviderInputSchema = z
   })
   .extend(ProviderLimitsSchema.shape)
   .superRefine((v, ctx) => {
-    for (const [key, row] of Object.entries(v.mapping ?? {})) {
-      const problem = mappingRowProblem(row);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['mapping', key], message: `mapping "${key}": ${problem}` });
-      if (v.adapter === 'stand-in') {
-        ctx.addIssue({ code: 'custom', path: ['mapping', key], message: `mapping "${key}": the stand-in adapter answers from the sandbox fixtures and takes no mapping` });
-        continue;
-      }
-      const keys = MAPPING_KEYS[v.adapter];
-      if (keys && !keys.includes(key)) {
-        ctx.addIssue({ code: 'custom', path: ['mapping', key], message: `mapping "${key}": not a value the ${v.adapter} adapter answers with (one of ${keys.join(', ')})` });
-      }
-    }
+    // The mapping's rows are judged when saved (mappingIssues, against the stored rows), not here.
     if (v.adapter === 'stand-in') return;
     let u: URL | null = null;
     try {

@@ -8,6 +8,7 @@ import {
   PROVIDER_KINDS,
   type CaInfo,
   ProviderInputSchema,
+  mappingIssues,
   type CacheTtl,
   type ProviderInput,
   type ProviderSettings,
@@ -190,6 +191,8 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
       const given = v.secret !== undefined ? { sealed: box.seal(v.secret), last4: v.secret.length >= 12 ? v.secret.slice(-4) : '' } : undefined;
       await deps.sql.transaction(async (tx) => {
         const existing = await row(tx, v.id);
+        const issues = mappingIssues(v.adapter, v.mapping ?? {}, existing && existing.adapter === v.adapter ? storedMapping(existing.mapping) : null);
+        if (issues.length > 0) throw new AppError('VALIDATION_ERROR', { details: issues });
         const caPem = givenCa ?? (v.clearCaCert ? null : (existing?.ca_pem ?? null));
         // A kept CA (edited URL, same CA) must still travel over TLS.
         if (caPem !== null && v.adapter !== 'stand-in' && !/^https:\/\//i.test(v.baseUrl)) {
@@ -298,4 +301,15 @@ export function createProviderConfig(deps: CoreDeps, box: SecretBox): ProviderCo
     },
   };
   return api;
+}
+
+/** A stored mapping column as rows (null, or text another version wrote that does not parse: no row is kept as is). */
+function storedMapping(text: string | null): Record<string, unknown> | null {
+  if (!text) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }

@@ -141,6 +141,21 @@ describe('generic adapter', () => {
     await refused('epc-vop', { NOT_FOUND: { outcome: 'error', code: 'INCONCLUSIVE' } }, 'mapping.NOT_FOUND', 'not a value the epc-vop adapter answers with');
     await setProvider(env, { id: 'x', adapter: 'epc-vop', routes: ['account:PT'], mapping: { NOAP: { outcome: 'failed', code: 'ACCOUNT_NOT_FOUND' } } });
   });
+
+  it('a mapping saved before these rules does not block a later edit of its provider; a row changed or added is judged (found by the final review)', async () => {
+    const reg = liveProviders(env.ts.service.rt);
+    await setProvider(env, { id: 'old', adapter: 'uk-cop', routes: ['account:GB'], mapping: { MATCHED: { outcome: 'success' } } });
+    // As an older version saved it: a key outside the scheme's set, a row that contradicts itself.
+    const legacy = { ACCS: { outcome: 'failed', code: 'ACCOUNT_NOT_FOUND' }, AC01: { outcome: 'error', code: 'ACCOUNT_NOT_FOUND' } };
+    await env.ts.service.deps.sql.transaction((tx) => tx.run('UPDATE provider_configs SET mapping = ? WHERE id = ?', [JSON.stringify(legacy), 'old']));
+    // The CLI sends the stored mapping back with any edit (a timeout here): kept as it was, it is not judged again.
+    const stored = (await reg.config.get('old'))!;
+    await setProvider(env, { ...stored, id: 'old', adapter: 'uk-cop', routes: ['account:GB'], mapping: stored.mapping ?? undefined, timeoutMs: 5000 } as never);
+    expect((await reg.config.get('old'))!.timeoutMs).toBe(5000);
+    // A row changed, or a new one, meets the rules.
+    const changed = await setProvider(env, { id: 'old', adapter: 'uk-cop', routes: ['account:GB'], mapping: { ...legacy, ACCS: { outcome: 'failed', code: 'VERIFICATION_FAILED' } } as never }).then(() => null, (e: unknown) => e);
+    expect(changed).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'mapping.ACCS' }] });
+  });
 });
 
 describe('cache of definitive answers', () => {
