@@ -137,21 +137,32 @@ export function normalizePhone(req: PhoneRequestLike): string {
  * local to (`country`): `+234 0231…` is not Ghana's `0231…`. Digits only, without the one given; empty for anything else.
  */
 export function phonePrefixSpellings(raw: string): { digits: string; country?: string }[] {
-  const international = /^(\+|00)\d/.test(raw.trim());
+  if (!looksInternational(raw)) return [];
   const typed = raw.replace(/\D/g, '');
   // 00 is the international prefix dialled from most countries: the number itself follows it.
-  const digits = international && raw.trim().startsWith('00') ? typed.slice(2) : typed;
+  const doubleZero = raw.trim().startsWith('00');
+  const digits = doubleZero ? typed.slice(2) : typed;
   const out: { digits: string; country?: string }[] = [];
-  if (international) {
-    if (digits !== typed) out.push({ digits });
-    for (const m of dialling()) {
-      if (!digits.startsWith(m.cc) || digits.length <= m.cc.length) continue;
-      const national = digits.slice(m.cc.length);
-      out.push({ digits: national, country: m.country });
-      if (m.trunk) out.push({ digits: `0${national}`, country: m.country });
-    }
+  for (const m of dialling()) {
+    if (!digits.startsWith(m.cc) || digits.length <= m.cc.length) continue;
+    const national = digits.slice(m.cc.length);
+    if (doubleZero) out.push({ digits, country: m.country });
+    out.push({ digits: national, country: m.country });
+    if (m.trunk) out.push({ digits: `0${national}`, country: m.country });
   }
   return out;
+}
+
+/**
+ * Whether a search word is the start of an international phone number: `+` and digits, or `00` and a market's
+ * calling code. A word of other digits starting `00` is most often an account number (`0012345678`), and stays one.
+ */
+export function looksInternational(raw: string): boolean {
+  const t = raw.trim();
+  if (/^\+\d/.test(t)) return true;
+  if (!/^00\d/.test(t)) return false;
+  const digits = t.replace(/\D/g, '').slice(2);
+  return dialling().some((m) => digits.startsWith(m.cc));
 }
 
 /**

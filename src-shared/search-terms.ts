@@ -1,6 +1,6 @@
 // The terms of a History search text, as both engines' searches read them (core/verification/search.ts for SQLite's
 // FTS5, store/pg/search.ts for PostgreSQL): pure, so the two cannot split the text differently.
-import { phonePrefixSpellings } from './phone-markets';
+import { looksInternational, phonePrefixSpellings } from './phone-markets';
 
 /** One term of a History search text (both engines build their index query from these). */
 export type SearchTerm =
@@ -38,14 +38,15 @@ export function searchTerms(text: string): { ids: string[]; terms: SearchTerm[] 
 
 /**
  * An international phone number typed in groups (`+234 801-23`, `00234 802 123`) is one identifier: the words that
- * follow `+…`/`00…` and hold only digits and separators are joined to it. Apart, `801` would have to begin the whole
+ * follow `+…` (or `00` and a market's calling code: looksInternational) and hold only digits and separators are
+ * joined to it. Apart, `801` would have to begin the whole
  * number (`2348012…`), which it never does.
  */
 function phoneNumbersJoined(words: string[]): string[] {
   const out: string[] = [];
   for (const w of words) {
     const last = out[out.length - 1];
-    if (last !== undefined && /^(\+|00)[\d\-(). ]+$/.test(last) && /^[\d\-().]+$/.test(w) && /\d/.test(w)) out[out.length - 1] = `${last} ${w}`;
+    if (last !== undefined && /^(\+|00)[\d\-(). ]+$/.test(last) && looksInternational(last) && /^[\d\-().]+$/.test(w) && /\d/.test(w)) out[out.length - 1] = `${last} ${w}`;
     else out.push(w);
   }
   return out;

@@ -30,11 +30,14 @@ describe('a phone number searched in its international form', () => {
   // Found by the console review: a check typed as 0802 123 4567 shows +2348021234567, and searching that found nothing.
   it('also matches the local spellings of the market whose calling code it starts with, in that market only', () => {
     expect(parseSearch('+2348021234567')).toEqual({ ids: [], match: '(ident:"2348021234567"* OR (ident:"8021234567"* AND country:"ng") OR (ident:"08021234567"* AND country:"ng"))' });
-    expect(parseSearch('00234802')).toEqual({ ids: [], match: '(ident:"00234802"* OR ident:"234802"* OR (ident:"802"* AND country:"ng") OR (ident:"0802"* AND country:"ng"))' });
+    expect(parseSearch('00234802')).toEqual({ ids: [], match: '(ident:"00234802"* OR (ident:"234802"* AND country:"ng") OR (ident:"802"* AND country:"ng") OR (ident:"0802"* AND country:"ng"))' });
     // Côte d'Ivoire dials no trunk prefix: its national number is the local form.
     expect(parseSearch('+2250123')).toEqual({ ids: [], match: '(ident:"2250123"* OR (ident:"0123"* AND country:"ci"))' });
     // A local prefix stays one term (most often an account number); so does a code alone.
     expect(parseSearch('0802')).toEqual({ ids: [], match: 'ident:"0802"*' });
     expect(parseSearch('+234')).toEqual({ ids: [], match: 'ident:"234"*' });
+    // 00 and no market's calling code: an account number, one term, not joined to the next word (found by the final review).
+    expect(parseSearch('0012345678')).toEqual({ ids: [], match: 'ident:"0012345678"*' });
+    expect(parseSearch('0012345678 058')).toEqual({ ids: [], match: 'ident:"0012345678"* AND ident:"058"*' });
   });
 });
