@@ -80,25 +80,13 @@ export async function serve(args: string[]): Promise<number> {
   if (values['replace-secret-key'] === true) out.write('  WARNING: secret.key replaced (--replace-secret-key): rotate the webhook secrets and enter the provider credentials sealed with the old key again; copy this secret.key to every other instance.\n');
   if (leaseMs !== undefined) out.write(`  WARNING: jobs and webhook attempts are leased for ${leaseMs} ms (--lease-ms; default 60000): one that runs longer may run twice.\n`);
   if (!(await firstOrganizationId(service.deps))) out.write(`  No organization yet: open the console to set it up, or run \`vconsole bootstrap\`.\n`);
-  // The handlers stay while the service stops: Ctrl+C in a terminal reaches every process of its group, so under
-  // `npm start` (which also passes the signal on) a second SIGINT arrives during the stop, and with no handler left
-  // Node's default ended the process half-way through it (jobs and deliveries cut, the store not closed).
-  let stopping = false;
-  let stopped: () => void = () => undefined;
-  const onSignal = () => {
-    if (stopping) return;
-    stopping = true;
-    stopped();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals = stopSignals(process, { now: () => Date.now(), exit: (code) => process.exit(code), write: (s) => out.write(s) });
   try {
-    await new Promise<void>((resolve) => (stopped = resolve));
+    await signals.asked;
     out.write('Stopping: draining the queue…\n');
     await service.stop();
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    signals.dispose();
   }
   return 0;
 }
@@ -156,3 +144,41 @@ export function teamOptions(values: Values, env: NodeJS.ProcessEnv = process.env
   return { ...(publicUrl !== undefined ? { publicUrl } : {}), ...(tls ? { tls } : {}), ...(trustProxy?.length ? { trustProxy } : {}) };
 }
 
+
+/** A signal that repeats the first one within this long is the same request to stop (SIGNAL_ECHO_MS), not a second. */
+export const SIGNAL_ECHO_MS = 1000;
+
+/**
+ * SIGINT/SIGTERM handling of `serve`: the first asks it to stop (`asked` resolves). The handlers stay while it stops:
+ * Ctrl+C in a terminal reaches every process of its group, so under `npm start` (which also passes the signal on) a
+ * second SIGINT arrives at once, and with no handler left Node's default ended the process half-way through its stop
+ * (jobs and deliveries cut, the store not closed). Signals within SIGNAL_ECHO_MS of the first are that echo; one
+ * later is a person pressing Ctrl+C again to give up waiting: the process ends at once (130).
+ */
+export function stopSignals(
+  proc: Pick<NodeJS.Process, 'on' | 'off'>,
+  o: { now: () => number; exit: (code: number) => void; write: (s: string) => void },
+): { asked: Promise<void>; dispose: () => void } {
+  let first: number | null = null;
+  let ask: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => (ask = resolve));
+  const onSignal = () => {
+    const now = o.now();
+    if (first === null) {
+      first = now;
+      ask();
+    } else if (now - first >= SIGNAL_ECHO_MS) {
+      o.write('Stopped before the service finished stopping (asked twice).\n');
+      o.exit(130);
+    }
+  };
+  proc.on('SIGINT', onSignal);
+  proc.on('SIGTERM', onSignal);
+  return {
+    asked,
+    dispose: () => {
+      proc.off('SIGINT', onSignal);
+      proc.off('SIGTERM', onSignal);
+    },
+  };
+}
