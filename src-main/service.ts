@@ -25,7 +25,7 @@ import { sealPlainWebhookSecrets } from './core/webhooks/secret-sealing';
 import { rendererDir as defaultRendererDir, resourcesDir as defaultResourcesDir } from './paths';
 import { createProviderRegistry } from './providers/registry';
 import { type SecretBox } from './core/providers/secret-box';
-import { checkSecretKey } from './core/providers/secret-key-check';
+import { checkSecretKey, KEY_FINGERPRINT_SETTING } from './core/providers/secret-key-check';
 import { openDatabase, StoreError, type Db } from './store/database';
 import { applyPendingRestore } from './core/backups/backups';
 import { appendInstallationAudit } from './core/audit/audit-log';
@@ -309,9 +309,21 @@ async function assemble(
   // A serving team instance holds the serving lock from before its check until it stops, so a `--replace-secret-key`
   // elsewhere is refused while it runs; the replacing instance takes it after its own replacement.
   const replace = cfg.replaceSecretKey === true;
-  if (!replace) await store.notifications?.holdServingLock?.();
+  // Each time a new LISTEN connection takes the lock again (the old one was lost, and the lock with it), the store's
+  // record is read again: a key replaced in that gap leaves this instance sealing with the old one.
+  let myKey: string | null = null;
+  const retaken = async () => {
+    const now = (await sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [KEY_FINGERPRINT_SETTING]))?.value ?? null;
+    if (myKey !== null && now !== myKey) {
+      log.error(
+        `The data key of this database was replaced (--replace-secret-key) while this instance's connection was down: this instance still seals with the old key, and what it seals now the others cannot open. Stop it, copy the new secret.key into ${cfg.dataDir}, and start it again.`,
+      );
+    }
+  };
+  if (!replace) await store.notifications?.holdServingLock?.(retaken);
   const keyCheck = await checkSecretKey(sql, cfg.dataDir, { replace });
-  if (replace) await store.notifications?.holdServingLock?.();
+  if (replace) await store.notifications?.holdServingLock?.(retaken);
+  if (store.notifications) myKey = (await sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [KEY_FINGERPRINT_SETTING]))?.value ?? null;
   if (keyCheck.warning) log.warn(keyCheck.warning);
   if (keyCheck.outcome === 'replaced') {
     log.warn('secret.key replaced (--replace-secret-key): webhook secrets and provider credentials sealed with the previous key no longer open; rotate them or enter them again, and copy this secret.key to every other instance');

@@ -45,8 +45,9 @@ export interface NotificationSource {
    */
   demandLiveEvents?(on: boolean): Promise<void>;
   /**
-   * Holds SERVING_LOCK in shared mode from now until the store closes (taken again by a new LISTEN connection).
-   * Resolves once held: it waits while a `--replace-secret-key` transaction holds it exclusively.
+   * Holds SERVING_LOCK in shared mode from now until the store closes (taken again by a new LISTEN connection, which
+   * then runs `retaken`: the key may have been replaced while no connection held it). Resolves once held: it waits
+   * while a `--replace-secret-key` transaction holds it exclusively, and while the connection is down (bounded).
    */
-  holdServingLock?(): Promise<void>;
+  holdServingLock?(retaken?: () => Promise<void>): Promise<void>;
 }

@@ -60,6 +60,9 @@ interface RaisedTopics {
 }
 const raisedInTransaction = new AsyncLocalStorage<RaisedTopics>();
 
+/** How long holdServingLock waits for the LISTEN connection before the start fails. */
+const SERVING_LOCK_WAIT_MS = 30_000;
+
 export class PgServicePort extends PgPort implements NotificationSource {
   /** Topics whose NOTIFY is due (committed, not yet sent), sent together on the next turn. */
   private dueTopics = new Set<WorkTopic>();
@@ -85,6 +88,8 @@ export class PgServicePort extends PgPort implements NotificationSource {
   private demandChain: Promise<void> = Promise.resolve();
   /** This instance serves (holdServingLock): every LISTEN connection holds SERVING_LOCK in shared mode. */
   private serving = false;
+  /** Run when a new LISTEN connection took SERVING_LOCK again (the key may have been replaced while none held it). */
+  private servingRetaken: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly url: string,
@@ -258,10 +263,16 @@ export class PgServicePort extends PgPort implements NotificationSource {
   }
 
   /** Holds SERVING_LOCK in shared mode on the LISTEN connection, and on every new one (notifications.ts). */
-  async holdServingLock(): Promise<void> {
+  async holdServingLock(retaken?: () => Promise<void>): Promise<void> {
     if (this.o.listen === false) throw new Error('a store that does not listen cannot hold the serving lock');
     this.serving = true;
-    if (this.connecting) await this.connecting;
+    if (retaken) this.servingRetaken = retaken;
+    // Held before it resolves: while the LISTEN connection is down (a reconnect pending), wait for it, bounded.
+    const until = Date.now() + SERVING_LOCK_WAIT_MS;
+    while (!this.listener && !this.stopped) {
+      if (Date.now() > until) throw new Error(`could not hold the serving lock: no connection to ${this.where} for ${SERVING_LOCK_WAIT_MS / 1000} s`);
+      await (this.connecting ?? new Promise((r) => setTimeout(r, 200)));
+    }
     // Taken twice when the connection made meanwhile took it already: a shared lock counts, and goes with the connection.
     await this.listener?.query('SELECT pg_advisory_lock_shared($1, $2)', [...SERVING_LOCK]);
   }
@@ -316,7 +327,11 @@ export class PgServicePort extends PgPort implements NotificationSource {
     try {
       await client.connect();
       await client.query(`LISTEN ${WORK_CHANNEL}`);
-      if (this.serving) await client.query('SELECT pg_advisory_lock_shared($1, $2)', [...SERVING_LOCK]);
+      if (this.serving) {
+        await client.query('SELECT pg_advisory_lock_shared($1, $2)', [...SERVING_LOCK]);
+        // The lock went with the lost connection: a key replaced meanwhile is found here (service.ts says what to do).
+        if (this.servingRetaken) void this.servingRetaken().catch((e: unknown) => this.o.warn?.(`The data key could not be checked again: ${(e as Error).message}`));
+      }
       const channels = [...this.channels.keys()];
       if (channels.length > 0) await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));
       // From here on listenTo() issues its own LISTEN on this connection.

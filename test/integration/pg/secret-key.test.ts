@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src-main/cli/headless';
 import { keyFingerprint } from '../../../src-main/core/providers/secret-box';
@@ -154,6 +155,36 @@ describe('the data key on a team server', () => {
       await expect(startTestService({ ...common, dataDir: emptyDir(), bootstrap: false, replaceSecretKey: true })).rejects.toThrow(/Another instance is serving this database/);
       await b.stop({ keepDir: true });
       running.splice(running.indexOf(b), 1);
+    } finally {
+      await other.drop();
+    }
+  }, 90_000);
+
+  it('an instance whose LISTEN connection was lost while the key was replaced says so when it holds the lock again (found by the final review)', async () => {
+    const other = await freshDatabase();
+    try {
+      const common = { databaseUrl: other.url };
+      const lines: string[] = [];
+      const aDir = emptyDir();
+      const a = await startTestService({ ...common, dataDir: aDir, logLevel: 'warn', logStream: { write: (l: string) => void lines.push(l) } });
+      running.push(a);
+      // A's LISTEN connection cut: its serving lock goes with it until it reconnects (a second later).
+      const admin = new pg.Client({ connectionString: other.url });
+      await admin.connect();
+      try {
+        const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE '% listen'");
+        expect(cut.rowCount).toBe(1);
+      } finally {
+        await admin.end();
+      }
+      // In that gap the key is replaced elsewhere (nothing holds the lock to refuse it)…
+      const b = await startTestService({ ...common, dataDir: emptyDir(), bootstrap: false, replaceSecretKey: true });
+      await b.stop({ keepDir: true });
+      // …and A, holding the lock again, reads the record again and says what to do.
+      await until(async () => lines.some((l) => l.includes('was replaced (--replace-secret-key) while this instance')), 'A says its key was replaced');
+      expect(lines.find((l) => l.includes('while this instance'))).toContain(aDir);
+      await a.stop({ keepDir: true });
+      running.splice(running.indexOf(a), 1);
     } finally {
       await other.drop();
     }
