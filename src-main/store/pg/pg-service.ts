@@ -134,13 +134,14 @@ export class PgServicePort extends PgPort implements NotificationSource {
     const before = this.queueTails.get(queue) ?? Promise.resolve();
     let done: () => void = () => undefined;
     const mine = new Promise<void>((r) => (done = r));
-    // Whoever comes next waits for those before this one too, even when this one gives up waiting.
+    // Whoever comes next waits for those before this one too, even when this one gives up waiting: the line's entry
+    // goes only once everyone in it is done (when this one gave up, those before it may still be running).
     const tail = before.then(() => mine);
     this.queueTails.set(queue, tail);
-    const release = () => {
-      done();
+    void tail.then(() => {
       if (this.queueTails.get(queue) === tail) this.queueTails.delete(queue);
-    };
+    });
+    const release = done;
     const waitStarted = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const late = await Promise.race([

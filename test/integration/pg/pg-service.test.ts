@@ -206,6 +206,34 @@ describe('PostgreSQL service store', () => {
     expect(await b.transaction(async (tx) => (await tx.get<{ one: number }>('SELECT 1 AS one'))!.one, { queue: 'held' })).toBe(1);
   });
 
+  it("one that gives up waiting in its instance's line does not open the line to the next (found by the final review)", async () => {
+    const d = instance({ retryBudgetMs: 300 });
+    const waiting = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 30321 AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    let release: () => void = () => undefined;
+    const holding = new Promise<void>((r) => (release = r));
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((r) => (entered = r));
+    const first = d.transaction(
+      async () => {
+        entered();
+        await holding;
+      },
+      { queue: 'line' },
+    );
+    await inside;
+    // The second waits in the line past its budget and gives up; the first still holds the queue.
+    await expect(d.transaction(async () => undefined, { queue: 'line' })).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    // A third waits behind the first in the line, not at the database beside it.
+    let ran = false;
+    const third = d.transaction(async () => void (ran = true), { queue: 'line' }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(ran).toBe(false);
+    expect(await instance().get(waiting)).toEqual({ n: 0 });
+    release();
+    await first;
+    await third;
+  });
+
   it('refuses the port from inside its own transaction', async () => {
     const a = instance();
     await expect(a.transaction(async () => a.get('SELECT 1'))).rejects.toThrow(/inside a transaction/);
