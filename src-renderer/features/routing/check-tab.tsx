@@ -43,9 +43,13 @@ function directoryText(a: Common): string {
   return a.directoryMatch ? `found in${name}` : `not found in${name}`;
 }
 
-/** The one verdict of a routing check: valid, not valid, or not found (an identifier nobody knows). */
+/**
+ * The one verdict of a routing check: valid, not valid, not found (an identifier nobody knows), or inconclusive (it
+ * could not be checked: no directory to look in; not a negative result, never charged).
+ */
 export function verdict(a: Pick<Common, 'valid' | 'error'>): { label: string; color: string } {
   if (a.valid) return { label: 'Valid', color: 'green' };
+  if (a.error?.code === 'INCONCLUSIVE') return { label: 'Inconclusive', color: 'gray' };
   if (a.error?.code.endsWith('NOT_FOUND')) return { label: 'Not found', color: 'orange' };
   return { label: 'Not valid', color: 'red' };
 }
@@ -81,7 +85,12 @@ function ResultHeader({ a, title }: { a: Common; title: string }) {
         </Alert>
       )}
       {a.reasons && a.reasons.length > 0 && (
-        <Alert color="red" variant="light" title="Why it is not valid" data-testid="routing-result-reasons">
+        <Alert
+          color={a.error?.code === 'INCONCLUSIVE' ? 'gray' : 'red'}
+          variant="light"
+          title={a.error?.code === 'INCONCLUSIVE' ? 'Why it could not be checked' : 'Why it is not valid'}
+          data-testid="routing-result-reasons"
+        >
           <List size="sm">
             {a.reasons.map((r) => (
               <List.Item key={r}>{r}</List.Item>
