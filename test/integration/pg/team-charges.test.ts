@@ -3,7 +3,12 @@
 // rules hold across instances: exactly 10 are charged, the others are refused for the balance, the balance ends at
 // zero and equals its ledger, and no charge is reversed or counted twice — whatever the interleaving. Each is sent
 // once: the charges queue (docs/team-server.md, "Transactions that queue"), so no answer is a 5xx.
+// Then 60 at once against a wallet topped up for 40 more: under SERIALIZABLE alone each collision failed at the wallet's
+// row (or the audit chain's head) and was run again, and the last in line ran out of tries: 500 INTERNAL_ERROR (2–27
+// of 60 before the queue). Every charge has its audit entry, in one unbroken chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyOrganizationChain } from '../../../src-main/core/audit/audit-log';
+import { topUp } from '../../../src-main/core/billing/billing';
 import { createPgPort, type PgPort } from '../../../src-main/store/pg/pg-port';
 import { api, enableLive, newKey, NG_OK, type TestService } from '../../helpers/harness';
 import { freshDatabase, type TestDatabase } from '../../helpers/pg';
@@ -56,5 +61,23 @@ describe('live charges racing over three instances', () => {
     expect(usage).toEqual({ charges: AFFORDABLE, reversals: 0 });
     // Every instance sees the same wallet.
     for (const t of instances) expect((await api(t.url, 'GET', '/client/wallet', { key })).body.balance).toBe(0);
+  });
+
+  it('60 at once against a wallet for 40 more: each answered 200 or 402 the first time (never a 5xx), the audit chain whole', async () => {
+    const key = instances[0]!.liveKey;
+    const orgId = instances[0]!.org!.organizationId;
+    const more = 40;
+    await topUp(instances[0]!.service.deps, orgId, PRICE * more, 'USD');
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => api(instances[i % 3]!.url, 'POST', '/verify/account', { key, idem: newKey(), body: NG_OK })));
+    const summary = results.map((r) => `${r.status} ${r.status === 200 ? r.body.charge?.status : r.body.code}`).join('\n');
+    expect(results.filter((r) => r.status !== 200 && r.status !== 402), summary).toEqual([]);
+    expect(results.filter((r) => r.status === 200), summary).toHaveLength(more);
+    for (const r of results.filter((x) => x.status === 402)) expect(r.body.code).toBe('INSUFFICIENT_FUNDS');
+    const wallet = await port.get<{ balance: number }>('SELECT balance FROM wallets WHERE organization_id = ?', [orgId]);
+    const ledger = await port.get<{ total: number }>('SELECT COALESCE(sum(amount), 0) AS total FROM ledger_entries WHERE organization_id = ?', [orgId]);
+    expect([wallet!.balance, ledger!.total]).toEqual([0, 0]);
+    const live = await port.get<{ n: number }>("SELECT count(*) AS n FROM audit_events WHERE organization_id = ? AND action = 'verification.live_check'", [orgId]);
+    expect(live!.n).toBe(AFFORDABLE + more);
+    expect((await verifyOrganizationChain(port, orgId)).ok).toBe(true);
   });
 });
