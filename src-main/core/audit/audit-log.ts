@@ -150,7 +150,19 @@ export async function appendAudit(deps: Pick<CoreDeps, 'sql' | 'clock'>, organiz
       entry.hash,
     ],
   );
+  // The chain's first entry ever: an organization from before the trail (chainsBeforeTrail) loses its allowance for
+  // an empty chain here, in the same transaction, so deleting its entries later is a deletion like any other's.
+  if (entry.seq === 1 && entry.prevHash === GENESIS_HASH) await leaveChainsBeforeTrail(q, organizationId);
   return entry;
+}
+
+/** Takes an organization off the list of chains that may be empty (migration 27's settings row), if it is on it. */
+async function leaveChainsBeforeTrail(q: SqlQueries, organizationId: string): Promise<void> {
+  const before = await chainsBeforeTrail(q);
+  if (!before.has(organizationId)) return;
+  const rest = [...before].filter((id) => id !== organizationId);
+  if (rest.length === 0) await q.run('DELETE FROM settings WHERE key = ?', [AUDIT_CHAINS_BEFORE_TRAIL_SETTING]);
+  else await q.run('UPDATE settings SET value = ? WHERE key = ?', [JSON.stringify(rest), AUDIT_CHAINS_BEFORE_TRAIL_SETTING]);
 }
 
 /**

@@ -377,9 +377,13 @@ describe('a chain that does not start at its genesis verifies only where its own
     expect(await storeVerdict(t)).toMatchObject({ ok: true, entries: 0 });
     expect(await consoleVerdict(t)).toMatchObject({ ok: true, entries: 0 });
     expect((await checkStoreInvariants(sql)).problems).toEqual([]);
-    // Its first audited action starts its chain; deleting that entry again is a deletion like any other.
+    // Its first audited action starts its chain and ends the allowance (found by the late review: it never ended, so a
+    // later wipe verified); deleting that entry again is a deletion like any other.
     await topUp(t.service.deps, org, 100, 'USD');
     expect(await storeVerdict(t)).toMatchObject({ ok: true, entries: 1 });
+    expect(await sql.get('SELECT value FROM settings WHERE key = ?', [AUDIT_CHAINS_BEFORE_TRAIL_SETTING])).toBeUndefined();
+    await deleteOldest(t, 10, false);
+    expect(await storeVerdict(t)).toMatchObject({ ok: false, firstBad: { id: '(missing)' } });
   });
 
   it('`vconsole audit verify --file`: an export whose first entries were dropped and its start moved to them is refused; a pruned one verifies', async () => {
