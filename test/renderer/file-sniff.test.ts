@@ -25,4 +25,13 @@ describe('notCsvReason', () => {
     expect(notCsvReason('c.csv', 20, bytes(0xff, 0xfe, 0x62, 0x00, 0x69, 0x00))).toBeNull();
     expect(notCsvReason('d.tsv', 20, text('bic\tname\nX\tY\n'))).toBeNull();
   });
+  it('lets UTF-16 without its mark through, as the service reads it (found by the late review: refused as binary)', () => {
+    const le = new Uint8Array(Buffer.from('bic,bank_name\r\nDEUTDEFF,Deutsche Bank\r\n', 'utf16le'));
+    expect(notCsvReason('le.csv', le.length, le)).toBeNull();
+    const be = new Uint8Array(le.length);
+    for (let i = 0; i < le.length; i += 2) [be[i], be[i + 1]] = [le[i + 1]!, le[i]!];
+    expect(notCsvReason('be.csv', be.length, be)).toBeNull();
+    // Random NULs are still binary.
+    expect(notCsvReason('x.bin', 8, bytes(0x41, 0x00, 0x00, 0x42, 0x00, 0x00, 0x43, 0x44))).toMatch(/binary data/);
+  });
 });

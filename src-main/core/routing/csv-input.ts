@@ -3,6 +3,7 @@
 // head (or given), and either handled — the file is then rewritten to UTF-8, comma-separated, LF lines in a temporary
 // file that the unchanged engine (csv-batch.ts) reads — or refused with a message that names the problem and the
 // option that fixes it. A plain UTF-8 comma file is read as it is, so the engine's fast path is untouched.
+import { utf16ByNuls } from '../../../src-shared/utf16-sniff';
 import { isAscii, isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, createWriteStream, mkdtempSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,21 +118,6 @@ function bomOf(head: Buffer): { encoding: CsvEncoding; length: number } | null {
   return null;
 }
 
-/** UTF-16 without a byte-order mark: ASCII text has a NUL in every other byte. */
-function utf16ByNuls(head: Buffer): CsvEncoding | null {
-  const n = Math.min(head.length, 4096) & ~1;
-  if (n < 4) return null;
-  let even = 0;
-  let odd = 0;
-  for (let i = 0; i < n; i += 2) {
-    if (head[i] === 0) even++;
-    if (head[i + 1] === 0) odd++;
-  }
-  const half = n / 2;
-  if (odd > half * 0.3 && even < half * 0.05) return 'utf16le';
-  if (even > half * 0.3 && odd < half * 0.05) return 'utf16be';
-  return null;
-}
 
 /** Is the head valid UTF-8, a character cut at its end aside? */
 function headIsUtf8(head: Buffer, whole: boolean): boolean {

@@ -2,6 +2,8 @@
 // document by its signature, anything else with NUL bytes or many control characters. A 3 MB PNG was read as
 // "Latin-1, separator: semicolon" and offered a mapping with a garbage header.
 
+import { utf16ByNuls } from '../../../src-shared/utf16-sniff';
+
 /** How many leading bytes are looked at. */
 export const SNIFF_BYTES = 8192;
 
@@ -28,8 +30,8 @@ export function notCsvReason(name: string, size: number, head: Uint8Array): stri
   if (size === 0) return `${name} is empty: it holds no rows to check.`;
   const sig = SIGNATURES.find((s) => s.bytes.every((b, i) => head[i] === b));
   if (sig) return `${name} is ${sig.what}, not a CSV file: choose a CSV (text, one row per line).`;
-  // UTF-16 text has a NUL in every other byte; it starts with its byte-order mark.
-  const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
+  // UTF-16 text has a NUL in every other byte: with its byte-order mark, or without one (the service reads both).
+  const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff) || utf16ByNuls(head) !== null;
   if (utf16) return null;
   let control = 0;
   for (const b of head) {
