@@ -56,7 +56,10 @@ const demoData = () => import('./core/demo/demo-data');
 export function demoConsoleHandlers(ctx: ConsoleContext): DemoHandlers {
   const { rt } = ctx;
   return {
-    'demo:status': async () => (await demoData()).demoStatus(rt.deps.sql),
+    'demo:status': async () => {
+      const d = await demoData();
+      return { ...(await d.demoStatus(rt.deps.sql)), tour: await d.demoTour(rt.deps.sql) };
+    },
     'demo:load': async ({ days }) => {
       const { loadDemo } = await demoData();
       if (loading) await loading.catch(() => undefined);

@@ -12,8 +12,20 @@ export const DemoStatusSchema = z.object({
 });
 export type DemoStatusView = z.infer<typeof DemoStatusSchema>;
 
+/**
+ * The demo's own records the guided tour opens, read from the service's demo marks (`demo_records`): its newest failed
+ * check, its webhook and that webhook's newest delivery, its finished payouts batch. Never the user's own records.
+ */
+export const DemoTourSchema = z.object({
+  failedId: z.string().nullable(),
+  webhookId: z.string().nullable(),
+  deliveryId: z.string().nullable(),
+  batchId: z.string().nullable(),
+});
+export type DemoTourTargets = z.infer<typeof DemoTourSchema>;
+
 export const demoChannels = {
-  'demo:status': channel(z.object({}).strict(), DemoStatusSchema),
+  'demo:status': channel(z.object({}).strict(), DemoStatusSchema.extend({ tour: DemoTourSchema.nullable() })),
   'demo:load': channel(
     z.object({ days: z.number().int().min(1).max(DEMO_DAYS_MAX).optional() }).strict(),
     DemoStatusSchema.extend({

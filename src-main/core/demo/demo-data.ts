@@ -5,6 +5,7 @@
 // the checks carry the times of day of the story. On that connection only, temporary triggers list each inserted
 // row of the tables below in demo_records: the listing commits or rolls back with the row, and rows written by the
 // running service (another connection) are never listed.
+import type { DemoTourTargets } from '../../../src-shared/channels-demo';
 import { AppError } from '../../../src-shared/app-error';
 import type { Environment } from '../../../src-shared/schemas/common';
 import { loadFixtures } from '../../providers/sandbox/fixtures';
@@ -114,6 +115,20 @@ export async function demoStatus(q: SqlQueries): Promise<DemoStatus> {
   return { present: records > 0, records, byTable };
 }
 
+
+/** What the guided tour opens of the demo data (DemoTourSchema), from its marks; null when there is no demo data. */
+export async function demoTour(q: SqlQueries): Promise<DemoTourTargets | null> {
+  const marked = (table: string) => `SELECT record_id FROM demo_records WHERE table_name = '${table}'`;
+  const one = async (sql: string, params: unknown[] = []) => (await q.get<{ id: string }>(sql, params as never))?.id ?? null;
+  if ((await q.get('SELECT 1 AS y FROM demo_records LIMIT 1')) === undefined) return null;
+  const webhookId = await one(`SELECT id FROM webhooks WHERE id IN (${marked('webhooks')}) AND deleted_at IS NULL ORDER BY created_at LIMIT 1`);
+  return {
+    failedId: await one(`SELECT id FROM verifications WHERE id IN (${marked('verifications')}) AND environment = 'sandbox' AND status = 'failed' ORDER BY created_at DESC, id DESC LIMIT 1`),
+    webhookId,
+    deliveryId: webhookId ? await one(`SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND id IN (${marked('webhook_deliveries')}) ORDER BY created_at_ms DESC, id DESC LIMIT 1`, [webhookId]) : null,
+    batchId: await one(`SELECT id FROM routing_batches WHERE id IN (${marked('routing_batches')}) AND status = 'done' AND result_path IS NOT NULL ORDER BY started_at DESC LIMIT 1`),
+  };
+}
 
 interface Pick {
   kind: VerificationKind;

@@ -86,37 +86,14 @@ export function tourSummary(): string {
 }
 
 /**
- * The demo's webhook, told by what the loader gives it (core/demo/demo-data.ts): a receiver on 127.0.0.1 at
- * /demo/verifications, described as the demo's. The console channels carry no demo mark (`demo_records` stays in the
- * service), so this is the one mark a list shows.
- */
-export function isDemoWebhook(w: { url: string; description: string | null; environment: string }): boolean {
-  return w.environment === 'sandbox' && /^http:\/\/127\.0\.0\.1:\d+\/demo\/verifications$/.test(w.url) && (w.description ?? '').startsWith('Demo receiver');
-}
-
-/** The demo's payouts file (core/demo/demo-batch.ts names it after the story's month). */
-export const DEMO_BATCH_NAME = /^supplier-payouts-\d{4}-\d{2}\.csv$/;
-
-/**
- * The ids the tour needs from the demo data (sandbox), or null when the sandbox holds none. The story's span is the
- * demo webhook's: created when the story starts, set inactive when it ends, so a check or a batch of the user's made
- * after the load (or, for a check, an address check: the demo makes none) is never presented as the demo's.
+ * The ids the tour needs from the demo data, or null when there is none: the service reads them from its demo marks
+ * (`demo:status`'s `tour`, from `demo_records`), so a check, a webhook or a batch of the user's is never presented as
+ * the demo's, whenever it was made. (The console used to guess them from the demo webhook's address and time span,
+ * which took a failed check the user made during the story's days for the demo's.)
  */
 async function demoTargets(): Promise<TourTargets | null> {
   const status = await call('demo:status', {}).catch(() => null);
-  if (!status?.present) return null;
-  const hooks = await call('webhooks:list', { environment: 'sandbox', query: { limit: 100 } }).catch(() => null);
-  const hook = hooks?.data.find(isDemoWebhook) ?? null;
-  const span = hook ? { from: hook.createdAt, to: hook.updatedAt } : null;
-  const within = (at: string) => span !== null && at >= span.from && at <= span.to;
-  // Without the story's span nothing tells a demo check from the user's: the failed-check steps are left out.
-  const failed = span ? await call('history:search', { environment: 'sandbox', q: '', status: 'failed', from: span.from, to: span.to, limit: 100, offset: 0 }).catch(() => null) : null;
-  const failedId = failed?.data.find((r) => r.verificationType !== 'ADDRESS' && within(r.createdAt))?.id ?? null;
-  const deliveries = hook ? await call('webhooks:deliveries', { environment: 'sandbox', webhookId: hook.id }).catch(() => null) : null;
-  const batches = await call('batch:list', { limit: 100, offset: 0 }).catch(() => null);
-  const batch =
-    batches?.find((b) => b.environment === 'sandbox' && b.status === 'done' && b.resultPath !== null && DEMO_BATCH_NAME.test(b.inputName) && (span === null || within(b.startedAt))) ?? null;
-  return { failedId, webhookId: hook?.id ?? null, deliveryId: deliveries?.data[0]?.id ?? null, batchId: batch?.id ?? null };
+  return status?.present && status.tour ? status.tour : null;
 }
 
 export function tourSteps(t: TourTargets): TourStep[] {

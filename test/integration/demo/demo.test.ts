@@ -100,7 +100,7 @@ sqliteOnly.describe('demo data', () => {
     const filesBefore = files();
     expect(filesBefore.filter((f) => f.endsWith('results.csv'))).toHaveLength(2);
     const auditBefore = (await allEntries(ts.service.deps.sql, ts.org!.organizationId)).length;
-    expect(await call('demo:status')).toEqual({ present: false, records: 0, byTable: {} });
+    expect(await call('demo:status')).toEqual({ present: false, records: 0, byTable: {}, tour: null });
 
     const loaded = await call<{ checks: number; routingChecks: number; records: number; seed: number; batch: { id: string; rows: number; invalid: number } }>('demo:load', { days: 30 });
     expect(loaded.checks).toBeGreaterThan(300);
@@ -138,6 +138,15 @@ sqliteOnly.describe('demo data', () => {
     // The webhook story, through the dispatcher's own attempt code against the loader's receiver: sample events on
     // day one (one retried), a receiver outage that turns the webhook failed, its recovery, one more retried.
     const hookId = (db.prepare(`SELECT record_id FROM demo_records WHERE table_name = 'webhooks'`).get() as { record_id: string }).record_id;
+    // The tour's targets are the demo's own, from its marks (found by the late review: the console guessed them by
+    // time, and took a failed check of the user's for the demo's).
+    const tour = (await call<{ tour: { failedId: string; webhookId: string; deliveryId: string; batchId: string } }>('demo:status')).tour;
+    const isDemo = (table: string, id: string) => db.prepare('SELECT 1 FROM demo_records WHERE table_name = ? AND record_id = ?').get(table, id) !== undefined;
+    expect(tour.webhookId).toBe(hookId);
+    expect(isDemo('verifications', tour.failedId)).toBe(true);
+    expect(isDemo('webhook_deliveries', tour.deliveryId)).toBe(true);
+    expect(isDemo('routing_batches', tour.batchId)).toBe(true);
+    expect((db.prepare('SELECT status FROM verifications WHERE id = ?').get(tour.failedId) as { status: string }).status).toBe('failed');
     const deliveries = db.prepare('SELECT id, status, attempts FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at_ms').all(hookId) as { id: string; status: string; attempts: number }[];
     expect(deliveries).toHaveLength(7);
     expect(deliveries.filter((d) => d.status === 'success' && d.attempts === 2)).toHaveLength(2);
@@ -197,7 +206,7 @@ sqliteOnly.describe('demo data', () => {
     expect(removed.total).toBe(loaded.records);
     expect(removed.removed['routing_batches']).toBe(1);
     expect(removed.batchFolders).toBe(1);
-    expect(await call('demo:status')).toEqual({ present: false, records: 0, byTable: {} });
+    expect(await call('demo:status')).toEqual({ present: false, records: 0, byTable: {}, tour: null });
     const after = counts();
     // Everything is as before, plus the user's one check, its idempotency key and their batch.
     expect(after).toEqual({
