@@ -62,6 +62,11 @@ const raisedInTransaction = new AsyncLocalStorage<RaisedTopics>();
 
 /** How long holdServingLock waits for the LISTEN connection before the start fails. */
 const SERVING_LOCK_WAIT_MS = 30_000;
+/**
+ * How long one attempt to open the LISTEN connection may take: a server that drops packets (rather than refusing) would
+ * otherwise hold it for the system's TCP connect timeout (about two minutes on Linux), and the serving lock's wait with it.
+ */
+const LISTEN_CONNECT_TIMEOUT_MS = 10_000;
 
 export class PgServicePort extends PgPort implements NotificationSource {
   /** Topics whose NOTIFY is due (committed, not yet sent), sent together on the next turn. */
@@ -308,7 +313,7 @@ export class PgServicePort extends PgPort implements NotificationSource {
 
   private async connectOnce(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.url, application_name: `${this.o.applicationName ?? 'vconsole'} listen` });
+    const client = new pg.Client({ connectionString: this.url, application_name: `${this.o.applicationName ?? 'vconsole'} listen`, connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS });
     client.on('notification', (n) => {
       if (n.channel === WORK_CHANNEL) {
         const topic = TOPICS.find((t) => t === n.payload);
