@@ -24,7 +24,8 @@ const TOAST = 'verify-submission';
 export function useSubmission(environment: Environment, kind: PrefillKind) {
   const [result, setResult] = useDraft<PartialRecord | null>(kind, 'result', null);
   const [refusal, setRefusal] = useDraft<Refusal | null>(kind, 'refusal', null);
-  const [busy, setBusy] = useState(false);
+  // Kept with the tab's drafts: back on a tab whose check is still in flight, Submit stays off (it could send twice).
+  const [busy, setBusy] = useDraft<boolean>(kind, 'busy', false);
   const [polling, setPolling] = useState(false);
 
   /** Runs `send`; on a refusal with field details, gives them to `onDetails` so they land on the inputs. */
@@ -43,7 +44,7 @@ export function useSubmission(environment: Environment, kind: PrefillKind) {
     } finally {
       setBusy(false);
     }
-  }, [setResult, setRefusal]);
+  }, [setResult, setRefusal, setBusy]);
 
   const poll = useCallback(async () => {
     if (!result) return;
