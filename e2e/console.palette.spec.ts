@@ -111,12 +111,16 @@ test('open by id and audit links of the other environment: the switch is confirm
     // (found by the Electron-door review: nothing read `env`, and the list said the webhook was not in it).
     await page.getByTestId('env-switch').getByText('Sandbox').click();
     await expect(page.getByTestId('env-badge')).toHaveText('SANDBOX');
+    await page.getByTestId('nav-keys').click();
     await page.goto(`${new URL(page.url()).origin}${new URL(page.url()).pathname}#/webhooks/${id}?env=live`);
     await page.getByTestId('live-confirm-button').click();
     await expect(page.getByTestId('env-badge')).toHaveText('LIVE');
     await expect(page).toHaveURL(new RegExp(`#/webhooks/${id}$`));
     await expect(page.getByTestId('deliveries-panel')).toBeVisible();
     await expect(notInList).toHaveCount(0);
+    // The webhook took the link's entry: Back returns to the page before it, not to the list.
+    await page.goBack();
+    await expect(page).toHaveURL(/#\/keys$/);
 
     // Audit, back in sandbox: the webhook.created entry's link opens the live webhook, asking first.
     await page.getByTestId('env-switch').getByText('Sandbox').click();

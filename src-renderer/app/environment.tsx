@@ -76,7 +76,7 @@ export function OpenAfterSwitch() {
   useEffect(() => {
     if (!pending || pending.environment !== environment) return;
     clear();
-    void navigate(pending.path);
+    void navigate(pending.path, pending.replace ? { replace: true } : undefined);
   }, [pending, environment, clear, navigate]);
   return null;
 }

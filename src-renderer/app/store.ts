@@ -45,8 +45,9 @@ interface ConsoleState {
    * environment): nothing moves until the switch is made, live asking first as always; declining forgets it, so
    * the console stays where it was. OpenAfterSwitch (environment.tsx) navigates once the environment matches.
    */
-  pendingOpen: { environment: Environment; path: string } | null;
-  openIn(environment: Environment, path: string): void;
+  pendingOpen: { environment: Environment; path: string; replace?: boolean } | null;
+  /** `replace`: the address opened takes the current entry's place (a link that named its environment). */
+  openIn(environment: Environment, path: string, o?: { replace?: boolean }): void;
   clearPendingOpen(): void;
   openVerify(prefill: VerifyPrefill): void;
   /** Hands the prefill to the tab of its kind once and forgets it; null when there is none for that kind. */
@@ -63,8 +64,8 @@ export const useConsole = create<ConsoleState>()(
       requestEnvironment: (environment) => set((s) => (environment === 'live' && s.environment !== 'live' ? { confirmingLive: true } : { environment })),
       resolveLive: (confirmed) => set(confirmed ? { environment: 'live', confirmingLive: false } : { confirmingLive: false, pendingOpen: null }),
       pendingOpen: null,
-      openIn: (environment, path) => {
-        set({ pendingOpen: { environment, path } });
+      openIn: (environment, path, o) => {
+        set({ pendingOpen: { environment, path, ...(o?.replace ? { replace: true } : {}) } });
         get().requestEnvironment(environment);
       },
       clearPendingOpen: () => set({ pendingOpen: null }),

@@ -148,8 +148,10 @@ export function WebhooksPage() {
     rest.delete('env');
     const target = `${location.pathname}${rest.size > 0 ? `?${rest.toString()}` : ''}`;
     if ((envAsked === 'sandbox' || envAsked === 'live') && envAsked !== environment) {
+      // The list meanwhile (the id names nothing here), in the link's entry; the webhook takes that entry once switched,
+      // so Back returns to where the user was, not to the list.
       void navigate(paths.webhooks(), { replace: true });
-      openIn(envAsked, target);
+      openIn(envAsked, target, { replace: true });
     } else void navigate(target, { replace: true });
   }, [envAsked]); // once per address that names an environment
 
