@@ -257,6 +257,7 @@ describe('constant-time comparison of secrets', () => {
       // Where a chain starts (docs/audit.md): the genesis and a checkpoint's hash, public values of the chain.
       'core/audit/audit-log.ts: start.hash === GENESIS_HASH',
       'core/audit/audit-log.ts: hash !== start.hash',
+      'core/audit/audit-log.ts: entry.prevHash === GENESIS_HASH',
     ]);
     const clean = (x: string) => x.replace(/^[(!]+/, '');
     const files: string[] = [];
