@@ -18,7 +18,8 @@ export function ForwardCard({ onChange }: { onChange?: (url: string | null) => v
     call('webhooks:getForward', {})
       .then((s) => {
         setCurrent(s.url);
-        setDraft(s.url ?? '');
+        // What the user typed before the setting came back stays (it was wiped: a quick paste was lost).
+        setDraft((d) => (d.trim() === '' ? (s.url ?? '') : d));
         onChange?.(s.url);
       })
       .catch((e: unknown) => notifyError(e, 'Could not read the forwarding setting'));
