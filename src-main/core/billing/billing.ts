@@ -89,10 +89,22 @@ function validateCurrency(currency: string): string {
  * New money is in a currency ISO 4217 lists, except the wallet's own: a wallet an older version let be held in a code
  * outside the list (or one the list has since dropped) can still be topped up and priced in it.
  */
+function unlistedProblem(cur: string, walletCurrency: string | undefined): string | null {
+  return cur !== walletCurrency && !isListedCurrency(cur) ? `${cur} is not an ISO 4217 currency code` : null;
+}
+
 function requireListed(cur: string, walletCurrency: string | undefined): void {
-  if (cur !== walletCurrency && !isListedCurrency(cur)) {
-    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: 'currency must be an ISO 4217 currency code, e.g. USD' }] });
-  }
+  const problem = unlistedProblem(cur, walletCurrency);
+  if (problem) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: problem }] });
+}
+
+/**
+ * Why a price may not be set in `cur` (null when it may): once the wallet holds money, only in its currency; and in a
+ * currency ISO 4217 lists, or the wallet's own. One rule for `setPrice` and a configuration import's check of its file.
+ */
+export function priceCurrencyProblem(cur: string, wallet: { balance: number; currency: string } | undefined): string | null {
+  if (wallet && wallet.balance > 0 && wallet.currency !== cur) return `the wallet is held in ${wallet.currency}; prices must be in ${wallet.currency}`;
+  return unlistedProblem(cur, wallet?.currency);
 }
 
 function validateAmount(amount: number, field: string, min: number, max: number): number {
@@ -210,12 +222,8 @@ export async function setPrice(deps: CoreDeps, organizationId: string, service: 
   return deps.sql.transaction(async (tx): Promise<Price> => {
     await requireOrganization(tx, organizationId);
     const row = await walletRow(tx, organizationId);
-    requireListed(cur, row?.currency);
-    if (row && row.balance > 0 && row.currency !== cur) {
-      throw new AppError('VALIDATION_ERROR', {
-        details: [{ field: 'currency', message: `the wallet is held in ${row.currency}; prices must be in ${row.currency}` }],
-      });
-    }
+    const problem = priceCurrencyProblem(cur, row);
+    if (problem) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'currency', message: problem }] });
     await tx.run(
       `INSERT INTO prices (organization_id, service, amount, currency, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (organization_id, service) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,

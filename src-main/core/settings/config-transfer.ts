@@ -18,8 +18,7 @@ import {
 } from '../../../src-shared/schemas/settings';
 import type { WebhookStatus } from '../../../src-shared/schemas/webhooks';
 import { isServiceKey } from '../../../src-shared/services';
-import { enableService, getWallet, setPrice } from '../billing/billing';
-import { isListedCurrency } from '../../../src-shared/money';
+import { enableService, getWallet, priceCurrencyProblem, setPrice } from '../billing/billing';
 import type { SqlQueries } from '../../store/sql-port';
 import { iso } from '../clock';
 import { newId } from '../ids';
@@ -229,12 +228,9 @@ async function validateFile(rt: CoreRuntime, organizationId: string, file: Confi
     if (!isServiceKey(p.service)) details.push({ field: `prices.${i}.service`, message: `${p.service} is not a service this product offers` });
     if (priceSeen.has(p.service)) details.push({ field: `prices.${i}.service`, message: `${p.service} has two prices` });
     priceSeen.add(p.service);
-    if (wallet.balance > 0 && wallet.currency !== p.currency) {
-      details.push({ field: `prices.${i}.currency`, message: `the wallet is held in ${wallet.currency}; prices must be in ${wallet.currency}` });
-    } else if (p.currency !== wallet.currency && !isListedCurrency(p.currency)) {
-      // The rule `prices set` keeps (setPrice): a currency ISO 4217 lists, or the wallet's own.
-      details.push({ field: `prices.${i}.currency`, message: `${p.currency} is not an ISO 4217 currency code` });
-    }
+    // The rule `prices set` keeps (setPrice), checked for every line at once.
+    const problem = priceCurrencyProblem(p.currency, wallet);
+    if (problem) details.push({ field: `prices.${i}.currency`, message: problem });
   }
   for (const [i, s] of file.services.entries()) {
     if (!isServiceKey(s)) details.push({ field: `services.${i}`, message: `${s} is not a service this product offers` });
