@@ -8,6 +8,7 @@ import { driver, type DriveStep, type Driver } from 'driver.js';
 import 'driver.js/dist/driver.css';
 import { notifications } from '@mantine/notifications';
 import { call } from '../../client/bridge';
+import type { DemoTourTargets } from '../../../src-shared/channels-demo';
 import { paths } from '../../app/routes';
 import { useConsole } from '../../app/store';
 
@@ -69,13 +70,8 @@ async function waitUntilStill(selector: string, ms = 2000): Promise<void> {
   }
 }
 
-export interface TourTargets {
-  failedId: string | null;
-  webhookId: string | null;
-  deliveryId: string | null;
-  /** A finished sandbox batch CSV (the demo's payouts file), whose results the batch step opens. */
-  batchId: string | null;
-}
+/** What the tour opens of the demo data: `demo:status`'s `tour` (src-shared/channels-demo.ts, DemoTourSchema). */
+export type TourTargets = DemoTourTargets;
 
 const COUNT_WORDS = ['No', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten'];
 
