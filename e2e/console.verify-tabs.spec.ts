@@ -35,3 +35,31 @@ test('a Verify tab keeps its input and result across a tab switch', async ({ bro
   // Pending keeps its button; a completion that came meanwhile shows final (both are the record on screen).
   if ((await result.getAttribute('data-status')) === 'pending') await expect(page.getByTestId('poll-result')).toBeVisible();
 });
+
+test('a check still in flight keeps Submit off on its tab after a switch away and back (it could be sent twice)', async ({ browser, served }) => {
+  const page = await openConsole(browser, served);
+  await setUpOrganization(page);
+  await page.getByTestId('nav-verify').click();
+  // The answer is held back while the user switches tabs (found by the late review: busy was the tab's own state).
+  let answer: () => void = () => undefined;
+  const held = new Promise<void>((r) => (answer = r));
+  const isPhone = (url: string) => decodeURIComponent(url).endsWith('/bridge/verify:phone');
+  let sent = 0;
+  await page.route((url) => isPhone(url.toString()), async (route) => {
+    sent += 1;
+    await held;
+    await route.continue();
+  });
+  await page.getByTestId('verify-tab-phone').click();
+  await page.getByTestId('phone-number').fill('0802 123 4567');
+  await page.getByTestId('phone-submit').click();
+  await expect.poll(() => sent).toBe(1);
+  await page.getByTestId('verify-tab-account').click();
+  await expect(page.getByTestId('verify-account-number')).toBeVisible();
+  await page.getByTestId('verify-tab-phone').click();
+  await expect(page.getByTestId('phone-submit')).toBeDisabled();
+  answer();
+  await expect(page.getByTestId('verification-result')).toBeVisible();
+  await expect(page.getByTestId('phone-submit')).toBeEnabled();
+  expect(sent).toBe(1);
+});
