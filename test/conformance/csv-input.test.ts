@@ -3,6 +3,7 @@
 // comes out of `validateCsvInput` with the corpus's cells intact; each unreadable case gets its own message naming
 // the fix (CLI option or console control, worded in one place: csv-input.ts); the 64 KiB row cap holds.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -243,6 +244,21 @@ describe('input rules', () => {
     }
     expect(comma.summary.reasons['STRAY_QUOTE']).toBe(3);
     expect(toCommaCsv('a;"x"y;ab"c;"ok"\n', ';')).toBe('a,"x"y,ab"c,"ok"\n');
+  });
+
+  it('an image or binary data is refused before it is read as text, with the rule the console applies before an upload', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vc-not-text-'));
+    try {
+      const png = join(dir, 'photo.csv');
+      writeFileSync(png, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(4096)]));
+      expect(() => planCsvInput(png)).toThrow(expect.objectContaining({ problem: 'NOT_TEXT', message: expect.stringContaining('photo.csv is a PNG image, not a CSV file') }));
+      // UTF-16 without its byte-order mark is text (read as such), not binary.
+      const u16 = join(dir, 'bics-utf16.csv');
+      writeFileSync(u16, Buffer.from('bic\r\nDEUTDEFF\r\nBNPAFRPP\r\n', 'utf16le'));
+      expect(planCsvInput(u16).encoding).toBe('utf16le');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('re-delimiting keeps commas, quotes and line breaks inside cells', () => {

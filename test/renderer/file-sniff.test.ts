@@ -1,7 +1,7 @@
 // A file that cannot be a CSV is refused by its first bytes (a 3 MB PNG was read as Latin-1 with a garbage header);
 // text in any of the encodings the service reads is let through.
 import { describe, expect, it } from 'vitest';
-import { notCsvReason } from '../../src-renderer/features/routing/file-sniff';
+import { notCsvReason } from '../../src-shared/file-sniff';
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 const text = (s: string) => new TextEncoder().encode(s);

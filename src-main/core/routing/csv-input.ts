@@ -3,6 +3,7 @@
 // head (or given), and either handled — the file is then rewritten to UTF-8, comma-separated, LF lines in a temporary
 // file that the unchanged engine (csv-batch.ts) reads — or refused with a message that names the problem and the
 // option that fixes it. A plain UTF-8 comma file is read as it is, so the engine's fast path is untouched.
+import { notCsvReason, SNIFF_BYTES } from '../../../src-shared/file-sniff';
 import { utf16ByNuls } from '../../../src-shared/utf16-sniff';
 import { isAscii, isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, createWriteStream, mkdtempSync, readSync, rmSync } from 'node:fs';
@@ -72,7 +73,7 @@ const FIX: Record<'encoding' | 'column' | 'delimiter', Record<CsvSurface, string
 
 export class CsvInputProblem extends AppError {
   constructor(
-    readonly problem: 'ENCODING_MIXED' | 'NO_IDENTIFIER_COLUMN' | 'UNKNOWN_COLUMN' | 'BAD_OPTION' | 'EMPTY_FILE' | 'NOT_A_FILE',
+    readonly problem: 'ENCODING_MIXED' | 'NO_IDENTIFIER_COLUMN' | 'UNKNOWN_COLUMN' | 'BAD_OPTION' | 'EMPTY_FILE' | 'NOT_A_FILE' | 'NOT_TEXT',
     text: string,
   ) {
     super('VALIDATION_ERROR', { message: text, details: [{ field: 'path', message: text }] });
@@ -212,6 +213,9 @@ interface Inspection {
 
 function inspect(path: string, o: CsvInputOptions, surface: CsvSurface): Inspection {
   const head = readHead(path);
+  // An image, an archive, binary data: the console refuses it before the upload with the same rule (src-shared).
+  const notText = head.length > 0 ? notCsvReason(basename(path), head.length, head.subarray(0, SNIFF_BYTES)) : null;
+  if (notText) throw new CsvInputProblem('NOT_TEXT', notText);
   const whole = head.length < HEAD_BYTES;
   const notes: string[] = [];
   const bom = bomOf(head);
